@@ -1,0 +1,26 @@
+# install(EXPORT) of the libraries as rebound::<part>, with a relocatable reboundConfig.cmake.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(REBOUND_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/rebound")
+
+install(TARGETS rebound_engine
+  EXPORT reboundTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY engine/include/rebound DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+install(EXPORT reboundTargets
+  NAMESPACE rebound::
+  DESTINATION ${REBOUND_INSTALL_CMAKEDIR})
+
+configure_package_config_file(cmake/reboundConfig.cmake.in
+  "${CMAKE_CURRENT_BINARY_DIR}/reboundConfig.cmake"
+  INSTALL_DESTINATION ${REBOUND_INSTALL_CMAKEDIR})
+write_basic_package_version_file("${CMAKE_CURRENT_BINARY_DIR}/reboundConfigVersion.cmake"
+  COMPATIBILITY SameMinorVersion)
+install(FILES
+  "${CMAKE_CURRENT_BINARY_DIR}/reboundConfig.cmake"
+  "${CMAKE_CURRENT_BINARY_DIR}/reboundConfigVersion.cmake"
+  DESTINATION ${REBOUND_INSTALL_CMAKEDIR})

@@ -1,0 +1,80 @@
+// decide(): the retry decision of semantics.md.
+//
+// After attempt `n` (1-based) fails with error `e` at `elapsed` since the first attempt started,
+// first hit wins:
+//   1. e matches never_retry_on                          -> stop, non_retryable
+//   2. e is commit_outcome_unknown and not idempotent    -> stop, outcome_unknown
+//   3. retry_on/retry_if non-empty and e matches neither  -> stop, non_retryable
+//   4. n >= max_attempts                                  -> stop, exhausted
+//   5. d = jittered backoff delay for retry k = n
+//   6. deadline set and elapsed + d + min_attempt_budget > deadline -> stop, deadline
+//   7. budget set and refusing                            -> stop, throttled
+//   8. retry after d, with the route chosen by `routes`
+//
+// The decision is a pure function of its inputs except for the random draw and the retry budget.
+// It never reads a clock, allocates, locks or throws, and is safe to call from many threads on one
+// shared Policy (each thread with its own RandomSource, or a thread-safe one).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "rebound/duration.hpp"
+#include "rebound/error.hpp"
+#include "rebound/policy.hpp"
+#include "rebound/random_source.hpp"
+
+namespace rebound {
+
+enum class DecisionReason : std::uint8_t {
+    Retry,
+    NonRetryable,
+    OutcomeUnknown,
+    Exhausted,
+    Deadline,
+    Throttled,
+};
+
+constexpr std::string_view to_string(DecisionReason r) noexcept {
+    switch (r) {
+        case DecisionReason::Retry:
+            return "retry";
+        case DecisionReason::NonRetryable:
+            return "non_retryable";
+        case DecisionReason::OutcomeUnknown:
+            return "outcome_unknown";
+        case DecisionReason::Exhausted:
+            return "exhausted";
+        case DecisionReason::Deadline:
+            return "deadline";
+        case DecisionReason::Throttled:
+            break;
+    }
+    return "throttled";
+}
+
+// What the caller knows about the attempt that just failed.
+struct AttemptContext {
+    int attempt = 1;             // n, 1-based
+    Duration elapsed{0};         // since the first attempt started
+    Duration previous_delay{0};  // the delay before this attempt (decorrelated jitter); 0 for none
+    bool idempotent = false;     // the handler may safely repeat a commit
+};
+
+struct Decision {
+    bool retry = false;
+    DecisionReason reason = DecisionReason::NonRetryable;
+    Duration delay{0};     // the wait before the next attempt; 0 when stopping
+    int next_attempt = 0;  // n + 1 when retrying, 0 when stopping
+    ErrorCategory category = ErrorCategory::Unknown;  // the error's effective category
+    // Wire text of the rule that decided (`category:deadlock`, `predicate:NAME`); empty when no
+    // rule was involved. Views into the Policy, valid while it lives.
+    std::string_view matched;
+    // The chosen route target when the policy has routes and retries; empty otherwise.
+    std::string_view route;
+};
+
+Decision decide(const Policy& policy, const ErrorDescription& error, const AttemptContext& context,
+                RandomSource& random) noexcept;
+
+}  // namespace rebound

@@ -1,0 +1,46 @@
+// ErrorDescription: what the engine knows about one failure (spec: semantics.md).
+//
+// A cheap, non-owning value: every text field is a view into storage owned by the caller (the
+// exception, the ODBC diagnostic buffer, a string literal), which must outlive the description.
+// Any field may be absent. Building and copying one never allocates, so it can be passed down
+// the decision hot path by value.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "rebound/error_category.hpp"
+#include "rebound/vendor.hpp"
+
+namespace rebound {
+
+struct ErrorDescription {
+    // Set by the classifier (ODBC adapter) or directly by application code.
+    std::optional<ErrorCategory> category;
+    // Five-character SQLSTATE; empty when absent.
+    std::string_view sqlstate;
+    // Vendor whose native code `native_code` is; absent when unknown.
+    std::optional<Vendor> vendor;
+    std::optional<std::int64_t> native_code;
+    // Dotted error type name such as `io.timeout.read`; empty when absent.
+    std::string_view error_type;
+    // HTTP status code (100..599); 0 when absent.
+    int http_status = 0;
+    // Human-readable message; empty when absent.
+    std::string_view message;
+
+    // The category used by category matchers: an error without one counts as `unknown`
+    // (fail closed, categories.md).
+    constexpr ErrorCategory effective_category() const noexcept {
+        return category.value_or(ErrorCategory::Unknown);
+    }
+
+    static constexpr ErrorDescription of(ErrorCategory c) noexcept {
+        ErrorDescription e;
+        e.category = c;
+        return e;
+    }
+};
+
+}  // namespace rebound

@@ -1,0 +1,84 @@
+// Jitter: randomisation of the base delay (spec: policy-language.md, Jitter).
+//
+//   none          d
+//   full          uniform in [0, d]
+//   equal         uniform in [d/2, d]
+//   decorrelated  uniform in [initial, 3 * previous], previous = initial before the first retry
+//   bounded D     uniform in [max(0, d - D), d + D]
+//   proportional  uniform in [d * (1 - f), d * (1 + f)]
+//
+// The result is then clamped to the backoff's `max` where it has one. All draws come from the
+// given RandomSource, so a fixed seed reproduces the schedule.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "rebound/backoff.hpp"
+#include "rebound/duration.hpp"
+#include "rebound/random_source.hpp"
+
+namespace rebound {
+
+enum class JitterType : std::uint8_t { None, Full, Equal, Decorrelated, Bounded, Proportional };
+
+constexpr std::string_view to_string(JitterType t) noexcept {
+    switch (t) {
+        case JitterType::Full:
+            return "full";
+        case JitterType::Equal:
+            return "equal";
+        case JitterType::Decorrelated:
+            return "decorrelated";
+        case JitterType::Bounded:
+            return "bounded";
+        case JitterType::Proportional:
+            return "proportional";
+        case JitterType::None:
+            break;
+    }
+    return "none";
+}
+
+struct Jitter {
+    JitterType type = JitterType::Full;
+    Duration amount{0};   // bounded
+    double factor = 0.0;  // proportional, 0 < factor <= 1
+
+    static constexpr Jitter none() noexcept { return Jitter{JitterType::None}; }
+    static constexpr Jitter full() noexcept { return Jitter{JitterType::Full}; }
+    static constexpr Jitter equal() noexcept { return Jitter{JitterType::Equal}; }
+    static constexpr Jitter decorrelated() noexcept { return Jitter{JitterType::Decorrelated}; }
+    static constexpr Jitter bounded(Duration amount) noexcept {
+        return Jitter{JitterType::Bounded, amount};
+    }
+    static constexpr Jitter proportional(double factor) noexcept {
+        return Jitter{JitterType::Proportional, Duration{0}, factor};
+    }
+
+    friend bool operator==(const Jitter&, const Jitter&) = default;
+};
+
+// Inclusive bounds of a delay.
+struct DelayRange {
+    Duration min{0};
+    Duration max{0};
+    friend bool operator==(const DelayRange&, const DelayRange&) = default;
+};
+
+// The range one draw can fall in, after clamping, for base delay `base` and (decorrelated only)
+// the previous delay `previous`. The draw in `jittered_delay` is uniform over this range.
+DelayRange jitter_range(const Jitter& jitter, const Backoff& backoff, Duration base,
+                        Duration previous) noexcept;
+
+// One jittered delay: a uniform draw from `jitter_range(...)`. Takes one value from `random`
+// unless the range is a single point.
+Duration jittered_delay(const Jitter& jitter, const Backoff& backoff, Duration base,
+                        Duration previous, RandomSource& random) noexcept;
+
+// The widest range the delay before retry `k` can reach over every possible sequence of earlier
+// draws. Equals `jitter_range` except for decorrelated jitter, whose bound grows as
+// [initial, min(max, initial * 3^k)].
+DelayRange schedule_range(const Jitter& jitter, const Backoff& backoff, int k) noexcept;
+
+}  // namespace rebound

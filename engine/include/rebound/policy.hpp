@@ -1,0 +1,147 @@
+// Policy: one compiled, immutable retry policy.
+//
+// A Policy only comes out of `Policy::create` (or PolicyBuilder), which runs validate_policy and
+// refuses invalid data, so every Policy object is valid. It is shared as
+// std::shared_ptr<const Policy>; all member functions are safe to call from many threads. The one
+// piece of shared mutable state, the retry budget, is internally synchronised without locks.
+//
+// Compilation precomputes what the decision needs: matcher tables, the base delay of every retry,
+// and the wire text of every rule, so that `decide()` never allocates.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rebound/error_type_registry.hpp"
+#include "rebound/matcher_set.hpp"
+#include "rebound/policy_spec.hpp"
+#include "rebound/policy_validation.hpp"
+#include "rebound/retry_budget.hpp"
+#include "rebound/retry_predicate.hpp"
+
+namespace rebound {
+
+// Registries a policy is compiled against. Both optional; they must outlive only the call.
+struct PolicyCompileOptions {
+    const ErrorTypeRegistry* error_types = nullptr;
+    // When given, unknown `retry_if` names are errors; when absent they never match.
+    const PredicateRegistry* predicates = nullptr;
+};
+
+class Policy;
+
+// The outcome of Policy::create: a policy, or every problem that prevented one.
+struct PolicyResult {
+    std::shared_ptr<const Policy> policy;  // null when `problems` is non-empty
+    FieldProblems problems;
+    explicit operator bool() const noexcept { return policy != nullptr; }
+};
+
+// Thrown by PolicyBuilder::build with every problem in the message, one per line.
+class InvalidPolicyError : public std::invalid_argument {
+  public:
+    InvalidPolicyError(const std::string& policy_name, FieldProblems problems);
+    const FieldProblems& problems() const noexcept { return problems_; }
+
+  private:
+    FieldProblems problems_;
+};
+
+class Policy {
+  public:
+    // Validates and compiles `spec`. Never throws for invalid data (std::bad_alloc aside).
+    static PolicyResult create(PolicySpec spec, const PolicyCompileOptions& options = {});
+
+    Policy(const Policy&) = delete;
+    Policy& operator=(const Policy&) = delete;
+
+    const PolicySpec& spec() const noexcept { return spec_; }
+    const std::string& name() const noexcept { return spec_.name; }
+    int max_attempts() const noexcept { return spec_.max_attempts; }
+
+    // Base delay before retry k (1 <= k < max_attempts), precomputed; out-of-range k is clamped.
+    Duration base_delay(int k) const noexcept;
+
+    const MatcherSet& retry_on() const noexcept { return retry_on_; }
+    const MatcherSet& never_retry_on() const noexcept { return never_retry_on_; }
+
+    // Wire text (`category:deadlock`) of rule `index` of retry_on / never_retry_on, and of
+    // predicate `index` of retry_if (`predicate:NAME`).
+    std::string_view retry_on_text(std::size_t index) const noexcept;
+    std::string_view never_retry_on_text(std::size_t index) const noexcept;
+    std::string_view retry_if_text(std::size_t index) const noexcept;
+
+    // retry_if predicates in spec order; an empty function stands for a name that was not
+    // resolved (compiled without a registry) and never matches.
+    const std::vector<RetryPredicate>& predicates() const noexcept { return predicates_; }
+
+    // The retry budget, or nullptr without one. Shared by every user of this policy.
+    RetryBudget* budget() const noexcept { return budget_.get(); }
+
+    // Reports a successful attempt to the budget (no-op without one). Thread-safe.
+    void record_success() const noexcept;
+
+  private:
+    struct PrivateTag {};
+
+  public:
+    Policy(PrivateTag, PolicySpec spec, const PolicyCompileOptions& options);
+
+  private:
+    PolicySpec spec_;
+    MatcherSet retry_on_;
+    MatcherSet never_retry_on_;
+    std::vector<std::string> retry_on_texts_;
+    std::vector<std::string> never_retry_on_texts_;
+    std::vector<std::string> retry_if_texts_;
+    std::vector<RetryPredicate> predicates_;
+    std::vector<Duration> base_delays_;
+    std::unique_ptr<RetryBudget> budget_;
+};
+
+// Fluent construction for code that defines policies without a file.
+//
+//   auto policy = rebound::PolicyBuilder("interactive")
+//                     .max_attempts(3)
+//                     .backoff(rebound::Backoff::exponential(50ms, 2.0, 200ms))
+//                     .jitter(rebound::Jitter::equal())
+//                     .retry_on(rebound::Matcher::of_category(rebound::ErrorCategory::Deadlock))
+//                     .build();
+//
+// build() validates with the same rules as policy files and throws InvalidPolicyError listing
+// every problem; try_build() returns them instead.
+class PolicyBuilder {
+  public:
+    explicit PolicyBuilder(std::string name);
+
+    PolicyBuilder& max_attempts(int n);
+    PolicyBuilder& max_retries(int n);
+    PolicyBuilder& backoff(const Backoff& b);
+    PolicyBuilder& jitter(const Jitter& j);
+    PolicyBuilder& deadline(Duration d);
+    PolicyBuilder& min_attempt_budget(Duration d);
+    PolicyBuilder& attempt_timeout(Duration d);
+    PolicyBuilder& retry_on(Matcher m);
+    PolicyBuilder& never_retry_on(Matcher m);
+    PolicyBuilder& retry_if(std::string predicate_name);
+    PolicyBuilder& on_exhausted(ExhaustedAction a);
+    PolicyBuilder& budget(BudgetSettings b);
+    PolicyBuilder& route(Duration up_to, std::string target);
+    PolicyBuilder& options(const PolicyCompileOptions& o);
+
+    const PolicySpec& spec() const noexcept { return spec_; }
+
+    PolicyResult try_build() const;
+    std::shared_ptr<const Policy> build() const;
+
+  private:
+    PolicySpec spec_;
+    PolicyCompileOptions options_;
+    bool max_attempts_set_ = false;
+    bool max_retries_set_ = false;
+};
+
+}  // namespace rebound

@@ -1,0 +1,56 @@
+// PolicySpec: every field of one retry policy, as plain data (spec: policy-language.md).
+//
+// A PolicySpec may be invalid; it is what builders and the file compiler fill in before
+// `Policy::create` validates and compiles it. Defaults are the built-in defaults of the spec.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rebound/backoff.hpp"
+#include "rebound/duration.hpp"
+#include "rebound/jitter.hpp"
+#include "rebound/matcher.hpp"
+#include "rebound/retry_budget.hpp"
+
+namespace rebound {
+
+enum class ExhaustedAction : std::uint8_t { Fail, DeadLetter };
+
+constexpr std::string_view to_string(ExhaustedAction a) noexcept {
+    return a == ExhaustedAction::DeadLetter ? "dead_letter" : "fail";
+}
+
+// For asynchronous consumers: a retry whose delay is at most `up_to` goes to `target`.
+struct Route {
+    Duration up_to{0};
+    std::string target;
+    friend bool operator==(const Route&, const Route&) = default;
+};
+
+struct PolicySpec {
+    static constexpr int kDefaultMaxAttempts = 3;
+
+    std::string name;
+    int max_attempts = kDefaultMaxAttempts;  // 1..1000, the first attempt included
+    Backoff backoff;
+    Jitter jitter;
+    std::optional<Duration> deadline;
+    Duration min_attempt_budget{0};
+    std::optional<Duration> attempt_timeout;
+    std::vector<Matcher> retry_on;
+    std::vector<Matcher> never_retry_on;
+    std::vector<std::string> retry_if;
+    ExhaustedAction on_exhausted = ExhaustedAction::Fail;
+    std::optional<BudgetSettings> budget;
+    std::vector<Route> routes;
+
+    friend bool operator==(const PolicySpec&, const PolicySpec&) = default;
+};
+
+// The built-in default policy `builtin` (semantics.md): every built-in default, retry_on transient.
+PolicySpec builtin_policy_spec();
+
+}  // namespace rebound

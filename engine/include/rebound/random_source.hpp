@@ -1,0 +1,48 @@
+// RandomSource: where jitter draws come from.
+//
+// The engine never owns randomness: callers inject a source so that a fixed seed reproduces a
+// schedule exactly. Two implementations ship:
+//   - SeededRandomSource: xoshiro256++ from a 64-bit seed; deterministic, one per thread or
+//     guarded by the caller (it is not thread-safe).
+//   - ThreadLocalRandomSource: stateless handle to a per-thread xoshiro256++ generator seeded
+//     from the operating system on its first use in each thread; safe to share between threads.
+#pragma once
+
+#include <cstdint>
+
+namespace rebound {
+
+class RandomSource {
+  public:
+    virtual ~RandomSource() = default;
+    // 64 uniformly distributed bits. Must not throw or allocate.
+    virtual std::uint64_t next() noexcept = 0;
+};
+
+// A uniform double in [0, 1) from the top 53 bits of one draw.
+inline double next_unit(RandomSource& source) noexcept {
+    return static_cast<double>(source.next() >> 11) * 0x1.0p-53;
+}
+
+// A uniform integer in [low, high] (inclusive); returns `low` when high <= low.
+std::int64_t uniform_between(RandomSource& source, std::int64_t low, std::int64_t high) noexcept;
+
+// xoshiro256++ (Blackman and Vigna), state expanded from the seed with SplitMix64.
+class SeededRandomSource final : public RandomSource {
+  public:
+    explicit SeededRandomSource(std::uint64_t seed) noexcept;
+    std::uint64_t next() noexcept override;
+
+  private:
+    std::uint64_t state_[4];
+};
+
+class ThreadLocalRandomSource final : public RandomSource {
+  public:
+    std::uint64_t next() noexcept override;
+};
+
+// The process-wide default source (a ThreadLocalRandomSource, which holds no state itself).
+RandomSource& default_random_source() noexcept;
+
+}  // namespace rebound

@@ -1,0 +1,81 @@
+#include "rebound/jitter.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rebound {
+namespace {
+
+constexpr double kDecorrelatedGrowth = 3.0;
+
+DelayRange clamp_to_cap(DelayRange range, const Backoff& backoff) noexcept {
+    if (const auto cap = backoff.cap()) {
+        range.min = std::min(range.min, *cap);
+        range.max = std::min(range.max, *cap);
+    }
+    return range;
+}
+
+// Decorrelated jitter needs an `initial`; validation guarantees one, the base delay is a safe
+// stand-in should an unvalidated backoff reach here.
+Duration decorrelated_floor(const Backoff& backoff, Duration base) noexcept {
+    return backoff.has_initial() ? backoff.initial : base;
+}
+
+}  // namespace
+
+DelayRange jitter_range(const Jitter& jitter, const Backoff& backoff, Duration base,
+                        Duration previous) noexcept {
+    base = std::max(base, Duration{0});
+    DelayRange range{base, base};
+    switch (jitter.type) {
+        case JitterType::None:
+            break;
+        case JitterType::Full:
+            range.min = Duration{0};
+            break;
+        case JitterType::Equal:
+            range.min = Duration{(base.count() + 1) / 2};
+            break;
+        case JitterType::Decorrelated: {
+            const Duration floor = decorrelated_floor(backoff, base);
+            range.min = floor;
+            range.max =
+                saturating_scale(std::max(previous, floor), kDecorrelatedGrowth, kDurationInfinity);
+            range.max = std::max(range.max, floor);
+            break;
+        }
+        case JitterType::Bounded: {
+            const Duration amount = std::max(jitter.amount, Duration{0});
+            range.min = base > amount ? base - amount : Duration{0};
+            range.max = saturating_add(base, amount);
+            break;
+        }
+        case JitterType::Proportional:
+            range.min = saturating_scale(base, 1.0 - jitter.factor, kDurationInfinity);
+            range.max = saturating_scale(base, 1.0 + jitter.factor, kDurationInfinity);
+            break;
+    }
+    return clamp_to_cap(range, backoff);
+}
+
+Duration jittered_delay(const Jitter& jitter, const Backoff& backoff, Duration base,
+                        Duration previous, RandomSource& random) noexcept {
+    const DelayRange range = jitter_range(jitter, backoff, base, previous);
+    if (range.max <= range.min) {
+        return range.min;
+    }
+    return Duration{uniform_between(random, range.min.count(), range.max.count())};
+}
+
+DelayRange schedule_range(const Jitter& jitter, const Backoff& backoff, int k) noexcept {
+    if (jitter.type != JitterType::Decorrelated) {
+        return jitter_range(jitter, backoff, backoff.base_delay(k), Duration{0});
+    }
+    const Duration floor = decorrelated_floor(backoff, backoff.base_delay(k));
+    const Duration widest =
+        saturating_scale(floor, std::pow(kDecorrelatedGrowth, std::max(k, 1)), kDurationInfinity);
+    return clamp_to_cap(DelayRange{floor, std::max(widest, floor)}, backoff);
+}
+
+}  // namespace rebound

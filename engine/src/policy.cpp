@@ -1,0 +1,187 @@
+#include "rebound/policy.hpp"
+
+#include <algorithm>
+
+namespace rebound {
+namespace {
+
+std::vector<std::string> wire_texts(const std::vector<Matcher>& matchers) {
+    std::vector<std::string> texts;
+    texts.reserve(matchers.size());
+    for (const Matcher& m : matchers) {
+        texts.push_back(m.to_string());
+    }
+    return texts;
+}
+
+std::string join_problems(const std::string& policy_name, const FieldProblems& problems) {
+    std::string text = "invalid policy '" + policy_name + "':";
+    for (const FieldProblem& p : problems) {
+        text += "\n  " + p.field + ": " + p.message;
+    }
+    return text;
+}
+
+std::string_view text_at(const std::vector<std::string>& texts, std::size_t index) noexcept {
+    return index < texts.size() ? std::string_view(texts[index]) : std::string_view{};
+}
+
+}  // namespace
+
+InvalidPolicyError::InvalidPolicyError(const std::string& policy_name, FieldProblems problems)
+    : std::invalid_argument(join_problems(policy_name, problems)), problems_(std::move(problems)) {}
+
+PolicyResult Policy::create(PolicySpec spec, const PolicyCompileOptions& options) {
+    PolicyResult result;
+    result.problems = validate_policy(spec, options.predicates);
+    if (result.problems.empty()) {
+        result.policy = std::make_shared<const Policy>(PrivateTag{}, std::move(spec), options);
+    }
+    return result;
+}
+
+Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOptions& options)
+    : spec_(std::move(spec)),
+      retry_on_(MatcherSet::compile(spec_.retry_on, options.error_types)),
+      never_retry_on_(MatcherSet::compile(spec_.never_retry_on, options.error_types)),
+      retry_on_texts_(wire_texts(spec_.retry_on)),
+      never_retry_on_texts_(wire_texts(spec_.never_retry_on)) {
+    for (const std::string& name : spec_.retry_if) {
+        retry_if_texts_.push_back("predicate:" + name);
+        const RetryPredicate* found =
+            options.predicates != nullptr ? options.predicates->find(name) : nullptr;
+        predicates_.push_back(found != nullptr ? *found : RetryPredicate{});
+    }
+    base_delays_.reserve(static_cast<std::size_t>(std::max(spec_.max_attempts - 1, 0)));
+    for (int k = 1; k < spec_.max_attempts; ++k) {
+        base_delays_.push_back(spec_.backoff.base_delay(k));
+    }
+    if (spec_.budget) {
+        budget_ = std::make_unique<RetryBudget>(*spec_.budget);
+    }
+}
+
+Duration Policy::base_delay(int k) const noexcept {
+    if (base_delays_.empty()) {
+        return spec_.backoff.base_delay(k);
+    }
+    const auto index =
+        static_cast<std::size_t>(std::clamp(k, 1, static_cast<int>(base_delays_.size())));
+    return base_delays_[index - 1];
+}
+
+std::string_view Policy::retry_on_text(std::size_t index) const noexcept {
+    return text_at(retry_on_texts_, index);
+}
+
+std::string_view Policy::never_retry_on_text(std::size_t index) const noexcept {
+    return text_at(never_retry_on_texts_, index);
+}
+
+std::string_view Policy::retry_if_text(std::size_t index) const noexcept {
+    return text_at(retry_if_texts_, index);
+}
+
+void Policy::record_success() const noexcept {
+    if (budget_) {
+        budget_->record_success();
+    }
+}
+
+PolicyBuilder::PolicyBuilder(std::string name) {
+    spec_.name = std::move(name);
+}
+
+PolicyBuilder& PolicyBuilder::max_attempts(int n) {
+    spec_.max_attempts = n;
+    max_attempts_set_ = true;
+    return *this;
+}
+
+PolicyBuilder& PolicyBuilder::max_retries(int n) {
+    // max_retries is counted without the first attempt; saturate so absurd input stays absurd
+    // (and is rejected) instead of wrapping.
+    spec_.max_attempts = n >= std::numeric_limits<int>::max() ? n : n + 1;
+    max_retries_set_ = true;
+    return *this;
+}
+
+PolicyBuilder& PolicyBuilder::backoff(const Backoff& b) {
+    spec_.backoff = b;
+    return *this;
+}
+
+PolicyBuilder& PolicyBuilder::jitter(const Jitter& j) {
+    spec_.jitter = j;
+    return *this;
+}
+
+PolicyBuilder& PolicyBuilder::deadline(Duration d) {
+    spec_.deadline = d;
+    return *this;
+}
+
+PolicyBuilder& PolicyBuilder::min_attempt_budget(Duration d) {
+    spec_.min_attempt_budget = d;
+    return *this;
+}
+
+PolicyBuilder& PolicyBuilder::attempt_timeout(Duration d) {
+    spec_.attempt_timeout = d;
+    return *this;
+}
+
+PolicyBuilder& PolicyBuilder::retry_on(Matcher m) {
+    spec_.retry_on.push_back(std::move(m));
+    return *this;
+}
+
+PolicyBuilder& PolicyBuilder::never_retry_on(Matcher m) {
+    spec_.never_retry_on.push_back(std::move(m));
+    return *this;
+}
+
+PolicyBuilder& PolicyBuilder::retry_if(std::string predicate_name) {
+    spec_.retry_if.push_back(std::move(predicate_name));
+    return *this;
+}
+
+PolicyBuilder& PolicyBuilder::on_exhausted(ExhaustedAction a) {
+    spec_.on_exhausted = a;
+    return *this;
+}
+
+PolicyBuilder& PolicyBuilder::budget(BudgetSettings b) {
+    spec_.budget = b;
+    return *this;
+}
+
+PolicyBuilder& PolicyBuilder::route(Duration up_to, std::string target) {
+    spec_.routes.push_back(Route{up_to, std::move(target)});
+    return *this;
+}
+
+PolicyBuilder& PolicyBuilder::options(const PolicyCompileOptions& o) {
+    options_ = o;
+    return *this;
+}
+
+PolicyResult PolicyBuilder::try_build() const {
+    if (max_attempts_set_ && max_retries_set_) {
+        PolicyResult result;
+        result.problems.push_back(
+            FieldProblem{"max_retries", "give either max_attempts or max_retries, not both"});
+        return result;
+    }
+    return Policy::create(spec_, options_);
+}
+
+std::shared_ptr<const Policy> PolicyBuilder::build() const {
+    PolicyResult result = try_build();
+    if (!result) {
+        throw InvalidPolicyError(spec_.name, std::move(result.problems));
+    }
+    return std::move(result.policy);
+}
+
+}  // namespace rebound

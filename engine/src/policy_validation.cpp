@@ -1,0 +1,265 @@
+#include "rebound/policy_validation.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "rebound/error_type_registry.hpp"
+
+namespace rebound {
+namespace {
+
+constexpr int kMaxAttemptsLimit = 1000;
+constexpr int kMaxTokensLimit = 100000;
+constexpr double kMinTokenRatio = 0.001;
+constexpr double kMaxTokenRatio = 1000.0;
+constexpr double kMaxMultiplier = 100.0;
+
+void report(FieldProblems& out, const std::string& field, std::string message) {
+    out.push_back(FieldProblem{field, std::move(message)});
+}
+
+std::string format_number(double value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
+
+bool is_code_character(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+bool is_code(std::string_view text, std::size_t length) {
+    if (text.size() != length) {
+        return false;
+    }
+    for (const char c : text) {
+        if (!is_code_character(c)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string format_duration(Duration d) {
+    using std::chrono::hours;
+    using std::chrono::milliseconds;
+    using std::chrono::minutes;
+    using std::chrono::seconds;
+    const std::int64_t us = d.count();
+    const std::string sign = us < 0 ? "-" : "";
+    const std::int64_t magnitude = us < 0 ? -us : us;
+    struct Unit {
+        std::int64_t size;
+        const char* suffix;
+    };
+    constexpr Unit kUnits[] = {
+        {Duration(hours(1)).count(), "h"},
+        {Duration(minutes(1)).count(), "m"},
+        {Duration(seconds(1)).count(), "s"},
+        {Duration(milliseconds(1)).count(), "ms"},
+    };
+    if (magnitude == 0) {
+        return "0ms";
+    }
+    for (const Unit& unit : kUnits) {
+        if (magnitude % unit.size == 0) {
+            return sign + std::to_string(magnitude / unit.size) + unit.suffix;
+        }
+    }
+    return sign + std::to_string(magnitude) + "us";
+}
+
+void validate_duration(Duration value, const std::string& field, bool must_be_positive,
+                       FieldProblems& out) {
+    if (value < Duration::zero()) {
+        report(out, field, field + " must not be negative, got " + format_duration(value));
+    } else if (must_be_positive && value == Duration::zero()) {
+        report(out, field, field + " must be greater than 0");
+    } else if (value > kMaxPolicyDuration) {
+        report(out, field,
+               field + " of " + format_duration(value) + " exceeds the limit of 30 days (720h)");
+    }
+}
+
+void validate_backoff(const Backoff& backoff, const std::string& field, FieldProblems& out) {
+    switch (backoff.type) {
+        case BackoffType::None:
+            return;
+        case BackoffType::Fixed:
+            validate_duration(backoff.delay, field + ".delay", false, out);
+            return;
+        case BackoffType::Linear:
+            validate_duration(backoff.increment, field + ".increment", false, out);
+            break;
+        case BackoffType::Exponential:
+            if (!(backoff.multiplier > 1.0 && backoff.multiplier <= kMaxMultiplier)) {
+                report(out, field + ".multiplier",
+                       "multiplier must be greater than 1.0 and at most 100, got " +
+                           format_number(backoff.multiplier));
+            }
+            break;
+    }
+    const std::size_t before = out.size();
+    validate_duration(backoff.initial, field + ".initial", false, out);
+    validate_duration(backoff.max, field + ".max", false, out);
+    if (out.size() == before && backoff.max < backoff.initial) {
+        report(out, field + ".max",
+               "max (" + format_duration(backoff.max) + ") is below initial (" +
+                   format_duration(backoff.initial) + ")");
+    }
+}
+
+void validate_jitter(const Jitter& jitter, const Backoff& backoff, const std::string& field,
+                     FieldProblems& out) {
+    switch (jitter.type) {
+        case JitterType::Bounded:
+            validate_duration(jitter.amount, field + ".amount", false, out);
+            break;
+        case JitterType::Proportional:
+            if (!(jitter.factor > 0.0 && jitter.factor <= 1.0)) {
+                report(out, field + ".factor",
+                       "proportional jitter factor must be greater than 0 and at most 1, got " +
+                           format_number(jitter.factor));
+            }
+            break;
+        case JitterType::Decorrelated:
+            if (!backoff.has_initial()) {
+                report(out, field,
+                       "decorrelated jitter needs a backoff with an initial delay (linear or "
+                       "exponential), not '" +
+                           std::string(to_string(backoff.type)) + "'");
+            }
+            break;
+        case JitterType::None:
+        case JitterType::Full:
+        case JitterType::Equal:
+            break;
+    }
+}
+
+void validate_matcher(const Matcher& matcher, const std::string& field, FieldProblems& out) {
+    switch (matcher.kind) {
+        case MatcherKind::Category:
+        case MatcherKind::TransientGroup:
+            return;
+        case MatcherKind::SqlState:
+            if (!is_code(matcher.text, 5)) {
+                report(
+                    out, field,
+                    "a SQLSTATE is 5 letters or digits, such as 40001, got '" + matcher.text + "'");
+            }
+            return;
+        case MatcherKind::SqlStateClass:
+            if (!is_code(matcher.text, 2)) {
+                report(out, field,
+                       "a SQLSTATE class is 2 letters or digits, such as 08, got '" + matcher.text +
+                           "'");
+            }
+            return;
+        case MatcherKind::VendorNative:
+            if (matcher.vendor == Vendor::Generic) {
+                report(out, field, "native codes need a specific vendor, not 'generic'");
+            }
+            return;
+        case MatcherKind::ErrorType:
+            if (!is_valid_name(matcher.text)) {
+                report(
+                    out, field,
+                    "error type names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + matcher.text + "'");
+            }
+            return;
+        case MatcherKind::HttpStatus:
+            if (matcher.http < 100 || matcher.http > 599) {
+                report(
+                    out, field,
+                    "HTTP status must be between 100 and 599, got " + std::to_string(matcher.http));
+            }
+            return;
+        case MatcherKind::HttpClass:
+            if (matcher.http < 1 || matcher.http > 5) {
+                report(out, field,
+                       "HTTP status class must be 1xx to 5xx, got " + std::to_string(matcher.http) +
+                           "xx");
+            }
+            return;
+        case MatcherKind::Message:
+            if (matcher.text.empty()) {
+                report(out, field, "a message matcher needs non-empty text");
+            }
+            return;
+    }
+}
+
+void validate_budget(const BudgetSettings& budget, const std::string& field, FieldProblems& out) {
+    if (budget.max_tokens < 1 || budget.max_tokens > kMaxTokensLimit) {
+        report(out, field + ".max_tokens",
+               "max_tokens must be between 1 and 100000, got " + std::to_string(budget.max_tokens));
+    }
+    if (!(budget.token_ratio >= kMinTokenRatio && budget.token_ratio <= kMaxTokenRatio)) {
+        report(
+            out, field + ".token_ratio",
+            "token_ratio must be between 0.001 and 1000, got " + format_number(budget.token_ratio));
+    } else if (const double milli = budget.token_ratio * 1000.0;
+               std::abs(milli - std::round(milli)) > 1e-6) {
+        report(out, field + ".token_ratio",
+               "token_ratio has at most 3 decimals, got " + format_number(budget.token_ratio));
+    }
+}
+
+FieldProblems validate_policy(const PolicySpec& spec, const PredicateRegistry* predicates) {
+    FieldProblems out;
+    if (!is_valid_name(spec.name)) {
+        report(out, "name", "policy names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + spec.name + "'");
+    }
+    if (spec.max_attempts < 1 || spec.max_attempts > kMaxAttemptsLimit) {
+        report(out, "max_attempts",
+               "max_attempts must be between 1 and 1000, got " + std::to_string(spec.max_attempts));
+    }
+    validate_backoff(spec.backoff, "backoff", out);
+    validate_jitter(spec.jitter, spec.backoff, "jitter", out);
+    if (spec.deadline) {
+        validate_duration(*spec.deadline, "deadline", true, out);
+    }
+    validate_duration(spec.min_attempt_budget, "min_attempt_budget", false, out);
+    if (spec.attempt_timeout) {
+        validate_duration(*spec.attempt_timeout, "attempt_timeout", true, out);
+    }
+    for (std::size_t i = 0; i < spec.retry_on.size(); ++i) {
+        validate_matcher(spec.retry_on[i], "retry_on[" + std::to_string(i) + "]", out);
+    }
+    for (std::size_t i = 0; i < spec.never_retry_on.size(); ++i) {
+        validate_matcher(spec.never_retry_on[i], "never_retry_on[" + std::to_string(i) + "]", out);
+    }
+    for (std::size_t i = 0; i < spec.retry_if.size(); ++i) {
+        const std::string field = "retry_if[" + std::to_string(i) + "]";
+        const std::string& name = spec.retry_if[i];
+        if (!is_valid_name(name)) {
+            report(out, field,
+                   "predicate names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + name + "'");
+        } else if (predicates != nullptr && predicates->find(name) == nullptr) {
+            report(out, field, "unknown predicate '" + name + "': register it in code first");
+        }
+    }
+    if (spec.budget) {
+        validate_budget(*spec.budget, "budget", out);
+    }
+    for (std::size_t i = 0; i < spec.routes.size(); ++i) {
+        const std::string field = "routes[" + std::to_string(i) + "]";
+        const Route& route = spec.routes[i];
+        validate_duration(route.up_to, field + ".up_to", false, out);
+        if (route.target.empty()) {
+            report(out, field + ".target", "a route needs a non-empty target");
+        }
+        if (i > 0 && route.up_to <= spec.routes[i - 1].up_to) {
+            report(
+                out, field + ".up_to",
+                "route up_to values must be strictly increasing: " + format_duration(route.up_to) +
+                    " follows " + format_duration(spec.routes[i - 1].up_to));
+        }
+    }
+    return out;
+}
+
+}  // namespace rebound

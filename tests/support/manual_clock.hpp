@@ -1,0 +1,22 @@
+// ManualClock: a Clock that only moves when the test says so.
+#pragma once
+
+#include <atomic>
+
+#include "rebound/clock.hpp"
+#include "rebound/duration.hpp"
+
+namespace rebound::testing {
+
+class ManualClock final : public Clock {
+  public:
+    TimePoint now() const noexcept override { return TimePoint{offset_.load()}; }
+    void advance(Duration d) noexcept {
+        offset_ += std::chrono::duration_cast<TimePoint::duration>(d);
+    }
+
+  private:
+    std::atomic<TimePoint::duration> offset_{TimePoint::duration::zero()};
+};
+
+}  // namespace rebound::testing
