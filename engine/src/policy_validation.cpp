@@ -14,8 +14,13 @@ constexpr double kMinTokenRatio = 0.001;
 constexpr double kMaxTokenRatio = 1000.0;
 constexpr double kMaxMultiplier = 100.0;
 
-void report(FieldProblems& out, const std::string& field, std::string message) {
-    out.push_back(FieldProblem{field, std::move(message)});
+void report(FieldProblems& out, const std::string& field, std::string message,
+            ProblemKind kind = ProblemKind::OutOfRange) {
+    out.push_back(FieldProblem{field, std::move(message), kind});
+}
+
+void report_invalid(FieldProblems& out, const std::string& field, std::string message) {
+    report(out, field, std::move(message), ProblemKind::InvalidValue);
 }
 
 std::string format_number(double value) {
@@ -107,7 +112,8 @@ void validate_backoff(const Backoff& backoff, const std::string& field, FieldPro
     if (out.size() == before && backoff.max < backoff.initial) {
         report(out, field + ".max",
                "max (" + format_duration(backoff.max) + ") is below initial (" +
-                   format_duration(backoff.initial) + ")");
+                   format_duration(backoff.initial) + ")",
+               ProblemKind::Inconsistent);
     }
 }
 
@@ -129,7 +135,8 @@ void validate_jitter(const Jitter& jitter, const Backoff& backoff, const std::st
                 report(out, field,
                        "decorrelated jitter needs a backoff with an initial delay (linear or "
                        "exponential), not '" +
-                           std::string(to_string(backoff.type)) + "'");
+                           std::string(to_string(backoff.type)) + "'",
+                       ProblemKind::Inconsistent);
             }
             break;
         case JitterType::None:
@@ -146,47 +153,47 @@ void validate_matcher(const Matcher& matcher, const std::string& field, FieldPro
             return;
         case MatcherKind::SqlState:
             if (!is_code(matcher.text, 5)) {
-                report(
+                report_invalid(
                     out, field,
                     "a SQLSTATE is 5 letters or digits, such as 40001, got '" + matcher.text + "'");
             }
             return;
         case MatcherKind::SqlStateClass:
             if (!is_code(matcher.text, 2)) {
-                report(out, field,
+                report_invalid(out, field,
                        "a SQLSTATE class is 2 letters or digits, such as 08, got '" + matcher.text +
                            "'");
             }
             return;
         case MatcherKind::VendorNative:
             if (matcher.vendor == Vendor::Generic) {
-                report(out, field, "native codes need a specific vendor, not 'generic'");
+                report_invalid(out, field, "native codes need a specific vendor, not 'generic'");
             }
             return;
         case MatcherKind::ErrorType:
             if (!is_valid_name(matcher.text)) {
-                report(
+                report_invalid(
                     out, field,
                     "error type names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + matcher.text + "'");
             }
             return;
         case MatcherKind::HttpStatus:
             if (matcher.http < 100 || matcher.http > 599) {
-                report(
+                report_invalid(
                     out, field,
                     "HTTP status must be between 100 and 599, got " + std::to_string(matcher.http));
             }
             return;
         case MatcherKind::HttpClass:
             if (matcher.http < 1 || matcher.http > 5) {
-                report(out, field,
+                report_invalid(out, field,
                        "HTTP status class must be 1xx to 5xx, got " + std::to_string(matcher.http) +
                            "xx");
             }
             return;
         case MatcherKind::Message:
             if (matcher.text.empty()) {
-                report(out, field, "a message matcher needs non-empty text");
+                report_invalid(out, field, "a message matcher needs non-empty text");
             }
             return;
     }
@@ -211,7 +218,8 @@ void validate_budget(const BudgetSettings& budget, const std::string& field, Fie
 FieldProblems validate_policy(const PolicySpec& spec, const PredicateRegistry* predicates) {
     FieldProblems out;
     if (!is_valid_name(spec.name)) {
-        report(out, "name", "policy names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + spec.name + "'");
+        report(out, "name", "policy names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + spec.name + "'",
+               ProblemKind::InvalidName);
     }
     if (spec.max_attempts < 1 || spec.max_attempts > kMaxAttemptsLimit) {
         report(out, "max_attempts",
@@ -237,9 +245,11 @@ FieldProblems validate_policy(const PolicySpec& spec, const PredicateRegistry* p
         const std::string& name = spec.retry_if[i];
         if (!is_valid_name(name)) {
             report(out, field,
-                   "predicate names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + name + "'");
+                   "predicate names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + name + "'",
+                   ProblemKind::InvalidName);
         } else if (predicates != nullptr && predicates->find(name) == nullptr) {
-            report(out, field, "unknown predicate '" + name + "': register it in code first");
+            report(out, field, "unknown predicate '" + name + "': register it in code first",
+                   ProblemKind::UnknownPredicate);
         }
     }
     if (spec.budget) {
@@ -250,13 +260,14 @@ FieldProblems validate_policy(const PolicySpec& spec, const PredicateRegistry* p
         const Route& route = spec.routes[i];
         validate_duration(route.up_to, field + ".up_to", false, out);
         if (route.target.empty()) {
-            report(out, field + ".target", "a route needs a non-empty target");
+            report_invalid(out, field + ".target", "a route needs a non-empty target");
         }
         if (i > 0 && route.up_to <= spec.routes[i - 1].up_to) {
-            report(
-                out, field + ".up_to",
-                "route up_to values must be strictly increasing: " + format_duration(route.up_to) +
-                    " follows " + format_duration(spec.routes[i - 1].up_to));
+            report(out, field + ".up_to",
+                   "route up_to values must be strictly increasing: " +
+                       format_duration(route.up_to) + " follows " +
+                       format_duration(spec.routes[i - 1].up_to),
+                   ProblemKind::RouteOrder);
         }
     }
     return out;

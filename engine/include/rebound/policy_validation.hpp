@@ -5,6 +5,7 @@
 // position of that value, and its message says what would be right.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,21 @@
 
 namespace rebound {
 
+// What kind of rule a problem breaks, so callers can give each kind its own diagnostic code.
+enum class ProblemKind : std::uint8_t {
+    OutOfRange,        // a number or duration outside its range
+    Inconsistent,      // values that contradict each other (max below initial)
+    InvalidValue,      // a value that breaks its format (a 4-character SQLSTATE)
+    Conflict,          // fields that must not be given together
+    RouteOrder,        // route up_to values not strictly increasing
+    UnknownPredicate,  // a retry_if name missing from the registry
+    InvalidName,       // a name outside the name syntax
+};
+
 struct FieldProblem {
     std::string field;    // path of the offending value, e.g. "backoff.max"
     std::string message;  // e.g. "max (50ms) is below initial (100ms)"
+    ProblemKind kind = ProblemKind::OutOfRange;
     friend bool operator==(const FieldProblem&, const FieldProblem&) = default;
 };
 

@@ -1,0 +1,35 @@
+// Validation and compilation of a Document into an immutable PolicySet.
+//
+// One validator serves every front end: required sections, version, value ranges, conflicting
+// fields, `extends` cycles, unknown policy references, and every rule of the engine's
+// validate_policy applied to each resolved policy, with each problem placed at the text that
+// caused it (after inheritance, at the text the value was inherited from).
+//
+// Inheritance: a policy's field is its own, else its `extends` parent's (recursively), else the
+// file's `defaults`, else the built-in default. Objects and lists are replaced whole.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rebound/dsl/diagnostic.hpp"
+#include "rebound/dsl/document.hpp"
+#include "rebound/policy.hpp"
+#include "rebound/policy_set.hpp"
+
+namespace rebound::dsl {
+
+struct CompileResult {
+    std::shared_ptr<const PolicySet> policy_set;  // null when any error was reported
+    Diagnostics diagnostics;                      // errors, and warnings that may accompany success
+};
+
+// Validates and compiles. Registries in `options` are used as in Policy::create.
+CompileResult compile(const Document& document, const PolicyCompileOptions& options = {});
+
+// The resolved PolicySpec of every policy (inheritance and defaults applied), in file order,
+// for documents that validate. Used by explain, convert and lint.
+std::vector<PolicySpec> resolve_policies(const Document& document);
+
+}  // namespace rebound::dsl

@@ -1,0 +1,131 @@
+// Document: the intermediate form of one service file, shared by every front end.
+//
+// A Document records what the text states, nothing more: fields left out are absent (not yet
+// defaulted), `extends` is not yet resolved, and every value keeps the position of its text.
+// The YAML, JSON and DSL front ends fill it; the validator and compiler (compile.hpp) read it;
+// the emitters (emit.hpp) print it back in any syntax.
+//
+// Front-end contract:
+//   - A value that cannot be read (wrong type, bad duration, unknown word) is reported and left
+//     absent; the rest of the file is still read so that every problem is reported at once.
+//   - A key or definition given twice is reported at the second place, with the first position
+//     in the message; the first one is kept.
+//   - Enumerations are stored typed (BackoffType, Matcher, ...); numbers are stored wide (int64,
+//     double) so that range checks happen in one place, the validator.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rebound/backoff.hpp"
+#include "rebound/duration.hpp"
+#include "rebound/jitter.hpp"
+#include "rebound/matcher.hpp"
+#include "rebound/policy_spec.hpp"
+#include "rebound/dsl/source_position.hpp"
+
+namespace rebound::dsl {
+
+template <typename T>
+using Field = std::optional<Located<T>>;
+
+// `backoff`: the type, and whichever fields the text gave (validated per type later).
+struct BackoffNode {
+    Located<BackoffType> type;
+    Field<Duration> delay;
+    Field<Duration> initial;
+    Field<Duration> increment;
+    Field<double> multiplier;
+    Field<Duration> max;
+    SourcePosition position;  // of the whole backoff value
+    friend bool operator==(const BackoffNode&, const BackoffNode&) = default;
+};
+
+// `jitter`: a word (none, full, equal, decorrelated), a bare duration (bounded), or a mapping.
+struct JitterNode {
+    Located<JitterType> type;
+    Field<Duration> amount;  // bounded
+    Field<double> factor;    // proportional
+    SourcePosition position;
+    friend bool operator==(const JitterNode&, const JitterNode&) = default;
+};
+
+struct BudgetNode {
+    Field<std::int64_t> max_tokens;
+    Field<double> token_ratio;
+    SourcePosition position;
+    friend bool operator==(const BudgetNode&, const BudgetNode&) = default;
+};
+
+struct RouteNode {
+    Field<Duration> up_to;
+    Field<std::string> target;
+    SourcePosition position;
+    friend bool operator==(const RouteNode&, const RouteNode&) = default;
+};
+
+// A list value with the position of the list itself.
+template <typename T>
+struct ListNode {
+    std::vector<T> items;
+    SourcePosition position;
+    friend bool operator==(const ListNode&, const ListNode&) = default;
+};
+
+// The fields of one policy (or of `defaults`) as written.
+struct PolicyFields {
+    Field<std::string> extends;  // policies only, not defaults
+    Field<std::int64_t> max_attempts;
+    Field<std::int64_t> max_retries;
+    std::optional<BackoffNode> backoff;
+    std::optional<JitterNode> jitter;
+    Field<Duration> deadline;
+    Field<Duration> min_attempt_budget;
+    Field<Duration> attempt_timeout;
+    std::optional<ListNode<Located<Matcher>>> retry_on;
+    std::optional<ListNode<Located<Matcher>>> never_retry_on;
+    std::optional<ListNode<Located<std::string>>> retry_if;
+    Field<ExhaustedAction> on_exhausted;
+    std::optional<BudgetNode> budget;
+    std::optional<ListNode<RouteNode>> routes;
+    friend bool operator==(const PolicyFields&, const PolicyFields&) = default;
+};
+
+struct PolicyNode {
+    Located<std::string> name;
+    PolicyFields fields;
+    SourcePosition position;  // of the definition (the name)
+    friend bool operator==(const PolicyNode&, const PolicyNode&) = default;
+};
+
+struct DefaultsNode {
+    PolicyFields fields;
+    SourcePosition position;
+    friend bool operator==(const DefaultsNode&, const DefaultsNode&) = default;
+};
+
+// `handlers:` entry: an exact handler name or a `prefix.*` pattern bound to a policy.
+struct HandlerNode {
+    Located<std::string> key;
+    Located<std::string> policy;
+    Field<bool> idempotent;
+    SourcePosition position;
+    friend bool operator==(const HandlerNode&, const HandlerNode&) = default;
+};
+
+struct Document {
+    std::string file;  // as given by the caller, for diagnostics
+    Field<std::int64_t> version;
+    Field<std::string> service;
+    std::optional<DefaultsNode> defaults;
+    bool has_policies_section = false;
+    SourcePosition policies_position;
+    std::vector<PolicyNode> policies;  // in file order, names unique
+    std::vector<HandlerNode> handlers;  // in file order, keys unique
+    Field<std::string> default_policy;
+    friend bool operator==(const Document&, const Document&) = default;
+};
+
+}  // namespace rebound::dsl

@@ -1,0 +1,176 @@
+#include "rebound/dsl/diagnostic.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace rebound::dsl {
+namespace {
+
+struct CodeInfo {
+    DiagnosticCode code;
+    std::string_view id;
+    std::string_view rule;
+    std::string_view summary;
+};
+
+constexpr std::array<CodeInfo, 18> kCodes{{
+    {DiagnosticCode::SyntaxError, "RB001", "syntax-error",
+     "the text is not valid YAML, JSON or DSL"},
+    {DiagnosticCode::UnknownKey, "RB002", "unknown-key", "a key the format does not have"},
+    {DiagnosticCode::DuplicateKey, "RB003", "duplicate-key",
+     "a key, policy or handler given twice"},
+    {DiagnosticCode::WrongType, "RB004", "wrong-type",
+     "a value of the wrong kind, such as a list where a number goes"},
+    {DiagnosticCode::MissingField, "RB005", "missing-field", "a required key is absent"},
+    {DiagnosticCode::UnsupportedVersion, "RB006", "unsupported-version",
+     "the format version is not 1"},
+    {DiagnosticCode::InvalidDuration, "RB007", "invalid-duration",
+     "a value that is not a duration such as 250ms"},
+    {DiagnosticCode::UnknownValue, "RB008", "unknown-value",
+     "a word that is not one of the allowed values"},
+    {DiagnosticCode::OutOfRange, "RB101", "out-of-range",
+     "a number or duration outside its allowed range"},
+    {DiagnosticCode::ConflictingFields, "RB102", "conflicting-fields",
+     "fields that must not be given together"},
+    {DiagnosticCode::ExtendsCycle, "RB103", "extends-cycle",
+     "policies that extend each other in a circle"},
+    {DiagnosticCode::UnknownPolicy, "RB104", "unknown-policy",
+     "extends, a handler or default names a policy that does not exist"},
+    {DiagnosticCode::InconsistentValues, "RB105", "inconsistent-values",
+     "values that contradict each other, such as max below initial"},
+    {DiagnosticCode::InvalidRoutes, "RB106", "invalid-routes",
+     "routes whose up_to values are not strictly increasing"},
+    {DiagnosticCode::UnknownPredicate, "RB107", "unknown-predicate",
+     "a retry_if name that is not registered in code"},
+    {DiagnosticCode::InvalidName, "RB108", "invalid-name",
+     "a name outside [A-Za-z_][A-Za-z0-9_.-]*"},
+    {DiagnosticCode::UnreadableFile, "RB109", "unreadable-file",
+     "the file cannot be read or has an unknown extension"},
+    {DiagnosticCode::InvalidValue, "RB110", "invalid-value",
+     "a value that breaks its format, such as a SQLSTATE that is not 5 characters"},
+}};
+
+const CodeInfo& info(DiagnosticCode code) noexcept {
+    for (const CodeInfo& entry : kCodes) {
+        if (entry.code == code) {
+            return entry;
+        }
+    }
+    return kCodes.front();
+}
+
+// Levenshtein distance, for did-you-mean hints on short words.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) {
+        row[j] = j;
+    }
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+std::string_view line_of(std::string_view source, std::uint32_t line) {
+    std::size_t start = 0;
+    for (std::uint32_t current = 1; current < line; ++current) {
+        const auto next = source.find('\n', start);
+        if (next == std::string_view::npos) {
+            return {};
+        }
+        start = next + 1;
+    }
+    const auto end = source.find('\n', start);
+    std::string_view text = source.substr(start, end == std::string_view::npos ? source.size() - start : end - start);
+    if (!text.empty() && text.back() == '\r') {
+        text.remove_suffix(1);
+    }
+    return text;
+}
+
+}  // namespace
+
+std::string_view to_string(Severity s) noexcept {
+    switch (s) {
+        case Severity::Error:
+            return "error";
+        case Severity::Warning:
+            return "warning";
+        case Severity::Note:
+            break;
+    }
+    return "note";
+}
+
+std::string_view code_id(DiagnosticCode code) noexcept { return info(code).id; }
+std::string_view rule_name(DiagnosticCode code) noexcept { return info(code).rule; }
+std::string_view code_summary(DiagnosticCode code) noexcept { return info(code).summary; }
+
+const std::vector<DiagnosticCode>& all_codes() {
+    static const std::vector<DiagnosticCode> codes = [] {
+        std::vector<DiagnosticCode> all;
+        for (const CodeInfo& entry : kCodes) {
+            all.push_back(entry.code);
+        }
+        return all;
+    }();
+    return codes;
+}
+
+bool has_errors(const Diagnostics& diagnostics) noexcept {
+    return std::any_of(diagnostics.begin(), diagnostics.end(),
+                       [](const Diagnostic& d) { return d.severity == Severity::Error; });
+}
+
+std::string format_diagnostic(const Diagnostic& d, std::string_view source) {
+    std::string text = d.file;
+    if (d.position.known()) {
+        text += ":" + std::to_string(d.position.line) + ":" + std::to_string(d.position.column);
+    }
+    text += ": ";
+    text += to_string(d.severity);
+    text += ": " + d.message + " [" + std::string(code_id(d.code)) + " " +
+            std::string(rule_name(d.code)) + "]";
+    if (!source.empty() && d.position.known()) {
+        const std::string_view line = line_of(source, d.position.line);
+        // Very long lines (minified files) are not echoed in full.
+        constexpr std::size_t kMaxEcho = 200;
+        if (!line.empty() && line.size() <= kMaxEcho) {
+            text += "\n    " + std::string(line) + "\n    ";
+            for (std::uint32_t column = 1; column < d.position.column && column <= line.size(); ++column) {
+                text += line[column - 1] == '\t' ? '\t' : ' ';
+            }
+            text += "^";
+        }
+    }
+    if (!d.suggestion.empty()) {
+        text += "\n    " + d.suggestion;
+    }
+    return text;
+}
+
+std::string closest_match(std::string_view word, const std::vector<std::string_view>& candidates) {
+    std::string_view best;
+    std::size_t best_distance = 0;
+    for (const std::string_view candidate : candidates) {
+        const std::size_t distance = edit_distance(word, candidate);
+        if (best.empty() || distance < best_distance) {
+            best = candidate;
+            best_distance = distance;
+        }
+    }
+    // Close means: at most a third of the word's letters differ (and at least one may).
+    const std::size_t allowed = std::max<std::size_t>(1, word.size() / 3);
+    if (best.empty() || best_distance > allowed) {
+        return {};
+    }
+    return std::string(best);
+}
+
+}  // namespace rebound::dsl

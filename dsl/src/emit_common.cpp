@@ -1,0 +1,366 @@
+#include "emit_common.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstddef>
+#include <system_error>
+
+#include "rebound/policy_validation.hpp"
+
+namespace rebound::dsl::emit_detail {
+
+std::string duration_text(Duration d) {
+    // format_duration negates negative values, which the most negative one cannot survive.
+    if (d == Duration::min()) {
+        return std::to_string(d.count()) + "us";
+    }
+    return format_duration(d);
+}
+
+std::string number_text(double value) {
+    // Fixed notation without a precision is the shortest exact spelling; 330 characters hold
+    // the longest double (a subnormal) in it.
+    std::array<char, 512> buffer{};
+    const auto [end, error] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value,
+                                            std::chars_format::fixed);
+    if (error != std::errc{}) {
+        return "nan";
+    }
+    return std::string(buffer.data(), end);
+}
+
+std::string percent_text(double value) {
+    std::string digits = number_text(value);
+    if (digits.find_first_of("ni") != std::string::npos) {
+        return digits;  // nan, inf
+    }
+    std::string sign;
+    if (digits.front() == '-') {
+        sign = "-";
+        digits.erase(0, 1);
+    }
+    const std::size_t dot = digits.find('.');
+    std::string whole = digits.substr(0, dot);
+    std::string fraction = dot == std::string::npos ? std::string{} : digits.substr(dot + 1);
+    fraction.resize(std::max<std::size_t>(fraction.size(), 2), '0');
+    whole += fraction.substr(0, 2);
+    fraction.erase(0, 2);
+    const std::size_t first_significant = whole.find_first_not_of('0');
+    whole = first_significant == std::string::npos ? "0" : whole.substr(first_significant);
+    return sign + whole + (fraction.empty() ? "" : "." + fraction);
+}
+
+std::string_view category_word(ErrorCategory category) noexcept {
+    if (static_cast<std::size_t>(category) >= kCategoryCount) {
+        return to_string(ErrorCategory::Unknown);
+    }
+    return to_string(category);
+}
+
+std::string_view vendor_word(Vendor vendor) noexcept {
+    if (static_cast<std::size_t>(vendor) >= kVendorTable.size()) {
+        return to_string(Vendor::Generic);
+    }
+    return to_string(vendor);
+}
+
+std::string http_class_text(int hundreds_digit) {
+    return std::to_string(hundreds_digit) + "xx";
+}
+
+std::string double_quoted(std::string_view text) {
+    constexpr std::string_view kHexDigits = "0123456789ABCDEF";
+    std::string out = "\"";
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        switch (c) {
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            default:
+                if (byte < 0x20 || byte == 0x7f) {
+                    out += "\\x";
+                    out += kHexDigits[byte >> 4U];
+                    out += kHexDigits[byte & 0xfU];
+                } else {
+                    out += c;
+                }
+        }
+    }
+    out += '"';
+    return out;
+}
+
+FormNode FormNode::map(bool flow) {
+    FormNode node;
+    node.kind = Kind::Map;
+    node.flow = flow;
+    return node;
+}
+
+FormNode FormNode::list(bool flow) {
+    FormNode node;
+    node.kind = Kind::List;
+    node.flow = flow;
+    return node;
+}
+
+FormNode FormNode::word(std::string text) {
+    FormNode node;
+    node.kind = Kind::Word;
+    node.text = std::move(text);
+    return node;
+}
+
+FormNode FormNode::quoted_text(std::string text) {
+    FormNode node;
+    node.kind = Kind::Text;
+    node.text = std::move(text);
+    return node;
+}
+
+FormNode FormNode::integer_value(std::int64_t value) {
+    FormNode node;
+    node.kind = Kind::Integer;
+    node.integer = value;
+    return node;
+}
+
+FormNode FormNode::number_value(double value) {
+    FormNode node;
+    node.kind = Kind::Number;
+    node.number = value;
+    return node;
+}
+
+FormNode FormNode::boolean_value(bool value) {
+    FormNode node;
+    node.kind = Kind::Boolean;
+    node.boolean = value;
+    return node;
+}
+
+FormNode& FormNode::add(std::string key, FormNode value) {
+    entries.emplace_back(std::move(key), std::move(value));
+    return *this;
+}
+
+namespace {
+
+using Kind = FormNode::Kind;
+
+FormNode duration_word(Duration d) {
+    return FormNode::word(duration_text(d));
+}
+
+void add_duration(FormNode& map, std::string key, const Field<Duration>& field) {
+    if (field) {
+        map.add(std::move(key), duration_word(field->value));
+    }
+}
+
+FormNode single_entry(std::string key, FormNode value) {
+    FormNode map = FormNode::map(true);
+    map.add(std::move(key), std::move(value));
+    return map;
+}
+
+FormNode matcher_form(const Matcher& m) {
+    switch (m.kind) {
+        case MatcherKind::TransientGroup:
+            return FormNode::word(std::string(kTransientGroupName));
+        case MatcherKind::SqlState:
+            return single_entry("sqlstate", FormNode::quoted_text(m.text));
+        case MatcherKind::SqlStateClass:
+            return single_entry("sqlstate_class", FormNode::quoted_text(m.text));
+        case MatcherKind::VendorNative: {
+            FormNode map = FormNode::map(true);
+            map.add("native", FormNode::integer_value(m.native_code));
+            map.add("vendor", FormNode::word(std::string(vendor_word(m.vendor))));
+            return map;
+        }
+        case MatcherKind::ErrorType:
+            return single_entry("error", FormNode::word(m.text));
+        case MatcherKind::HttpStatus:
+            return single_entry("http", FormNode::integer_value(m.http));
+        case MatcherKind::HttpClass:
+            return single_entry("http", FormNode::word(http_class_text(m.http)));
+        case MatcherKind::Message:
+            return single_entry("message", FormNode::quoted_text(m.text));
+        case MatcherKind::Category:
+            break;
+    }
+    return FormNode::word(std::string(category_word(m.category)));
+}
+
+FormNode matcher_list_form(const ListNode<Located<Matcher>>& list) {
+    FormNode out = FormNode::list(true);
+    for (const Located<Matcher>& matcher : list.items) {
+        out.items.push_back(matcher_form(matcher.value));
+    }
+    return out;
+}
+
+FormNode backoff_form(const BackoffNode& node) {
+    FormNode map = FormNode::map(true);
+    map.add("type", FormNode::word(std::string(to_string(node.type.value))));
+    add_duration(map, "delay", node.delay);
+    add_duration(map, "initial", node.initial);
+    add_duration(map, "increment", node.increment);
+    if (node.multiplier) {
+        map.add("multiplier", FormNode::number_value(node.multiplier->value));
+    }
+    add_duration(map, "max", node.max);
+    return map;
+}
+
+bool is_jitter_word(JitterType type) noexcept {
+    return type != JitterType::Bounded && type != JitterType::Proportional;
+}
+
+// A word (`full`) when that says everything; otherwise `{ type: ..., amount/factor }`.
+FormNode jitter_form(const JitterNode& node) {
+    const std::string type(to_string(node.type.value));
+    if (is_jitter_word(node.type.value) && !node.amount && !node.factor) {
+        return FormNode::word(type);
+    }
+    FormNode map = FormNode::map(true);
+    map.add("type", FormNode::word(type));
+    add_duration(map, "amount", node.amount);
+    if (node.factor) {
+        map.add("factor", FormNode::number_value(node.factor->value));
+    }
+    return map;
+}
+
+FormNode budget_form(const BudgetNode& node) {
+    FormNode map = FormNode::map(true);
+    if (node.max_tokens) {
+        map.add("max_tokens", FormNode::integer_value(node.max_tokens->value));
+    }
+    if (node.token_ratio) {
+        map.add("token_ratio", FormNode::number_value(node.token_ratio->value));
+    }
+    return map;
+}
+
+FormNode routes_form(const ListNode<RouteNode>& routes) {
+    FormNode list = FormNode::list(false);
+    for (const RouteNode& route : routes.items) {
+        FormNode map = FormNode::map(true);
+        add_duration(map, "up_to", route.up_to);
+        if (route.target) {
+            map.add("target", FormNode::quoted_text(route.target->value));
+        }
+        list.items.push_back(std::move(map));
+    }
+    return list;
+}
+
+FormNode names_form(const ListNode<Located<std::string>>& names) {
+    FormNode list = FormNode::list(true);
+    for (const Located<std::string>& name : names.items) {
+        list.items.push_back(FormNode::word(name.value));
+    }
+    return list;
+}
+
+FormNode fields_form(const PolicyFields& f) {
+    FormNode map = FormNode::map(false);
+    if (f.extends) {
+        map.add("extends", FormNode::word(f.extends->value));
+    }
+    if (f.max_attempts) {
+        map.add("max_attempts", FormNode::integer_value(f.max_attempts->value));
+    }
+    if (f.max_retries) {
+        map.add("max_retries", FormNode::integer_value(f.max_retries->value));
+    }
+    if (f.backoff) {
+        map.add("backoff", backoff_form(*f.backoff));
+    }
+    if (f.jitter) {
+        map.add("jitter", jitter_form(*f.jitter));
+    }
+    add_duration(map, "deadline", f.deadline);
+    add_duration(map, "min_attempt_budget", f.min_attempt_budget);
+    add_duration(map, "attempt_timeout", f.attempt_timeout);
+    if (f.retry_on) {
+        map.add("retry_on", matcher_list_form(*f.retry_on));
+    }
+    if (f.never_retry_on) {
+        map.add("never_retry_on", matcher_list_form(*f.never_retry_on));
+    }
+    if (f.retry_if) {
+        map.add("retry_if", names_form(*f.retry_if));
+    }
+    if (f.on_exhausted) {
+        map.add("on_exhausted", FormNode::word(std::string(to_string(f.on_exhausted->value))));
+    }
+    if (f.budget) {
+        map.add("budget", budget_form(*f.budget));
+    }
+    if (f.routes) {
+        map.add("routes", routes_form(*f.routes));
+    }
+    return map;
+}
+
+// `Name: policy`, or the mapping form when `idempotent` is stated (false included).
+FormNode handler_form(const HandlerNode& handler) {
+    if (!handler.idempotent) {
+        return FormNode::word(handler.policy.value);
+    }
+    FormNode map = FormNode::map(true);
+    map.add("policy", FormNode::word(handler.policy.value));
+    map.add("idempotent", FormNode::boolean_value(handler.idempotent->value));
+    return map;
+}
+
+}  // namespace
+
+FormNode document_form(const Document& document) {
+    FormNode root = FormNode::map(false);
+    if (document.version) {
+        root.add("rebound", FormNode::integer_value(document.version->value));
+    }
+    if (document.service) {
+        root.add("service", FormNode::word(document.service->value));
+    }
+    if (document.defaults) {
+        root.add("defaults", fields_form(document.defaults->fields));
+    }
+    if (document.has_policies_section || !document.policies.empty()) {
+        FormNode policies = FormNode::map(false);
+        for (const PolicyNode& policy : document.policies) {
+            policies.add(policy.name.value, fields_form(policy.fields));
+        }
+        root.add("policies", std::move(policies));
+    }
+    if (!document.handlers.empty()) {
+        FormNode handlers = FormNode::map(false);
+        for (const HandlerNode& handler : document.handlers) {
+            handlers.add(handler.key.value, handler_form(handler));
+        }
+        root.add("handlers", std::move(handlers));
+    }
+    if (document.default_policy) {
+        root.add("default", FormNode::word(document.default_policy->value));
+    }
+    return root;
+}
+
+}  // namespace rebound::dsl::emit_detail

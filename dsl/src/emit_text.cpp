@@ -1,0 +1,240 @@
+// The DSL emitter (.rebound): `rebound` and `service` lines, a `defaults` block, one `policy`
+// block per policy, then the bindings, with a blank line between blocks and two-space indent.
+//
+// What the DSL cannot say, and how it is printed instead:
+//   - an exponential backoff without a multiplier prints the default, `x2` (same policy);
+//   - an empty list (`retry_on: []`, `routes: []`) has no statement and is left out. Same
+//     policy unless it overrides an inherited non-empty list;
+//   - `idempotent: false` is left out (false is the default);
+//   - `extends` inside `defaults` and backoff fields foreign to the backoff type are left out;
+//   - a required value missing from an (invalid) Document is left out of its statement, so
+//     that reading the text back reports the statement as incomplete.
+#include "rebound/dsl/emit.hpp"
+
+#include <string>
+#include <vector>
+
+#include "emit_common.hpp"
+
+namespace rebound::dsl {
+namespace {
+
+using emit_detail::duration_text;
+using emit_detail::number_text;
+using Lines = std::vector<std::string>;
+
+constexpr std::string_view kIndent = "  ";
+
+// " " + prefix + duration, or nothing when the field is absent.
+std::string optional_duration(std::string_view prefix, const Field<Duration>& field) {
+    return field ? " " + std::string(prefix) + duration_text(field->value) : std::string{};
+}
+
+std::string backoff_statement(const BackoffNode& node) {
+    std::string out = "backoff " + std::string(to_string(node.type.value));
+    switch (node.type.value) {
+        case BackoffType::Fixed:
+            return out + optional_duration("", node.delay);
+        case BackoffType::Linear:
+            return out + optional_duration("", node.initial) +
+                   optional_duration("+", node.increment) + optional_duration("max ", node.max);
+        case BackoffType::Exponential: {
+            const double multiplier =
+                node.multiplier ? node.multiplier->value : Backoff::kDefaultMultiplier;
+            return out + optional_duration("", node.initial) + " x" + number_text(multiplier) +
+                   optional_duration("max ", node.max);
+        }
+        case BackoffType::None:
+            break;
+    }
+    return out;
+}
+
+std::string jitter_statement(const JitterNode& node) {
+    switch (node.type.value) {
+        case JitterType::Bounded:
+            return node.amount ? "jitter +-" + duration_text(node.amount->value) : "jitter bounded";
+        case JitterType::Proportional:
+            return node.factor ? "jitter " + emit_detail::percent_text(node.factor->value) + "%"
+                               : "jitter proportional";
+        case JitterType::None:
+        case JitterType::Full:
+        case JitterType::Equal:
+        case JitterType::Decorrelated:
+            break;
+    }
+    return "jitter " + std::string(to_string(node.type.value));
+}
+
+std::string matcher_text(const Matcher& m) {
+    switch (m.kind) {
+        case MatcherKind::TransientGroup:
+            return std::string(kTransientGroupName);
+        case MatcherKind::SqlState:
+            return "sqlstate " + m.text;
+        case MatcherKind::SqlStateClass:
+            return "sqlstate class " + m.text;
+        case MatcherKind::VendorNative:
+            return "native " + std::string(emit_detail::vendor_word(m.vendor)) + " " +
+                   std::to_string(m.native_code);
+        case MatcherKind::ErrorType:
+            return "error " + m.text;
+        case MatcherKind::HttpStatus:
+            return "http " + std::to_string(m.http);
+        case MatcherKind::HttpClass:
+            return "http " + emit_detail::http_class_text(m.http);
+        case MatcherKind::Message:
+            return "message " + emit_detail::double_quoted(m.text);
+        case MatcherKind::Category:
+            break;
+    }
+    return std::string(emit_detail::category_word(m.category));
+}
+
+// `prefix A, B, C`; nothing for an empty list (the DSL has no way to state one).
+template <typename Item, typename Spell>
+void add_list_statement(Lines& lines, std::string_view prefix,
+                        const std::optional<ListNode<Item>>& list, Spell spell) {
+    if (!list || list->items.empty()) {
+        return;
+    }
+    std::string line(prefix);
+    for (std::size_t i = 0; i < list->items.size(); ++i) {
+        line += (i == 0 ? " " : ", ") + spell(list->items[i]);
+    }
+    lines.push_back(std::move(line));
+}
+
+void add_duration_statement(Lines& lines, std::string_view keyword, const Field<Duration>& field) {
+    if (field) {
+        lines.push_back(std::string(keyword) + " " + duration_text(field->value));
+    }
+}
+
+std::string budget_statement(const BudgetNode& node) {
+    std::string out = "budget";
+    if (node.max_tokens) {
+        out += " tokens " + std::to_string(node.max_tokens->value);
+    }
+    if (node.token_ratio) {
+        out += " ratio " + number_text(node.token_ratio->value);
+    }
+    return out;
+}
+
+std::string route_statement(const RouteNode& route) {
+    std::string out = "route up to";
+    out += optional_duration("", route.up_to);
+    if (route.target) {
+        out += " -> " + emit_detail::double_quoted(route.target->value);
+    }
+    return out;
+}
+
+// The statements of a policy or `defaults` body, in canonical order (`extends` is in the header).
+Lines field_statements(const PolicyFields& f) {
+    Lines lines;
+    if (f.max_attempts) {
+        lines.push_back("attempts " + std::to_string(f.max_attempts->value));
+    }
+    if (f.max_retries) {
+        lines.push_back("retries " + std::to_string(f.max_retries->value));
+    }
+    if (f.backoff) {
+        lines.push_back(backoff_statement(*f.backoff));
+    }
+    if (f.jitter) {
+        lines.push_back(jitter_statement(*f.jitter));
+    }
+    add_duration_statement(lines, "deadline", f.deadline);
+    add_duration_statement(lines, "min_attempt_budget", f.min_attempt_budget);
+    add_duration_statement(lines, "attempt_timeout", f.attempt_timeout);
+    const auto spell_matcher = [](const Located<Matcher>& m) { return matcher_text(m.value); };
+    add_list_statement(lines, "retry on", f.retry_on, spell_matcher);
+    add_list_statement(lines, "never on", f.never_retry_on, spell_matcher);
+    add_list_statement(lines, "retry if", f.retry_if,
+                       [](const Located<std::string>& name) { return name.value; });
+    if (f.on_exhausted) {
+        lines.push_back("on exhausted " + std::string(to_string(f.on_exhausted->value)));
+    }
+    if (f.budget) {
+        lines.push_back(budget_statement(*f.budget));
+    }
+    if (f.routes) {
+        for (const RouteNode& route : f.routes->items) {
+            lines.push_back(route_statement(route));
+        }
+    }
+    return lines;
+}
+
+std::string block(const std::string& header, const PolicyFields& fields) {
+    std::string out = header + " {\n";
+    for (const std::string& line : field_statements(fields)) {
+        out += std::string(kIndent) + line + '\n';
+    }
+    return out + "}\n";
+}
+
+std::string policy_header(const PolicyNode& policy) {
+    std::string header = "policy " + policy.name.value;
+    if (policy.fields.extends) {
+        header += " extends " + policy.fields.extends->value;
+    }
+    return header;
+}
+
+std::string handler_line(const HandlerNode& handler) {
+    const bool idempotent = handler.idempotent && handler.idempotent->value;
+    return "handler " + handler.key.value + " uses " + handler.policy.value +
+           (idempotent ? " idempotent" : "") + '\n';
+}
+
+std::string header_block(const Document& document) {
+    std::string out;
+    if (document.version) {
+        out += "rebound " + std::to_string(document.version->value) + '\n';
+    }
+    if (document.service) {
+        out += "service " + document.service->value + '\n';
+    }
+    return out;
+}
+
+std::string bindings_block(const Document& document) {
+    std::string out;
+    for (const HandlerNode& handler : document.handlers) {
+        out += handler_line(handler);
+    }
+    if (document.default_policy) {
+        out += "default uses " + document.default_policy->value + '\n';
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string emit_text(const Document& document) {
+    std::vector<std::string> blocks{header_block(document)};
+    if (document.defaults) {
+        blocks.push_back(block("defaults", document.defaults->fields));
+    }
+    for (const PolicyNode& policy : document.policies) {
+        blocks.push_back(block(policy_header(policy), policy.fields));
+    }
+    blocks.push_back(bindings_block(document));
+
+    std::string out;
+    for (const std::string& text : blocks) {
+        if (text.empty()) {
+            continue;
+        }
+        if (!out.empty()) {
+            out += '\n';
+        }
+        out += text;
+    }
+    return out;
+}
+
+}  // namespace rebound::dsl

@@ -1,0 +1,94 @@
+#include "rebound/dsl/load.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "rebound/dsl/parse.hpp"
+
+namespace rebound::dsl {
+namespace {
+
+// Files larger than this are refused rather than read into memory.
+constexpr std::uintmax_t kMaxFileBytes = 64u * 1024u * 1024u;
+
+Diagnostic unreadable(const std::string& file, std::string message) {
+    Diagnostic d;
+    d.code = DiagnosticCode::UnreadableFile;
+    d.message = std::move(message);
+    d.file = file;
+    return d;
+}
+
+std::string join_errors(const Diagnostics& diagnostics, std::string_view source) {
+    std::string text;
+    for (const Diagnostic& d : diagnostics) {
+        if (d.severity == Severity::Error) {
+            text += (text.empty() ? "" : "\n") + format_diagnostic(d, source);
+        }
+    }
+    return text.empty() ? "policy file failed to load" : text;
+}
+
+}  // namespace
+
+LoadResult load_text(std::string_view text, std::string_view file, Syntax syntax,
+                     const PolicyCompileOptions& options) {
+    LoadResult result;
+    result.source = std::string(text);
+    ParseResult parsed = parse(result.source, file, syntax);
+    result.document = std::move(parsed.document);
+    result.diagnostics = std::move(parsed.diagnostics);
+    // Compile even after parse errors: the validator's findings on the readable parts are
+    // reported too, but no policy set comes out of a file with any error.
+    CompileResult compiled = compile(result.document, options);
+    result.diagnostics.insert(result.diagnostics.end(), compiled.diagnostics.begin(),
+                              compiled.diagnostics.end());
+    if (!has_errors(result.diagnostics)) {
+        result.policy_set = std::move(compiled.policy_set);
+    }
+    return result;
+}
+
+LoadResult load_file(const std::filesystem::path& path, const PolicyCompileOptions& options) {
+    const std::string file = path.generic_string();
+    LoadResult result;
+    result.document.file = file;
+    const std::optional<Syntax> syntax = syntax_for_path(file);
+    if (!syntax) {
+        result.diagnostics.push_back(unreadable(
+            file, "unknown policy file extension: use .yaml, .yml, .json or .rebound"));
+        return result;
+    }
+    std::error_code error;
+    const std::uintmax_t size = std::filesystem::file_size(path, error);
+    if (error) {
+        result.diagnostics.push_back(unreadable(file, "cannot read file: " + error.message()));
+        return result;
+    }
+    if (size > kMaxFileBytes) {
+        result.diagnostics.push_back(unreadable(file, "file is larger than 64 MiB"));
+        return result;
+    }
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in) {
+        result.diagnostics.push_back(unreadable(file, "cannot read file"));
+        return result;
+    }
+    return load_text(text.str(), file, *syntax, options);
+}
+
+LoadError::LoadError(Diagnostics diagnostics, std::string_view source)
+    : std::runtime_error(join_errors(diagnostics, source)), diagnostics_(std::move(diagnostics)) {}
+
+std::shared_ptr<const PolicySet> load_file_or_throw(const std::filesystem::path& path,
+                                                    const PolicyCompileOptions& options) {
+    LoadResult result = load_file(path, options);
+    if (!result.policy_set) {
+        throw LoadError(std::move(result.diagnostics), result.source);
+    }
+    return std::move(result.policy_set);
+}
+
+}  // namespace rebound::dsl

@@ -1,0 +1,537 @@
+// The grammar of the text DSL (.rebound files), for PEGTL 3.2.7. Private to rebound::dsl: PEGTL
+// never appears in a public header.
+//
+// Shape. The DSL is line-oriented: every statement ends at the end of its line. So `grammar` is
+// the grammar of ONE line, and the reader (text_frontend.cpp) applies it to each line in turn.
+// That is what makes error recovery simple and certain: a syntax error ends its own line only,
+// and the next line starts afresh, so one pass reports every broken line of a file.
+//
+// Division of work. The grammar checks the shape of a statement and marks its parts (the rules
+// that have an action in the reader); the reader decides the rest: which statements may stand
+// where (inside a `policy` block or at the top level), the order of `rebound` and `service`,
+// duplicates, and the meaning of every value. Values are lexed as plain words (`word`): the
+// grammar says where a duration, a number or a category goes, and the reader checks the word
+// with the shared helpers of syntax.hpp, so that a wrong value gets a precise diagnostic (a
+// missing unit, a did-you-mean) instead of a generic syntax error.
+//
+// Errors. Once a statement's keyword has matched, every further part is wrapped in must<>, and
+// every rule under a must<> has an error_message below, in the user's words ("expected a
+// duration such as 250ms after 'fixed'"); the reader appends what it found instead ("got
+// '500'"). `control` refuses to compile a must<> whose rule has no message, and raises only
+// under must<> (a rule with a message that fails elsewhere simply fails).
+//
+// Actions. PEGTL applies an action as soon as its rule matches, even if an enclosing rule fails
+// later. So rules with actions are placed where no backtracking can follow their match: after
+// a keyword (the rest is under must<>), or as whole alternatives of a sor<>.
+//
+// Bounded work: no rule is recursive, so the stack depth does not depend on the input, and
+// every repetition consumes input (a test asserts analyze<grammar>() == 0).
+#pragma once
+
+#include <tao/pegtl.hpp>
+
+namespace rebound::dsl::text {
+
+namespace pegtl = tao::pegtl;
+
+// Rules are lower_snake_case structs, as in PEGTL's own grammars (contrib/json.hpp); each is one
+// concept of the language, and a distinct type so that it can carry its own action and message.
+
+// ---- Lexical rules ---------------------------------------------------------------------------
+
+struct blanks : pegtl::star<pegtl::blank> {};
+struct separator : pegtl::plus<pegtl::blank> {};
+// `#` to the end of the line (the reader gives the grammar one line, so to the input's end).
+struct comment : pegtl::seq<pegtl::one<'#'>, pegtl::star<pegtl::any>> {};
+// Where a statement ends: blanks, an optional comment, the end of the line.
+struct line_end : pegtl::seq<blanks, pegtl::opt<comment>, pegtl::eof> {};
+// The end of the statement that starts with `Keyword`: one type per statement, for its message.
+template <typename Keyword>
+struct end_of : line_end {};
+
+// Names (policy, service, predicate and error-type names): [A-Za-z_][A-Za-z0-9_.-]*
+struct name_first : pegtl::sor<pegtl::alpha, pegtl::one<'_'>> {};
+struct name_char : pegtl::sor<pegtl::alnum, pegtl::one<'_', '.', '-'>> {};
+struct name : pegtl::seq<name_first, pegtl::star<name_char>> {};
+
+// A keyword is a whole word: `attempts` does not start `attempts_total`.
+template <typename Spelling>
+struct keyword : pegtl::seq<Spelling, pegtl::not_at<name_char>> {};
+
+struct arrow : pegtl::string<'-', '>'> {};
+// A value word: any bytes up to a blank or a character of the DSL's own punctuation. Durations,
+// numbers, codes and words are all lexed as words; the reader checks what each must be.
+struct word_char
+    : pegtl::seq<pegtl::not_at<arrow>, pegtl::not_one<' ', '\t', ',', '#', '"', '{', '}', '%'>> {};
+struct word : pegtl::plus<word_char> {};
+
+struct list_comma : pegtl::seq<blanks, pegtl::one<','>, blanks> {};
+struct opening_brace : pegtl::one<'{'> {};
+struct closing_brace : pegtl::one<'}'> {};
+
+// Double-quoted text with the escapes the emitters write: \" \\ \n \t \r \xNN. Raw bytes other
+// than `"` and `\` are taken as they are.
+struct escape_code
+    : pegtl::sor<pegtl::one<'"', '\\', 'n', 't', 'r'>,
+                 pegtl::seq<pegtl::one<'x'>, pegtl::xdigit, pegtl::xdigit>> {};
+struct escape_sequence : pegtl::seq<pegtl::one<'\\'>, pegtl::must<escape_code>> {};
+struct text_char : pegtl::sor<escape_sequence, pegtl::not_one<'"', '\\'>> {};
+struct closing_quote : pegtl::one<'"'> {};
+struct quoted_text
+    : pegtl::seq<pegtl::one<'"'>, pegtl::star<text_char>, pegtl::must<closing_quote>> {};
+
+// ---- Keywords --------------------------------------------------------------------------------
+
+struct rebound_keyword : keyword<TAO_PEGTL_STRING("rebound")> {};
+struct service_keyword : keyword<TAO_PEGTL_STRING("service")> {};
+struct defaults_keyword : keyword<TAO_PEGTL_STRING("defaults")> {};
+struct policy_keyword : keyword<TAO_PEGTL_STRING("policy")> {};
+struct extends_keyword : keyword<TAO_PEGTL_STRING("extends")> {};
+struct handler_keyword : keyword<TAO_PEGTL_STRING("handler")> {};
+struct default_keyword : keyword<TAO_PEGTL_STRING("default")> {};
+struct uses_keyword : keyword<TAO_PEGTL_STRING("uses")> {};
+struct attempts_keyword : keyword<TAO_PEGTL_STRING("attempts")> {};
+struct retries_keyword : keyword<TAO_PEGTL_STRING("retries")> {};
+struct backoff_keyword : keyword<TAO_PEGTL_STRING("backoff")> {};
+struct fixed_keyword : keyword<TAO_PEGTL_STRING("fixed")> {};
+struct linear_keyword : keyword<TAO_PEGTL_STRING("linear")> {};
+struct exponential_keyword : keyword<TAO_PEGTL_STRING("exponential")> {};
+struct none_keyword : keyword<TAO_PEGTL_STRING("none")> {};
+struct max_keyword : keyword<TAO_PEGTL_STRING("max")> {};
+struct jitter_keyword : keyword<TAO_PEGTL_STRING("jitter")> {};
+struct deadline_keyword : keyword<TAO_PEGTL_STRING("deadline")> {};
+struct min_attempt_budget_keyword : keyword<TAO_PEGTL_STRING("min_attempt_budget")> {};
+struct attempt_timeout_keyword : keyword<TAO_PEGTL_STRING("attempt_timeout")> {};
+struct retry_keyword : keyword<TAO_PEGTL_STRING("retry")> {};
+struct retry_on_keyword : keyword<TAO_PEGTL_STRING("on")> {};  // the `on` of `retry on`
+struct retry_if_keyword : keyword<TAO_PEGTL_STRING("if")> {};
+struct never_keyword : keyword<TAO_PEGTL_STRING("never")> {};
+struct never_on_keyword : keyword<TAO_PEGTL_STRING("on")> {};  // the `on` of `never on`
+struct on_keyword : keyword<TAO_PEGTL_STRING("on")> {};        // starts `on exhausted`
+struct exhausted_keyword : keyword<TAO_PEGTL_STRING("exhausted")> {};
+struct budget_keyword : keyword<TAO_PEGTL_STRING("budget")> {};
+struct tokens_keyword : keyword<TAO_PEGTL_STRING("tokens")> {};
+struct ratio_keyword : keyword<TAO_PEGTL_STRING("ratio")> {};
+struct route_keyword : keyword<TAO_PEGTL_STRING("route")> {};
+struct up_keyword : keyword<TAO_PEGTL_STRING("up")> {};
+struct to_keyword : keyword<TAO_PEGTL_STRING("to")> {};
+struct sqlstate_keyword : keyword<TAO_PEGTL_STRING("sqlstate")> {};
+struct class_keyword : keyword<TAO_PEGTL_STRING("class")> {};
+struct native_keyword : keyword<TAO_PEGTL_STRING("native")> {};
+struct error_keyword : keyword<TAO_PEGTL_STRING("error")> {};
+struct http_keyword : keyword<TAO_PEGTL_STRING("http")> {};
+struct message_keyword : keyword<TAO_PEGTL_STRING("message")> {};
+
+// ---- File header: `rebound 1`, `service NAME` ---------------------------------------------------
+
+struct format_version : word {};
+struct version_argument : pegtl::seq<separator, format_version> {};
+struct rebound_statement : pegtl::seq<rebound_keyword, pegtl::must<version_argument>,
+                                      pegtl::must<end_of<rebound_keyword>>> {};
+
+struct service_name : name {};
+struct service_argument : pegtl::seq<separator, service_name> {};
+struct service_statement : pegtl::seq<service_keyword, pegtl::must<service_argument>,
+                                      pegtl::must<end_of<service_keyword>>> {};
+
+// ---- Blocks: `defaults {`, `policy NAME [extends PARENT] {`, `}` --------------------------------
+
+struct parent_name : name {};
+struct parent_argument : pegtl::seq<separator, parent_name> {};
+// Parsed after `defaults` too, so that the reader can say that defaults cannot extend.
+struct extends_clause : pegtl::seq<separator, extends_keyword, pegtl::must<parent_argument>> {};
+// `policy p {}`: an empty block on one line.
+struct inline_block_end : pegtl::seq<blanks, closing_brace> {};
+
+struct defaults_opening : pegtl::seq<blanks, opening_brace> {};
+struct defaults_statement
+    : pegtl::seq<defaults_keyword, pegtl::opt<extends_clause>, pegtl::must<defaults_opening>,
+                 pegtl::opt<inline_block_end>, pegtl::must<end_of<defaults_keyword>>> {};
+
+struct policy_name : name {};
+struct policy_name_argument : pegtl::seq<separator, policy_name> {};
+struct policy_opening : pegtl::seq<blanks, opening_brace> {};
+struct policy_statement
+    : pegtl::seq<policy_keyword, pegtl::must<policy_name_argument>, pegtl::opt<extends_clause>,
+                 pegtl::must<policy_opening>, pegtl::opt<inline_block_end>,
+                 pegtl::must<end_of<policy_keyword>>> {};
+
+struct block_end_brace : pegtl::one<'}'> {};
+struct block_end : pegtl::seq<block_end_brace, pegtl::must<end_of<block_end_brace>>> {};
+
+// ---- Bindings: `handler KEY uses POLICY [idempotent]`, `default uses POLICY` ---------------------
+
+// A handler name or a prefix pattern `prefix.*` (the validator checks where a `*` may stand).
+struct handler_key : pegtl::seq<name_first, pegtl::star<pegtl::sor<name_char, pegtl::one<'*'>>>> {};
+struct handler_key_argument : pegtl::seq<separator, handler_key> {};
+struct handler_uses : pegtl::seq<separator, uses_keyword> {};
+struct bound_policy : name {};
+struct bound_policy_argument : pegtl::seq<separator, bound_policy> {};
+// `idempotent`, or a misspelling of it that the reader reports.
+struct handler_option : word {};
+struct handler_statement
+    : pegtl::seq<handler_keyword, pegtl::must<handler_key_argument>, pegtl::must<handler_uses>,
+                 pegtl::must<bound_policy_argument>, pegtl::opt<separator, handler_option>,
+                 pegtl::must<end_of<handler_keyword>>> {};
+
+struct default_uses : pegtl::seq<separator, uses_keyword> {};
+struct default_statement
+    : pegtl::seq<default_keyword, pegtl::must<default_uses>, pegtl::must<bound_policy_argument>,
+                 pegtl::must<end_of<default_keyword>>> {};
+
+// ---- Counts: `attempts N`, `retries N` ------------------------------------------------------------
+
+struct attempts_count : word {};
+struct attempts_argument : pegtl::seq<separator, attempts_count> {};
+struct attempts_statement : pegtl::seq<attempts_keyword, pegtl::must<attempts_argument>,
+                                       pegtl::must<end_of<attempts_keyword>>> {};
+
+struct retries_count : word {};
+struct retries_argument : pegtl::seq<separator, retries_count> {};
+struct retries_statement : pegtl::seq<retries_keyword, pegtl::must<retries_argument>,
+                                      pegtl::must<end_of<retries_keyword>>> {};
+
+// ---- Backoff -----------------------------------------------------------------------------------
+//   backoff fixed D | backoff linear D +D [max D] | backoff exponential D [xF] [max D] | backoff none
+
+struct backoff_delay : word {};
+struct fixed_delay_argument : pegtl::seq<separator, backoff_delay> {};
+struct backoff_fixed : pegtl::seq<fixed_keyword, pegtl::must<fixed_delay_argument>> {};
+
+struct backoff_initial : word {};
+struct backoff_max : word {};
+struct max_argument : pegtl::seq<separator, backoff_max> {};
+struct max_clause : pegtl::seq<separator, max_keyword, pegtl::must<max_argument>> {};
+
+// `+2s`: the increment is written with its sign, the text includes the `+`.
+struct backoff_increment : pegtl::seq<pegtl::one<'+'>, word> {};
+struct linear_initial_argument : pegtl::seq<separator, backoff_initial> {};
+struct linear_increment_argument : pegtl::seq<separator, backoff_increment> {};
+struct backoff_linear
+    : pegtl::seq<linear_keyword, pegtl::must<linear_initial_argument>,
+                 pegtl::must<linear_increment_argument>, pegtl::opt<max_clause>> {};
+
+// `x2`: the multiplier is written after an `x`, the text includes the `x`. Optional: the
+// spec's default multiplier (2.0) applies without it, as in YAML.
+struct backoff_multiplier : pegtl::seq<pegtl::one<'x'>, word> {};
+struct multiplier_clause : pegtl::seq<separator, backoff_multiplier> {};
+struct exponential_initial_argument : pegtl::seq<separator, backoff_initial> {};
+struct backoff_exponential
+    : pegtl::seq<exponential_keyword, pegtl::must<exponential_initial_argument>,
+                 pegtl::opt<multiplier_clause>, pegtl::opt<max_clause>> {};
+
+struct backoff_none : none_keyword {};
+
+// Any other word where the type goes: the reader reports it (with a did-you-mean); the rest of
+// the line is skipped, since its shape depends on the type the user meant.
+struct backoff_unknown_type : word {};
+struct backoff_unknown : pegtl::seq<backoff_unknown_type, pegtl::star<pegtl::any>> {};
+
+struct backoff_form : pegtl::seq<separator, pegtl::sor<backoff_fixed, backoff_linear,
+                                                       backoff_exponential, backoff_none,
+                                                       backoff_unknown>> {};
+struct backoff_statement : pegtl::seq<backoff_keyword, pegtl::must<backoff_form>,
+                                      pegtl::must<end_of<backoff_keyword>>> {};
+
+// ---- Jitter: `jitter WORD`, `jitter +-D` (bounded), `jitter N%` (proportional) --------------------
+
+struct bounded_sign : pegtl::string<'+', '-'> {};
+struct bounded_amount : word {};
+struct jitter_bounded : pegtl::seq<bounded_sign, pegtl::must<bounded_amount>> {};
+struct jitter_percent : pegtl::seq<word, pegtl::one<'%'>> {};
+struct jitter_word : word {};
+struct jitter_form
+    : pegtl::seq<separator, pegtl::sor<jitter_bounded, jitter_percent, jitter_word>> {};
+struct jitter_statement : pegtl::seq<jitter_keyword, pegtl::must<jitter_form>,
+                                     pegtl::must<end_of<jitter_keyword>>> {};
+
+// ---- Time limits: `deadline D`, `min_attempt_budget D`, `attempt_timeout D` ---------------------
+
+struct deadline_value : word {};
+struct deadline_argument : pegtl::seq<separator, deadline_value> {};
+struct deadline_statement : pegtl::seq<deadline_keyword, pegtl::must<deadline_argument>,
+                                       pegtl::must<end_of<deadline_keyword>>> {};
+
+struct min_attempt_budget_value : word {};
+struct min_attempt_budget_argument : pegtl::seq<separator, min_attempt_budget_value> {};
+struct min_attempt_budget_statement
+    : pegtl::seq<min_attempt_budget_keyword, pegtl::must<min_attempt_budget_argument>,
+                 pegtl::must<end_of<min_attempt_budget_keyword>>> {};
+
+struct attempt_timeout_value : word {};
+struct attempt_timeout_argument : pegtl::seq<separator, attempt_timeout_value> {};
+struct attempt_timeout_statement
+    : pegtl::seq<attempt_timeout_keyword, pegtl::must<attempt_timeout_argument>,
+                 pegtl::must<end_of<attempt_timeout_keyword>>> {};
+
+// ---- Matchers ----------------------------------------------------------------------------------
+//   CATEGORY | sqlstate CODE | sqlstate class CC | native VENDOR CODE | error TYPE | http 503 |
+//   http 5xx | message "text"
+
+struct sqlstate_code : word {};
+struct sqlstate_class_code : word {};
+struct sqlstate_class_argument : pegtl::seq<separator, sqlstate_class_code> {};
+struct sqlstate_class_clause : pegtl::seq<class_keyword, pegtl::must<sqlstate_class_argument>> {};
+struct sqlstate_argument
+    : pegtl::seq<separator, pegtl::sor<sqlstate_class_clause, sqlstate_code>> {};
+struct sqlstate_matcher : pegtl::seq<sqlstate_keyword, pegtl::must<sqlstate_argument>> {};
+
+struct native_vendor : word {};
+struct native_code : word {};
+struct native_vendor_argument : pegtl::seq<separator, native_vendor> {};
+struct native_code_argument : pegtl::seq<separator, native_code> {};
+struct native_matcher : pegtl::seq<native_keyword, pegtl::must<native_vendor_argument>,
+                                   pegtl::must<native_code_argument>> {};
+
+struct error_type_name : name {};
+struct error_type_argument : pegtl::seq<separator, error_type_name> {};
+struct error_matcher : pegtl::seq<error_keyword, pegtl::must<error_type_argument>> {};
+
+struct http_code : word {};
+struct http_argument : pegtl::seq<separator, http_code> {};
+struct http_matcher : pegtl::seq<http_keyword, pegtl::must<http_argument>> {};
+
+struct message_text : quoted_text {};
+struct message_argument : pegtl::seq<separator, message_text> {};
+struct message_matcher : pegtl::seq<message_keyword, pegtl::must<message_argument>> {};
+
+// A category word (or `transient`), checked by the reader; last, after the matcher keywords.
+struct category_word : word {};
+
+struct matcher : pegtl::sor<sqlstate_matcher, native_matcher, error_matcher, http_matcher,
+                            message_matcher, category_word> {};
+struct matcher_list : pegtl::seq<matcher, pegtl::star<list_comma, pegtl::must<matcher>>> {};
+
+// ---- Rules: `retry on M, ...`, `never on M, ...`, `retry if NAME, ...` ------------------------
+
+struct retry_on_matchers : pegtl::seq<separator, matcher_list> {};
+struct retry_on_clause : pegtl::seq<retry_on_keyword, pegtl::must<retry_on_matchers>> {};
+
+struct predicate_name : name {};
+struct predicate_list
+    : pegtl::seq<predicate_name, pegtl::star<list_comma, pegtl::must<predicate_name>>> {};
+struct retry_if_predicates : pegtl::seq<separator, predicate_list> {};
+struct retry_if_clause : pegtl::seq<retry_if_keyword, pegtl::must<retry_if_predicates>> {};
+
+struct retry_mode : pegtl::seq<separator, pegtl::sor<retry_on_clause, retry_if_clause>> {};
+struct retry_statement : pegtl::seq<retry_keyword, pegtl::must<retry_mode>,
+                                    pegtl::must<end_of<retry_keyword>>> {};
+
+struct never_on : pegtl::seq<separator, never_on_keyword> {};
+struct never_on_matchers : pegtl::seq<separator, matcher_list> {};
+struct never_statement : pegtl::seq<never_keyword, pegtl::must<never_on>,
+                                    pegtl::must<never_on_matchers>,
+                                    pegtl::must<end_of<never_keyword>>> {};
+
+// ---- `on exhausted fail|dead_letter` ---------------------------------------------------------------
+
+struct exhausted_clause : pegtl::seq<separator, exhausted_keyword> {};
+struct exhausted_action : word {};
+struct exhausted_argument : pegtl::seq<separator, exhausted_action> {};
+struct on_exhausted_statement
+    : pegtl::seq<on_keyword, pegtl::must<exhausted_clause>, pegtl::must<exhausted_argument>,
+                 pegtl::must<end_of<on_keyword>>> {};
+
+// ---- `budget tokens N ratio F` -----------------------------------------------------------------
+
+struct budget_tokens : word {};
+struct tokens_argument : pegtl::seq<separator, budget_tokens> {};
+struct tokens_clause : pegtl::seq<separator, tokens_keyword, pegtl::must<tokens_argument>> {};
+struct budget_ratio : word {};
+struct ratio_argument : pegtl::seq<separator, budget_ratio> {};
+struct ratio_clause : pegtl::seq<separator, ratio_keyword, pegtl::must<ratio_argument>> {};
+struct budget_statement
+    : pegtl::seq<budget_keyword, pegtl::must<tokens_clause>, pegtl::must<ratio_clause>,
+                 pegtl::must<end_of<budget_keyword>>> {};
+
+// ---- `route up to D -> "target"` -----------------------------------------------------------------
+
+struct up_to : pegtl::seq<separator, up_keyword, separator, to_keyword> {};
+struct route_limit : word {};
+struct route_limit_argument : pegtl::seq<separator, route_limit> {};
+struct route_arrow : pegtl::seq<blanks, arrow> {};
+struct route_target : quoted_text {};
+struct route_target_argument : pegtl::seq<blanks, route_target> {};
+struct route_statement
+    : pegtl::seq<route_keyword, pegtl::must<up_to>, pegtl::must<route_limit_argument>,
+                 pegtl::must<route_arrow>, pegtl::must<route_target_argument>,
+                 pegtl::must<end_of<route_keyword>>> {};
+
+// ---- Lines -------------------------------------------------------------------------------------
+
+// Any other first word: the reader reports it with the statements allowed where it stands.
+struct unknown_word : pegtl::plus<pegtl::not_one<' ', '\t'>> {};
+struct unknown_statement : pegtl::seq<unknown_word, pegtl::star<pegtl::any>> {};
+
+// Every statement of the language, wherever it may stand; the reader checks the place.
+struct statement
+    : pegtl::sor<rebound_statement, service_statement, defaults_statement, policy_statement,
+                 handler_statement, default_statement, attempts_statement, retries_statement,
+                 backoff_statement, jitter_statement, deadline_statement,
+                 min_attempt_budget_statement, attempt_timeout_statement, retry_statement,
+                 never_statement, on_exhausted_statement, budget_statement, route_statement,
+                 unknown_statement> {};
+
+struct empty_line : line_end {};  // blank, or only a comment
+
+// One line of a .rebound file, without its line break. Matches every line or raises.
+struct grammar : pegtl::seq<blanks, pegtl::sor<empty_line, block_end, statement>> {};
+
+// ---- Error messages ----------------------------------------------------------------------------
+// One per rule under must<>. The reader appends what it found: ", got '500'".
+
+template <typename Rule>
+inline constexpr const char* error_message = nullptr;
+
+// clang-format off
+template <> inline constexpr const char* error_message<escape_code> =
+    "expected an escape sequence: \\\", \\\\, \\n, \\t, \\r or \\xNN";
+template <> inline constexpr const char* error_message<closing_quote> =
+    "expected a closing '\"' to end the text";
+
+template <typename Keyword> inline constexpr const char* error_message<end_of<Keyword>> =
+    "expected the end of the line";
+template <> inline constexpr const char* error_message<end_of<block_end_brace>> =
+    "expected the end of the line after '}'";
+template <> inline constexpr const char* error_message<end_of<defaults_keyword>> =
+    "expected the end of the line after '{' (each statement goes on a line of its own)";
+template <> inline constexpr const char* error_message<end_of<policy_keyword>> =
+    "expected the end of the line after '{' (each statement goes on a line of its own)";
+template <> inline constexpr const char* error_message<end_of<handler_keyword>> =
+    "expected 'idempotent' or the end of the line after the policy name";
+template <> inline constexpr const char* error_message<end_of<backoff_keyword>> =
+    "expected the end of the backoff; the forms are 'fixed D', 'linear D +D [max D]', "
+    "'exponential D [xF] [max D]' and 'none'";
+template <> inline constexpr const char* error_message<end_of<jitter_keyword>> =
+    "expected the end of the line after the jitter";
+template <> inline constexpr const char* error_message<end_of<retry_keyword>> =
+    "expected ',' and another item, or the end of the line";
+template <> inline constexpr const char* error_message<end_of<never_keyword>> =
+    "expected ',' and another matcher, or the end of the line";
+
+template <> inline constexpr const char* error_message<version_argument> =
+    "expected the format version after 'rebound', as in 'rebound 1'";
+template <> inline constexpr const char* error_message<service_argument> =
+    "expected a service name such as payments after 'service' (names match "
+    "[A-Za-z_][A-Za-z0-9_.-]*)";
+
+template <> inline constexpr const char* error_message<parent_argument> =
+    "expected the name of the policy to extend after 'extends'";
+template <> inline constexpr const char* error_message<defaults_opening> =
+    "expected '{' after 'defaults'";
+template <> inline constexpr const char* error_message<policy_name_argument> =
+    "expected a policy name such as interactive after 'policy' (names match "
+    "[A-Za-z_][A-Za-z0-9_.-]*)";
+template <> inline constexpr const char* error_message<policy_opening> =
+    "expected '{' (or 'extends NAME {') after the policy name";
+
+template <> inline constexpr const char* error_message<handler_key_argument> =
+    "expected a handler name or a prefix such as orders.* after 'handler'";
+template <> inline constexpr const char* error_message<handler_uses> =
+    "expected 'uses' after the handler name, as in 'handler ApproveCase uses interactive'";
+template <> inline constexpr const char* error_message<default_uses> =
+    "expected 'uses' after 'default', as in 'default uses interactive'";
+template <> inline constexpr const char* error_message<bound_policy_argument> =
+    "expected a policy name after 'uses'";
+
+template <> inline constexpr const char* error_message<attempts_argument> =
+    "expected a whole number after 'attempts', as in 'attempts 3'";
+template <> inline constexpr const char* error_message<retries_argument> =
+    "expected a whole number after 'retries', as in 'retries 2'";
+
+template <> inline constexpr const char* error_message<backoff_form> =
+    "expected a backoff type after 'backoff': fixed, linear, exponential or none";
+template <> inline constexpr const char* error_message<fixed_delay_argument> =
+    "expected a duration such as 250ms after 'fixed'";
+template <> inline constexpr const char* error_message<linear_initial_argument> =
+    "expected an initial delay such as 250ms after 'linear'";
+template <> inline constexpr const char* error_message<linear_increment_argument> =
+    "expected an increment such as +250ms after the initial delay";
+template <> inline constexpr const char* error_message<exponential_initial_argument> =
+    "expected an initial delay such as 250ms after 'exponential'";
+template <> inline constexpr const char* error_message<max_argument> =
+    "expected a duration such as 30s after 'max'";
+
+template <> inline constexpr const char* error_message<jitter_form> =
+    "expected none, full, equal, decorrelated, a bound such as +-1s or a percentage such as "
+    "20% after 'jitter'";
+template <> inline constexpr const char* error_message<bounded_amount> =
+    "expected a duration such as 1s after '+-'";
+
+template <> inline constexpr const char* error_message<deadline_argument> =
+    "expected a duration such as 3s after 'deadline'";
+template <> inline constexpr const char* error_message<min_attempt_budget_argument> =
+    "expected a duration such as 100ms after 'min_attempt_budget'";
+template <> inline constexpr const char* error_message<attempt_timeout_argument> =
+    "expected a duration such as 1s after 'attempt_timeout'";
+
+template <> inline constexpr const char* error_message<sqlstate_argument> =
+    "expected a SQLSTATE such as 40001, or 'class' and a class such as 08, after 'sqlstate'";
+template <> inline constexpr const char* error_message<sqlstate_class_argument> =
+    "expected a SQLSTATE class such as 08 after 'sqlstate class'";
+template <> inline constexpr const char* error_message<native_vendor_argument> =
+    "expected a vendor such as mysql after 'native', as in 'native mysql 1213'";
+template <> inline constexpr const char* error_message<native_code_argument> =
+    "expected a native error code such as 1213 after the vendor";
+template <> inline constexpr const char* error_message<error_type_argument> =
+    "expected an error type such as io.timeout after 'error'";
+template <> inline constexpr const char* error_message<http_argument> =
+    "expected an HTTP status such as 503 or a class such as 5xx after 'http'";
+template <> inline constexpr const char* error_message<message_argument> =
+    "expected a quoted text such as \"timed out\" after 'message'";
+template <> inline constexpr const char* error_message<matcher> =
+    "expected a matcher after ',': a category such as deadlock, sqlstate 40001, "
+    "native mysql 1213, error io.timeout, http 503 or message \"text\"";
+
+template <> inline constexpr const char* error_message<retry_mode> =
+    "expected 'on' or 'if' after 'retry', as in 'retry on deadlock' or 'retry if is_busy'";
+template <> inline constexpr const char* error_message<retry_on_matchers> =
+    "expected a matcher after 'retry on': a category such as deadlock, sqlstate 40001, "
+    "native mysql 1213, error io.timeout, http 503 or message \"text\"";
+template <> inline constexpr const char* error_message<never_on> =
+    "expected 'on' after 'never', as in 'never on constraint_violation'";
+template <> inline constexpr const char* error_message<never_on_matchers> =
+    "expected a matcher after 'never on': a category such as constraint_violation, "
+    "sqlstate class 23, native mysql 1062, error io.timeout, http 404 or message \"text\"";
+template <> inline constexpr const char* error_message<retry_if_predicates> =
+    "expected a predicate name after 'retry if'";
+template <> inline constexpr const char* error_message<predicate_name> =
+    "expected a predicate name after ','";
+
+template <> inline constexpr const char* error_message<exhausted_clause> =
+    "expected 'exhausted' after 'on', as in 'on exhausted dead_letter'";
+template <> inline constexpr const char* error_message<exhausted_argument> =
+    "expected fail or dead_letter after 'on exhausted'";
+
+template <> inline constexpr const char* error_message<tokens_clause> =
+    "expected 'tokens N' after 'budget', as in 'budget tokens 100 ratio 0.1'";
+template <> inline constexpr const char* error_message<tokens_argument> =
+    "expected a whole number after 'tokens'";
+template <> inline constexpr const char* error_message<ratio_clause> =
+    "expected 'ratio F' after the token count, as in 'budget tokens 100 ratio 0.1'";
+template <> inline constexpr const char* error_message<ratio_argument> =
+    "expected a number such as 0.1 after 'ratio'";
+
+template <> inline constexpr const char* error_message<up_to> =
+    "expected 'up to' after 'route', as in 'route up to 10s -> \"orders.retry.10s\"'";
+template <> inline constexpr const char* error_message<route_limit_argument> =
+    "expected a duration such as 10s after 'up to'";
+template <> inline constexpr const char* error_message<route_arrow> =
+    "expected '->' after the duration";
+template <> inline constexpr const char* error_message<route_target_argument> =
+    "expected a quoted target such as \"orders.retry.10s\" after '->'";
+// clang-format on
+
+// Raises under must<> only, with the rule's message; a must<> on a rule without a message does
+// not compile (must_if's RequireMessage).
+struct errors {
+    template <typename Rule>
+    static constexpr const char* message = error_message<Rule>;
+    template <typename Rule>
+    static constexpr bool raise_on_failure = false;
+};
+
+template <typename Rule>
+using control = pegtl::must_if<errors>::control<Rule>;
+
+}  // namespace rebound::dsl::text

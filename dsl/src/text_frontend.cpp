@@ -1,0 +1,1571 @@
+// The text DSL front end (.rebound): text to a Document, one line at a time.
+//
+// Each line goes through two steps. First the PEGTL grammar (text/grammar.hpp) checks the shape
+// of the line's statement, and the actions below record the statement's kind and its parts as
+// Tokens (role, text, position) without interpreting them. Then the reader places the statement
+// (top level or inside a block), converts its parts with the shared helpers of syntax.hpp, and
+// fills the Document, reporting every value it cannot read and leaving that value absent
+// (document.hpp's front-end contract).
+//
+// Recovery: a syntax error drops its own statement only; reading goes on with the next line, so
+// one pass reports every broken line. A block left open is closed where a statement that only
+// stands at the top level appears (`policy`, `handler`, ...), or at the end of the file, with a
+// "missing '}'" error; its statements are kept. Parsing stops after kMaxErrors errors.
+//
+// Robustness: no recursion depends on the input (the grammar has none, the reader walks lines),
+// and the text quoted in messages is cut short and made valid UTF-8, so that no input (huge
+// lines, NUL bytes, invalid UTF-8) can make a message unprintable or huge.
+#include <tao/pegtl.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "rebound/dsl/parse.hpp"
+#include "rebound/error_category.hpp"
+#include "rebound/vendor.hpp"
+#include "text/grammar.hpp"
+
+namespace rebound::dsl {
+namespace {
+
+namespace pegtl = tao::pegtl;
+namespace rules = text;
+
+// After this many errors the rest of the file is not read (as compilers' -fmax-errors): a
+// garbage file must not produce millions of diagnostics.
+constexpr std::size_t kMaxErrors = 200;
+// Longest excerpt of the user's text quoted in a message.
+constexpr std::size_t kExcerptLength = 40;
+// Longest user name copied into a field path ("policies.NAME.backoff").
+constexpr std::size_t kLongestPathName = 200;
+// Words longer than this get no did-you-mean (the edit distance is quadratic in length).
+constexpr std::size_t kLongestSuggestedWord = 64;
+
+// ---------------------------------------------------------------------------------------------
+// What the grammar's actions record.
+
+enum class Statement : std::uint8_t {
+    None,  // a blank or comment line
+    BlockEnd,
+    Rebound,
+    Service,
+    Defaults,
+    Policy,
+    Handler,
+    Default,
+    Attempts,
+    Retries,
+    Backoff,
+    Jitter,
+    Deadline,
+    MinAttemptBudget,
+    AttemptTimeout,
+    Retry,  // `retry` not (yet) followed by `on` or `if`
+    RetryOn,
+    RetryIf,
+    NeverOn,
+    OnExhausted,
+    Budget,
+    Route,
+    Unknown,
+};
+
+// Where a statement may stand.
+enum class Place : std::uint8_t { Anywhere, TopLevel, Block };
+
+struct StatementInfo {
+    Statement statement;
+    std::string_view spelling;  // as written, and as named in messages
+    Place place;
+};
+
+constexpr StatementInfo kStatements[] = {
+    {Statement::None, "", Place::Anywhere},
+    {Statement::BlockEnd, "}", Place::Anywhere},
+    {Statement::Rebound, "rebound", Place::TopLevel},
+    {Statement::Service, "service", Place::TopLevel},
+    {Statement::Defaults, "defaults", Place::TopLevel},
+    {Statement::Policy, "policy", Place::TopLevel},
+    {Statement::Handler, "handler", Place::TopLevel},
+    {Statement::Default, "default", Place::TopLevel},
+    {Statement::Attempts, "attempts", Place::Block},
+    {Statement::Retries, "retries", Place::Block},
+    {Statement::Backoff, "backoff", Place::Block},
+    {Statement::Jitter, "jitter", Place::Block},
+    {Statement::Deadline, "deadline", Place::Block},
+    {Statement::MinAttemptBudget, "min_attempt_budget", Place::Block},
+    {Statement::AttemptTimeout, "attempt_timeout", Place::Block},
+    {Statement::Retry, "retry", Place::Block},
+    {Statement::RetryOn, "retry on", Place::Block},
+    {Statement::RetryIf, "retry if", Place::Block},
+    {Statement::NeverOn, "never on", Place::Block},
+    {Statement::OnExhausted, "on exhausted", Place::Block},
+    {Statement::Budget, "budget", Place::Block},
+    {Statement::Route, "route", Place::Block},
+    {Statement::Unknown, "", Place::Anywhere},
+};
+
+const StatementInfo& info_of(Statement statement) noexcept {
+    return kStatements[static_cast<std::size_t>(statement)];
+}
+
+static_assert([] {
+    for (std::size_t i = 0; i < std::size(kStatements); ++i) {
+        if (static_cast<std::size_t>(kStatements[i].statement) != i) {
+            return false;
+        }
+    }
+    return true;
+}());
+
+// The part of a statement a token is.
+enum class Role : std::uint8_t {
+    Version,
+    ServiceName,
+    PolicyName,
+    Parent,
+    BlockClose,  // `{}` on the header line
+    HandlerKey,
+    BoundPolicy,
+    HandlerOption,
+    Count,  // attempts, retries, budget tokens
+    Delay,  // the duration of fixed backoff, deadline, min_attempt_budget, attempt_timeout, route
+    BackoffType,
+    Initial,
+    Increment,   // with its `+`
+    Multiplier,  // with its `x`
+    Max,
+    JitterWord,
+    JitterBound,  // the `+-`
+    JitterAmount,
+    JitterPercent,  // with its `%`
+    MatcherStart,   // the keyword of a sqlstate, native, error, http or message matcher
+    Category,
+    SqlState,
+    SqlStateClass,
+    Vendor,
+    NativeCode,
+    ErrorType,
+    Http,
+    Message,  // with its quotes
+    Predicate,
+    ExhaustedAction,
+    Ratio,
+    Target,  // with its quotes
+};
+
+struct Token {
+    Role role;
+    std::string_view text;  // into the parsed text
+    SourcePosition position;
+};
+
+// One line as the grammar saw it.
+struct LineParts {
+    Statement statement = Statement::None;
+    SourcePosition position;  // of the statement's first word
+    std::string_view first_word;
+    std::vector<Token> tokens;
+
+    const Token* find(Role role) const {
+        for (const Token& token : tokens) {
+            if (token.role == role) {
+                return &token;
+            }
+        }
+        return nullptr;
+    }
+};
+
+std::uint32_t narrow(std::size_t value) noexcept {
+    return static_cast<std::uint32_t>(
+        std::min<std::size_t>(value, std::numeric_limits<std::uint32_t>::max()));
+}
+
+template <typename ActionInput>
+SourcePosition position_of(const ActionInput& in) {
+    return {narrow(in.iterator().line), narrow(in.iterator().column)};
+}
+
+// ---- Actions -----------------------------------------------------------------------------------
+
+template <typename Rule>
+struct action : pegtl::nothing<Rule> {};
+
+template <Statement Kind>
+struct starts_statement {
+    template <typename ActionInput>
+    static void apply(const ActionInput& in, LineParts& line) {
+        line.statement = Kind;
+        line.position = position_of(in);
+        line.first_word = std::string_view(in.begin(), in.size());
+    }
+};
+
+// `retry` becomes `retry on` or `retry if`.
+template <Statement Kind>
+struct refines_statement {
+    template <typename ActionInput>
+    static void apply(const ActionInput& /*in*/, LineParts& line) {
+        line.statement = Kind;
+    }
+};
+
+template <Role R>
+struct records {
+    template <typename ActionInput>
+    static void apply(const ActionInput& in, LineParts& line) {
+        line.tokens.push_back(Token{R, std::string_view(in.begin(), in.size()), position_of(in)});
+    }
+};
+
+// clang-format off
+template <> struct action<rules::rebound_keyword> : starts_statement<Statement::Rebound> {};
+template <> struct action<rules::service_keyword> : starts_statement<Statement::Service> {};
+template <> struct action<rules::defaults_keyword> : starts_statement<Statement::Defaults> {};
+template <> struct action<rules::policy_keyword> : starts_statement<Statement::Policy> {};
+template <> struct action<rules::block_end_brace> : starts_statement<Statement::BlockEnd> {};
+template <> struct action<rules::handler_keyword> : starts_statement<Statement::Handler> {};
+template <> struct action<rules::default_keyword> : starts_statement<Statement::Default> {};
+template <> struct action<rules::attempts_keyword> : starts_statement<Statement::Attempts> {};
+template <> struct action<rules::retries_keyword> : starts_statement<Statement::Retries> {};
+template <> struct action<rules::backoff_keyword> : starts_statement<Statement::Backoff> {};
+template <> struct action<rules::jitter_keyword> : starts_statement<Statement::Jitter> {};
+template <> struct action<rules::deadline_keyword> : starts_statement<Statement::Deadline> {};
+template <> struct action<rules::min_attempt_budget_keyword> : starts_statement<Statement::MinAttemptBudget> {};
+template <> struct action<rules::attempt_timeout_keyword> : starts_statement<Statement::AttemptTimeout> {};
+template <> struct action<rules::retry_keyword> : starts_statement<Statement::Retry> {};
+template <> struct action<rules::retry_on_keyword> : refines_statement<Statement::RetryOn> {};
+template <> struct action<rules::retry_if_keyword> : refines_statement<Statement::RetryIf> {};
+template <> struct action<rules::never_keyword> : starts_statement<Statement::NeverOn> {};
+template <> struct action<rules::on_keyword> : starts_statement<Statement::OnExhausted> {};
+template <> struct action<rules::budget_keyword> : starts_statement<Statement::Budget> {};
+template <> struct action<rules::route_keyword> : starts_statement<Statement::Route> {};
+template <> struct action<rules::unknown_word> : starts_statement<Statement::Unknown> {};
+
+template <> struct action<rules::format_version> : records<Role::Version> {};
+template <> struct action<rules::service_name> : records<Role::ServiceName> {};
+template <> struct action<rules::policy_name> : records<Role::PolicyName> {};
+template <> struct action<rules::parent_name> : records<Role::Parent> {};
+template <> struct action<rules::inline_block_end> : records<Role::BlockClose> {};
+template <> struct action<rules::handler_key> : records<Role::HandlerKey> {};
+template <> struct action<rules::bound_policy> : records<Role::BoundPolicy> {};
+template <> struct action<rules::handler_option> : records<Role::HandlerOption> {};
+template <> struct action<rules::attempts_count> : records<Role::Count> {};
+template <> struct action<rules::retries_count> : records<Role::Count> {};
+template <> struct action<rules::fixed_keyword> : records<Role::BackoffType> {};
+template <> struct action<rules::linear_keyword> : records<Role::BackoffType> {};
+template <> struct action<rules::exponential_keyword> : records<Role::BackoffType> {};
+template <> struct action<rules::backoff_none> : records<Role::BackoffType> {};
+template <> struct action<rules::backoff_unknown_type> : records<Role::BackoffType> {};
+template <> struct action<rules::backoff_delay> : records<Role::Delay> {};
+template <> struct action<rules::backoff_initial> : records<Role::Initial> {};
+template <> struct action<rules::backoff_increment> : records<Role::Increment> {};
+template <> struct action<rules::backoff_multiplier> : records<Role::Multiplier> {};
+template <> struct action<rules::backoff_max> : records<Role::Max> {};
+template <> struct action<rules::bounded_sign> : records<Role::JitterBound> {};
+template <> struct action<rules::bounded_amount> : records<Role::JitterAmount> {};
+template <> struct action<rules::jitter_percent> : records<Role::JitterPercent> {};
+template <> struct action<rules::jitter_word> : records<Role::JitterWord> {};
+template <> struct action<rules::deadline_value> : records<Role::Delay> {};
+template <> struct action<rules::min_attempt_budget_value> : records<Role::Delay> {};
+template <> struct action<rules::attempt_timeout_value> : records<Role::Delay> {};
+template <> struct action<rules::sqlstate_keyword> : records<Role::MatcherStart> {};
+template <> struct action<rules::native_keyword> : records<Role::MatcherStart> {};
+template <> struct action<rules::error_keyword> : records<Role::MatcherStart> {};
+template <> struct action<rules::http_keyword> : records<Role::MatcherStart> {};
+template <> struct action<rules::message_keyword> : records<Role::MatcherStart> {};
+template <> struct action<rules::category_word> : records<Role::Category> {};
+template <> struct action<rules::sqlstate_code> : records<Role::SqlState> {};
+template <> struct action<rules::sqlstate_class_code> : records<Role::SqlStateClass> {};
+template <> struct action<rules::native_vendor> : records<Role::Vendor> {};
+template <> struct action<rules::native_code> : records<Role::NativeCode> {};
+template <> struct action<rules::error_type_name> : records<Role::ErrorType> {};
+template <> struct action<rules::http_code> : records<Role::Http> {};
+template <> struct action<rules::message_text> : records<Role::Message> {};
+template <> struct action<rules::predicate_name> : records<Role::Predicate> {};
+template <> struct action<rules::exhausted_action> : records<Role::ExhaustedAction> {};
+template <> struct action<rules::budget_tokens> : records<Role::Count> {};
+template <> struct action<rules::budget_ratio> : records<Role::Ratio> {};
+template <> struct action<rules::route_limit> : records<Role::Delay> {};
+template <> struct action<rules::route_target> : records<Role::Target> {};
+// clang-format on
+
+// ---------------------------------------------------------------------------------------------
+// Text helpers.
+
+bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+bool is_blank(char c) noexcept { return c == ' ' || c == '\t'; }
+
+// The length of the well-formed UTF-8 character at `at`, or 0.
+std::size_t utf8_sequence_length(std::string_view text, std::size_t at) noexcept {
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    const unsigned char lead = byte(at);
+    if (lead < 0x80U) {
+        return 1;
+    }
+    std::size_t length = 0;
+    unsigned char low = 0x80U;
+    unsigned char high = 0xBFU;
+    if (lead >= 0xC2U && lead <= 0xDFU) {
+        length = 2;
+    } else if (lead >= 0xE0U && lead <= 0xEFU) {
+        length = 3;
+        low = lead == 0xE0U ? 0xA0U : 0x80U;   // no overlong forms
+        high = lead == 0xEDU ? 0x9FU : 0xBFU;  // no surrogates
+    } else if (lead >= 0xF0U && lead <= 0xF4U) {
+        length = 4;
+        low = lead == 0xF0U ? 0x90U : 0x80U;
+        high = lead == 0xF4U ? 0x8FU : 0xBFU;  // nothing above U+10FFFF
+    } else {
+        return 0;
+    }
+    if (at + length > text.size() || byte(at + 1) < low || byte(at + 1) > high) {
+        return 0;
+    }
+    for (std::size_t i = 2; i < length; ++i) {
+        if (byte(at + i) < 0x80U || byte(at + i) > 0xBFU) {
+            return 0;
+        }
+    }
+    return length;
+}
+
+bool is_valid_utf8(std::string_view text) noexcept {
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t length = utf8_sequence_length(text, at);
+        if (length == 0) {
+            return false;
+        }
+        at += length;
+    }
+    return true;
+}
+
+// The user's text for a message: at most `limit` bytes (then "..."), whole characters only,
+// with control characters and bytes that are not UTF-8 shown as '?'.
+std::string shown(std::string_view text, std::size_t limit = kExcerptLength) {
+    std::string out;
+    for (std::size_t at = 0; at < text.size();) {
+        if (out.size() >= limit) {
+            out += "...";
+            break;
+        }
+        const std::size_t length = utf8_sequence_length(text, at);
+        if (length == 0) {
+            out += '?';
+            ++at;
+            continue;
+        }
+        if (length == 1) {
+            const auto byte = static_cast<unsigned char>(text[at]);
+            out += byte < 0x20U || byte == 0x7FU ? '?' : text[at];
+        } else {
+            out += text.substr(at, length);
+        }
+        at += length;
+    }
+    return out;
+}
+
+std::string in_quotes(std::string_view text) { return "'" + shown(text) + "'"; }
+
+// Whether the text would be shown unchanged (short, printable, UTF-8): then messages of the
+// shared helpers, which quote it whole, can be passed on as they are.
+bool shows_unchanged(std::string_view text) { return shown(text) == text; }
+
+std::string join_words(const std::vector<std::string_view>& words) {
+    std::string joined;
+    for (const std::string_view word : words) {
+        joined += (joined.empty() ? "" : ", ") + std::string(word);
+    }
+    return joined;
+}
+
+// "did you mean 'x'?" when a candidate is close, else empty.
+std::string did_you_mean(std::string_view word, const std::vector<std::string_view>& candidates) {
+    if (word.size() > kLongestSuggestedWord) {
+        return {};
+    }
+    const std::string close = closest_match(word, candidates);
+    return close.empty() ? std::string{} : "did you mean '" + close + "'?";
+}
+
+// "did you mean 'x'?", or else "expected one of a, b, c".
+std::string suggestion_for(std::string_view word, const std::vector<std::string_view>& candidates) {
+    std::string suggestion = did_you_mean(word, candidates);
+    return suggestion.empty() ? "expected one of " + join_words(candidates) : suggestion;
+}
+
+// A name in a field path: as written unless absurdly long.
+std::string path_name(std::string_view name) { return shown(name, kLongestPathName); }
+
+// [-]digits
+bool is_integer_text(std::string_view text) noexcept {
+    if (!text.empty() && text.front() == '-') {
+        text.remove_prefix(1);
+    }
+    return !text.empty() && std::all_of(text.begin(), text.end(), is_digit);
+}
+
+// [-]digits[.digits]
+bool is_decimal_text(std::string_view text) noexcept {
+    if (!text.empty() && text.front() == '-') {
+        text.remove_prefix(1);
+    }
+    const std::size_t dot = text.find('.');
+    const std::string_view whole = text.substr(0, dot);
+    const std::string_view fraction =
+        dot == std::string_view::npos ? std::string_view("0") : text.substr(dot + 1);
+    const auto digits = [](std::string_view part) {
+        return !part.empty() && std::all_of(part.begin(), part.end(), is_digit);
+    };
+    return digits(whole) && digits(fraction);
+}
+
+// A decimal as a double, or nullopt when it does not fit (`out_of_range`) or is no decimal.
+std::optional<double> decimal_value(std::string_view text, bool& out_of_range) {
+    out_of_range = false;
+    if (!is_decimal_text(text)) {
+        return std::nullopt;
+    }
+    double value = 0.0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error == std::errc::result_out_of_range || (error == std::errc{} && !std::isfinite(value))) {
+        out_of_range = true;
+        return std::nullopt;
+    }
+    if (error != std::errc{} || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+// The decimal `text` (a percentage) divided by 100, by moving its point two places left, so that
+// 20 reads as exactly the double nearest 0.2 (and 2.5 as that nearest 0.025), like YAML's
+// `factor: 0.2`. Precondition: is_decimal_text(text).
+std::string percent_as_fraction(std::string_view text) {
+    std::string sign;
+    if (text.front() == '-') {
+        sign = "-";
+        text.remove_prefix(1);
+    }
+    const std::size_t dot = text.find('.');
+    const std::string whole(text.substr(0, dot));
+    const std::string fraction(dot == std::string_view::npos ? "" : text.substr(dot + 1));
+    const std::string digits = whole + fraction;
+    const std::ptrdiff_t point = static_cast<std::ptrdiff_t>(whole.size()) - 2;
+    if (point <= 0) {
+        return sign + "0." + std::string(static_cast<std::size_t>(-point), '0') + digits;
+    }
+    const auto split = static_cast<std::size_t>(point);
+    return sign + digits.substr(0, split) + "." + digits.substr(split);
+}
+
+// The text between the quotes of a quoted token, with its escapes resolved. Precondition: the
+// grammar matched it (quoted_text), so every escape is complete.
+std::string unquoted(std::string_view token) {
+    const std::string_view body = token.substr(1, token.size() - 2);
+    std::string out;
+    out.reserve(body.size());
+    const auto hex = [](char c) {
+        return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;  // '0'-'9', 'a'-'f', 'A'-'F'
+    };
+    for (std::size_t i = 0; i < body.size(); ++i) {
+        if (body[i] != '\\' || i + 1 >= body.size()) {
+            out += body[i];
+            continue;
+        }
+        const char code = body[++i];
+        switch (code) {
+            case 'n':
+                out += '\n';
+                break;
+            case 't':
+                out += '\t';
+                break;
+            case 'r':
+                out += '\r';
+                break;
+            case 'x':
+                if (i + 2 < body.size()) {
+                    out += static_cast<char>(hex(body[i + 1]) * 16 + hex(body[i + 2]));
+                    i += 2;
+                }
+                break;
+            default:  // '"' and '\\'
+                out += code;
+        }
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Words of the language, for messages and did-you-mean.
+
+// A statement as users may misspell it: with '_' for the space of two-word statements, or as
+// its YAML key. Two-word statements first, so that a tie goes to them ("retries_on" is as far
+// from "retries" as from "retry_on", and means the latter).
+struct Spelling {
+    std::string_view written;
+    std::string_view meant;
+};
+
+constexpr Spelling kBlockSpellings[] = {
+    {"retry_on", "retry on"},
+    {"never_on", "never on"},
+    {"retry_if", "retry if"},
+    {"on_exhausted", "on exhausted"},
+    {"never_retry_on", "never on"},
+    {"max_attempts", "attempts"},
+    {"max_retries", "retries"},
+    {"routes", "route"},
+    {"attempts", "attempts"},
+    {"retries", "retries"},
+    {"backoff", "backoff"},
+    {"jitter", "jitter"},
+    {"deadline", "deadline"},
+    {"min_attempt_budget", "min_attempt_budget"},
+    {"attempt_timeout", "attempt_timeout"},
+    {"budget", "budget"},
+    {"route", "route"},
+};
+
+constexpr Spelling kTopLevelSpellings[] = {
+    {"policies", "policy"}, {"handlers", "handler"}, {"rebound", "rebound"},
+    {"service", "service"}, {"defaults", "defaults"}, {"policy", "policy"},
+    {"handler", "handler"}, {"default", "default"},
+};
+
+constexpr std::string_view kBlockStatementList =
+    "attempts, retries, backoff, jitter, deadline, min_attempt_budget, attempt_timeout, "
+    "retry on, never on, retry if, on exhausted, budget, route";
+constexpr std::string_view kTopLevelStatementList =
+    "rebound, service, defaults, policy, handler, default";
+
+template <std::size_t N>
+std::string statement_suggestion(std::string_view word, const Spelling (&spellings)[N]) {
+    if (word.ends_with(':')) {
+        word.remove_suffix(1);  // YAML habit: `max_attempts: 3`
+    }
+    if (word.size() > kLongestSuggestedWord) {
+        return {};
+    }
+    std::vector<std::string_view> written;
+    for (const Spelling& spelling : spellings) {
+        written.push_back(spelling.written);
+    }
+    const std::string close = closest_match(word, written);
+    for (const Spelling& spelling : spellings) {
+        if (spelling.written == close) {
+            return "did you mean '" + std::string(spelling.meant) + "'?";
+        }
+    }
+    return {};
+}
+
+// Every category, `transient`, and the matcher keywords (`sqlstat` is a misspelled keyword).
+const std::vector<std::string_view>& matcher_words() {
+    static const std::vector<std::string_view> words = [] {
+        std::vector<std::string_view> all = category_words();
+        for (const std::string_view keyword : {"sqlstate", "native", "error", "http", "message"}) {
+            all.push_back(keyword);
+        }
+        return all;
+    }();
+    return words;
+}
+
+// ---------------------------------------------------------------------------------------------
+// TextReader
+
+// A `defaults { }` or `policy NAME { }` block being read. Its node is built here and put in the
+// Document when the block ends, unless it is a duplicate (read for its diagnostics only).
+struct OpenBlock {
+    bool is_defaults = false;
+    bool keep = true;
+    std::uint32_t line = 0;  // of the header
+    std::string label;       // "policy 'p'", "'defaults'", for messages
+    std::string path;        // "policies.p", "defaults", for field paths
+    PolicyNode policy;
+    DefaultsNode defaults;
+    std::map<std::string, std::uint32_t, std::less<>> given;  // statement -> first line
+
+    PolicyFields& fields() { return is_defaults ? defaults.fields : policy.fields; }
+};
+
+// One of the first two top-level statements, for the `rebound` / `service` order check.
+struct LeadingStatement {
+    Statement statement;
+    SourcePosition position;
+    std::string word;
+};
+
+struct SyntaxFailure {
+    std::string message;
+    SourcePosition position;
+};
+
+class TextReader {
+public:
+    TextReader(std::string_view file, ParseResult& result)
+        : file_(file), result_(result), document_(result.document) {}
+
+    void read(std::string_view source);
+
+private:
+    // Lines.
+    void read_line(std::string_view line, std::uint32_t number, std::size_t offset);
+    std::optional<SyntaxFailure> parse_line(std::string_view line, std::uint32_t number,
+                                            std::size_t offset, LineParts& parts);
+    void place(const LineParts& parts, const std::optional<SyntaxFailure>& failure,
+               std::string_view line);
+    void read_statement(const LineParts& parts, bool failed, std::string_view line);
+
+    // Structure.
+    void note_top_level_statement(const LineParts& parts);
+    void report_unknown_statement(const LineParts& parts);
+    void open_block(const LineParts& parts, bool is_defaults);
+    void close_block();
+    void report_unclosed_block(SourcePosition position, std::string_view suggestion);
+    void check_header_order();
+    bool first_given(std::optional<SourcePosition>& first, const LineParts& parts, bool failed,
+                     std::string_view field);
+
+    // Top-level statements.
+    void read_rebound(const LineParts& parts, bool failed);
+    void read_service(const LineParts& parts, bool failed);
+    void read_handler(const LineParts& parts, bool failed);
+    void read_default(const LineParts& parts, bool failed);
+
+    // Block statements.
+    void read_block_statement(const LineParts& parts);
+    std::optional<BackoffNode> read_backoff(const LineParts& parts);
+    std::optional<JitterNode> read_jitter(const LineParts& parts);
+    std::optional<JitterNode> read_jitter_word(const LineParts& parts, const Token& word);
+    ListNode<Located<Matcher>> read_matchers(const LineParts& parts, std::string_view key);
+    std::optional<Matcher> read_category(const Token& token, const std::string& field);
+    std::optional<Matcher> read_http(const Token& token, const std::string& field);
+    ListNode<Located<std::string>> read_predicates(const LineParts& parts);
+    std::optional<BudgetNode> read_budget(const LineParts& parts);
+    std::optional<RouteNode> read_route(const LineParts& parts);
+
+    // Values; each reports what it cannot read and returns nullopt.
+    Field<std::int64_t> integer_value(const Token* token, std::string_view what,
+                                      const std::string& field);
+    Field<double> number_value(const Token* token, std::string_view number,
+                               std::string_view what, std::string_view example,
+                               const std::string& field);
+    Field<Duration> duration_value(const Token* token, std::string_view text,
+                                   std::string_view after, const std::string& field);
+    Field<std::string> text_value(const Token* token, const std::string& field);
+    static Field<std::string> name_value(const Token* token);
+
+    std::string block_path(std::string_view key) const { return block_->path + "." + std::string(key); }
+    void report(DiagnosticCode code, SourcePosition position, std::string field,
+                std::string message, std::string suggestion = {});
+
+    std::string file_;
+    ParseResult& result_;
+    Document& document_;
+    std::optional<OpenBlock> block_;
+    std::vector<LeadingStatement> leading_;  // the first two top-level statements
+    std::optional<SourcePosition> rebound_given_;
+    std::optional<SourcePosition> service_given_;
+    std::optional<SourcePosition> defaults_given_;
+    std::optional<SourcePosition> default_given_;
+    std::map<std::string, std::uint32_t, std::less<>> policy_lines_;
+    std::map<std::string, std::uint32_t, std::less<>> handler_lines_;
+    SourcePosition end_of_text_{1, 1};  // just after the last non-blank character
+    std::size_t errors_ = 0;
+    bool stopped_ = false;
+};
+
+void TextReader::report(DiagnosticCode code, SourcePosition position, std::string field,
+                        std::string message, std::string suggestion) {
+    if (stopped_) {
+        return;
+    }
+    Diagnostic diagnostic;
+    diagnostic.code = code;
+    diagnostic.severity = Severity::Error;
+    diagnostic.message = std::move(message);
+    diagnostic.file = file_;
+    diagnostic.position = position.known() ? position : SourcePosition{1, 1};
+    diagnostic.field = std::move(field);
+    diagnostic.suggestion = std::move(suggestion);
+    result_.diagnostics.push_back(std::move(diagnostic));
+    if (++errors_ >= kMaxErrors) {
+        Diagnostic last;
+        last.code = DiagnosticCode::SyntaxError;
+        last.message = "too many errors (" + std::to_string(kMaxErrors) +
+                       "): the rest of the file was not read";
+        last.file = file_;
+        last.position = result_.diagnostics.back().position;
+        result_.diagnostics.push_back(std::move(last));
+        stopped_ = true;
+    }
+}
+
+// ---- Lines -------------------------------------------------------------------------------------
+
+void TextReader::read(std::string_view source) {
+    std::size_t offset = 0;
+    // A UTF-8 byte order mark is not text; columns are counted after it, as editors show them.
+    if (source.starts_with("\xEF\xBB\xBF")) {
+        offset = 3;
+    }
+    std::uint32_t number = 0;
+    while (!stopped_) {
+        const std::size_t newline = source.find('\n', offset);
+        const std::size_t end = newline == std::string_view::npos ? source.size() : newline;
+        std::string_view line = source.substr(offset, end - offset);
+        if (!line.empty() && line.back() == '\r') {
+            line.remove_suffix(1);
+        }
+        if (number < std::numeric_limits<std::uint32_t>::max()) {
+            ++number;
+        }
+        read_line(line, number, offset);
+        if (newline == std::string_view::npos) {
+            break;
+        }
+        offset = newline + 1;
+    }
+    if (block_ && !stopped_) {
+        report_unclosed_block(end_of_text_, "close the block with '}' at the end of the file");
+    }
+    if (block_) {
+        close_block();
+    }
+    check_header_order();
+    // Reported in the order of the text (the header order is checked at the end of the file).
+    std::stable_sort(result_.diagnostics.begin(), result_.diagnostics.end(),
+                     [](const Diagnostic& a, const Diagnostic& b) {
+                         return a.position.line != b.position.line
+                                    ? a.position.line < b.position.line
+                                    : a.position.column < b.position.column;
+                     });
+}
+
+void TextReader::read_line(std::string_view line, std::uint32_t number, std::size_t offset) {
+    const std::size_t last = line.find_last_not_of(" \t");
+    if (last != std::string_view::npos) {
+        end_of_text_ = {number, narrow(last + 2)};
+    }
+    LineParts parts;
+    const std::optional<SyntaxFailure> failure = parse_line(line, number, offset, parts);
+    place(parts, failure, line);
+}
+
+std::optional<SyntaxFailure> TextReader::parse_line(std::string_view line, std::uint32_t number,
+                                                    std::size_t offset, LineParts& parts) {
+    try {
+        pegtl::memory_input<pegtl::tracking_mode::eager, pegtl::eol::lf_crlf, std::string_view>
+            input(line.data(), line.data() + line.size(), std::string_view(file_), offset, number,
+                  1);
+        if (pegtl::parse<rules::grammar, action, rules::control>(input, parts)) {
+            return std::nullopt;
+        }
+        // Unreachable: every line matches `grammar` or raises. Kept so that no input is lost.
+        return SyntaxFailure{"expected a statement", {number, 1}};
+    } catch (const pegtl::parse_error& error) {
+        std::size_t index = 0;
+        if (!error.positions().empty() && error.positions().front().column > 0) {
+            index = std::min(error.positions().front().column - 1, line.size());
+        }
+        while (index < line.size() && is_blank(line[index])) {
+            ++index;
+        }
+        std::string found = "the end of the line";
+        if (index < line.size() && line[index] != '#') {
+            std::size_t end = index;
+            while (end < line.size() && !is_blank(line[end])) {
+                ++end;
+            }
+            found = in_quotes(line.substr(index, end - index));
+        }
+        return SyntaxFailure{std::string(error.message()) + ", got " + found,
+                             {number, narrow(index + 1)}};
+    }
+}
+
+void TextReader::place(const LineParts& parts, const std::optional<SyntaxFailure>& failure,
+                       std::string_view line) {
+    const Place where = info_of(parts.statement).place;
+    if (parts.statement == Statement::BlockEnd) {
+        if (block_) {
+            close_block();
+        } else {
+            report(DiagnosticCode::SyntaxError, parts.position, "",
+                   "unexpected '}': no block is open here");
+        }
+    } else if (where == Place::TopLevel) {
+        if (block_) {
+            report_unclosed_block(parts.position, "close the block with '}' before this line");
+            close_block();
+        }
+        note_top_level_statement(parts);
+    } else if (parts.statement == Statement::Unknown) {
+        if (!block_) {
+            note_top_level_statement(parts);
+        }
+        report_unknown_statement(parts);
+    } else if (where == Place::Block && !block_) {
+        note_top_level_statement(parts);
+        report(DiagnosticCode::SyntaxError, parts.position, "",
+               "'" + std::string(info_of(parts.statement).spelling) +
+                   "' belongs inside a policy or defaults block",
+               "write it between 'policy NAME {' and '}'");
+    }
+    if (failure) {
+        report(DiagnosticCode::SyntaxError, failure->position,
+               block_ ? block_->path : std::string{}, failure->message);
+    }
+    if (!stopped_) {
+        read_statement(parts, failure.has_value(), line);
+    }
+}
+
+void TextReader::read_statement(const LineParts& parts, bool failed, std::string_view line) {
+    switch (parts.statement) {
+        case Statement::Rebound:
+            return read_rebound(parts, failed);
+        case Statement::Service:
+            return read_service(parts, failed);
+        case Statement::Handler:
+            return read_handler(parts, failed);
+        case Statement::Default:
+            return read_default(parts, failed);
+        case Statement::Defaults:
+        case Statement::Policy: {
+            // A broken header still opens its block when the line has its '{', so that the
+            // block's statements are read in the block, not reported as misplaced; and closes
+            // it again when the line has its '}' too (`policy p { attempts 3 }`).
+            if (!failed) {
+                open_block(parts, parts.statement == Statement::Defaults);
+                return;
+            }
+            const std::string_view code = line.substr(0, line.find('#'));
+            const std::size_t opening = code.find('{');
+            if (opening != std::string_view::npos) {
+                open_block(parts, parts.statement == Statement::Defaults);
+                if (block_ && code.find('}', opening) != std::string_view::npos) {
+                    close_block();
+                }
+            }
+            return;
+        }
+        case Statement::None:
+        case Statement::BlockEnd:
+        case Statement::Unknown:
+            return;
+        default:
+            if (block_ && !failed) {
+                read_block_statement(parts);
+            }
+    }
+}
+
+// ---- Structure ---------------------------------------------------------------------------------
+
+void TextReader::note_top_level_statement(const LineParts& parts) {
+    if (leading_.size() < 2) {
+        const std::string_view spelling = info_of(parts.statement).spelling;
+        leading_.push_back(LeadingStatement{
+            parts.statement, parts.position,
+            std::string(spelling.empty() ? parts.first_word : spelling)});
+    }
+}
+
+void TextReader::report_unknown_statement(const LineParts& parts) {
+    if (block_) {
+        std::string suggestion = statement_suggestion(parts.first_word, kBlockSpellings);
+        if (parts.first_word == "extends") {
+            suggestion = "a policy extends another in its header: 'policy NAME extends PARENT {'";
+        }
+        report(DiagnosticCode::UnknownKey, parts.position, block_->path,
+               "unknown statement " + in_quotes(parts.first_word) + " in " + block_->label +
+                   ": expected one of " + std::string(kBlockStatementList),
+               suggestion);
+        return;
+    }
+    report(DiagnosticCode::UnknownKey, parts.position, "",
+           "unknown statement " + in_quotes(parts.first_word) + ": expected one of " +
+               std::string(kTopLevelStatementList),
+           statement_suggestion(parts.first_word, kTopLevelSpellings));
+}
+
+void TextReader::open_block(const LineParts& parts, bool is_defaults) {
+    OpenBlock block;
+    block.is_defaults = is_defaults;
+    block.line = parts.position.line;
+    const Token* parent = parts.find(Role::Parent);
+    if (is_defaults) {
+        block.label = "'defaults'";
+        block.path = "defaults";
+        block.defaults.position = parts.position;
+        if (defaults_given_) {
+            report(DiagnosticCode::DuplicateKey, parts.position, "defaults",
+                   "duplicate 'defaults' (first given at line " +
+                       std::to_string(defaults_given_->line) + ")",
+                   "merge the two blocks; the first is used");
+            block.keep = false;
+        } else {
+            defaults_given_ = parts.position;
+        }
+        if (parent != nullptr) {
+            report(DiagnosticCode::UnknownKey, parent->position, "defaults.extends",
+                   "defaults cannot extend a policy: 'extends' belongs in a policy header",
+                   "write 'defaults {'");
+        }
+    } else {
+        if (!document_.has_policies_section) {
+            document_.has_policies_section = true;
+            document_.policies_position = parts.position;
+        }
+        const Token* name = parts.find(Role::PolicyName);
+        if (name == nullptr) {
+            block.keep = false;  // the header's error has been reported
+            block.label = "the policy";
+            block.path = "policies";
+        } else {
+            block.label = "policy " + in_quotes(name->text);
+            block.path = "policies." + path_name(name->text);
+            block.policy.name = Located<std::string>{std::string(name->text), name->position};
+            block.policy.position = name->position;
+            const auto [first, inserted] =
+                policy_lines_.try_emplace(std::string(name->text), name->position.line);
+            if (!inserted) {
+                report(DiagnosticCode::DuplicateKey, name->position, block.path,
+                       "duplicate policy " + in_quotes(name->text) + " (first given at line " +
+                           std::to_string(first->second) + ")",
+                       "rename one of them; the first is used");
+                block.keep = false;
+            }
+            if (parent != nullptr) {
+                block.policy.fields.extends = name_value(parent);
+            }
+        }
+    }
+    block_ = std::move(block);
+    if (parts.find(Role::BlockClose) != nullptr) {
+        close_block();
+    }
+}
+
+void TextReader::close_block() {
+    if (block_->keep) {
+        if (block_->is_defaults) {
+            document_.defaults = std::move(block_->defaults);
+        } else {
+            document_.policies.push_back(std::move(block_->policy));
+        }
+    }
+    block_.reset();
+}
+
+void TextReader::report_unclosed_block(SourcePosition position, std::string_view suggestion) {
+    report(DiagnosticCode::SyntaxError, position, block_->path,
+           "missing '}' for " + block_->label + " opened at line " + std::to_string(block_->line),
+           std::string(suggestion));
+}
+
+// `rebound 1` must come first and `service NAME` second. Checked at the end, when it is known
+// whether a misplaced one comes later (then it is misplaced, else missing). Lines whose first
+// word is unknown have been reported already and are not reported again here.
+void TextReader::check_header_order() {
+    if (leading_.empty() || leading_.front().statement == Statement::Unknown) {
+        return;
+    }
+    const LeadingStatement& first = leading_.front();
+    if (first.statement != Statement::Rebound) {
+        if (rebound_given_) {
+            report(DiagnosticCode::SyntaxError, *rebound_given_, "rebound",
+                   "'rebound' must be the first statement of the file",
+                   "move 'rebound 1' to the top");
+        } else {
+            report(DiagnosticCode::MissingField, first.position, "rebound",
+                   "a .rebound file starts with 'rebound 1', but the first statement is " +
+                       in_quotes(first.word),
+                   "add 'rebound 1' as the first line");
+        }
+        return;
+    }
+    if (leading_.size() < 2) {
+        return;
+    }
+    const LeadingStatement& second = leading_[1];
+    if (second.statement == Statement::Service || second.statement == Statement::Unknown) {
+        return;
+    }
+    if (service_given_) {
+        report(DiagnosticCode::SyntaxError, *service_given_, "service",
+               "'service' must come right after 'rebound 1'",
+               "move it to the second line of the file");
+    } else {
+        report(DiagnosticCode::MissingField, second.position, "service",
+               "'service NAME' must follow 'rebound 1', but the next statement is " +
+                   in_quotes(second.word),
+               "add a line such as 'service payments' after 'rebound 1'");
+    }
+}
+
+// For statements given once per file: remembers the first; reports a later one. Returns whether
+// this one is the first and can be read.
+bool TextReader::first_given(std::optional<SourcePosition>& first, const LineParts& parts,
+                             bool failed, std::string_view field) {
+    if (!first) {
+        first = parts.position;
+        return !failed;
+    }
+    if (!failed) {
+        report(DiagnosticCode::DuplicateKey, parts.position, std::string(field),
+               "duplicate '" + std::string(info_of(parts.statement).spelling) +
+                   "' (first given at line " + std::to_string(first->line) + ")",
+               "remove one of them; the first is used");
+    }
+    return false;
+}
+
+// ---- Top-level statements ----------------------------------------------------------------------
+
+void TextReader::read_rebound(const LineParts& parts, bool failed) {
+    if (first_given(rebound_given_, parts, failed, "rebound")) {
+        document_.version = integer_value(parts.find(Role::Version), "the format version", "rebound");
+    }
+}
+
+void TextReader::read_service(const LineParts& parts, bool failed) {
+    if (first_given(service_given_, parts, failed, "service")) {
+        document_.service = name_value(parts.find(Role::ServiceName));
+    }
+}
+
+void TextReader::read_default(const LineParts& parts, bool failed) {
+    if (first_given(default_given_, parts, failed, "default")) {
+        document_.default_policy = name_value(parts.find(Role::BoundPolicy));
+    }
+}
+
+void TextReader::read_handler(const LineParts& parts, bool failed) {
+    const Token* key = parts.find(Role::HandlerKey);
+    const Token* policy = parts.find(Role::BoundPolicy);
+    if (failed || key == nullptr || policy == nullptr) {
+        return;
+    }
+    const std::string field = "handlers." + path_name(key->text);
+    const auto [first, inserted] =
+        handler_lines_.try_emplace(std::string(key->text), key->position.line);
+    if (!inserted) {
+        report(DiagnosticCode::DuplicateKey, key->position, field,
+               "duplicate handler " + in_quotes(key->text) + " (first given at line " +
+                   std::to_string(first->second) + ")",
+               "remove one of them; the first is used");
+        return;
+    }
+    HandlerNode node;
+    node.key = Located<std::string>{std::string(key->text), key->position};
+    node.position = key->position;
+    node.policy = Located<std::string>{std::string(policy->text), policy->position};
+    if (const Token* option = parts.find(Role::HandlerOption)) {
+        if (option->text == "idempotent") {
+            node.idempotent = Located<bool>{true, option->position};
+        } else {
+            std::string suggestion = did_you_mean(option->text, {"idempotent"});
+            report(DiagnosticCode::UnknownValue, option->position, field + ".idempotent",
+                   "unknown handler option " + in_quotes(option->text) +
+                       ": the only option is 'idempotent'",
+                   suggestion);
+        }
+    }
+    document_.handlers.push_back(std::move(node));
+}
+
+// ---- Block statements --------------------------------------------------------------------------
+
+void TextReader::read_block_statement(const LineParts& parts) {
+    const std::string_view spelling = info_of(parts.statement).spelling;
+    if (parts.statement != Statement::Route) {
+        const auto [first, inserted] = block_->given.try_emplace(std::string(spelling),
+                                                                 parts.position.line);
+        if (!inserted) {
+            report(DiagnosticCode::DuplicateKey, parts.position, block_->path,
+                   "duplicate '" + std::string(spelling) + "' (first given at line " +
+                       std::to_string(first->second) + ")",
+                   "remove one of them; the first is used");
+            return;
+        }
+    }
+    PolicyFields& fields = block_->fields();
+    switch (parts.statement) {
+        case Statement::Attempts:
+            fields.max_attempts =
+                integer_value(parts.find(Role::Count), "'attempts'", block_path("max_attempts"));
+            break;
+        case Statement::Retries:
+            fields.max_retries =
+                integer_value(parts.find(Role::Count), "'retries'", block_path("max_retries"));
+            break;
+        case Statement::Backoff:
+            fields.backoff = read_backoff(parts);
+            break;
+        case Statement::Jitter:
+            fields.jitter = read_jitter(parts);
+            break;
+        case Statement::Deadline: {
+            const Token* value = parts.find(Role::Delay);
+            fields.deadline = duration_value(value, value ? value->text : "", "'deadline'",
+                                             block_path("deadline"));
+            break;
+        }
+        case Statement::MinAttemptBudget: {
+            const Token* value = parts.find(Role::Delay);
+            fields.min_attempt_budget =
+                duration_value(value, value ? value->text : "", "'min_attempt_budget'",
+                               block_path("min_attempt_budget"));
+            break;
+        }
+        case Statement::AttemptTimeout: {
+            const Token* value = parts.find(Role::Delay);
+            fields.attempt_timeout = duration_value(value, value ? value->text : "",
+                                                    "'attempt_timeout'",
+                                                    block_path("attempt_timeout"));
+            break;
+        }
+        case Statement::RetryOn:
+            fields.retry_on = read_matchers(parts, "retry_on");
+            break;
+        case Statement::NeverOn:
+            fields.never_retry_on = read_matchers(parts, "never_retry_on");
+            break;
+        case Statement::RetryIf:
+            fields.retry_if = read_predicates(parts);
+            break;
+        case Statement::OnExhausted: {
+            const Token* word = parts.find(Role::ExhaustedAction);
+            if (word == nullptr) {
+                break;
+            }
+            if (const auto action_value = parse_exhausted_action(word->text)) {
+                fields.on_exhausted = Located<ExhaustedAction>{*action_value, word->position};
+            } else {
+                report(DiagnosticCode::UnknownValue, word->position, block_path("on_exhausted"),
+                       "unknown on-exhausted action " + in_quotes(word->text),
+                       suggestion_for(word->text, exhausted_action_words()));
+            }
+            break;
+        }
+        case Statement::Budget:
+            fields.budget = read_budget(parts);
+            break;
+        case Statement::Route:
+            if (std::optional<RouteNode> route = read_route(parts)) {
+                if (!fields.routes) {
+                    fields.routes = ListNode<RouteNode>{{}, parts.position};
+                }
+                fields.routes->items.push_back(std::move(*route));
+            }
+            break;
+        default:
+            break;
+    }
+}
+
+// A backoff whose type or any value cannot be read is left out as a whole: one error, not a
+// second one from the validator for the missing value.
+std::optional<BackoffNode> TextReader::read_backoff(const LineParts& parts) {
+    const Token* type = parts.find(Role::BackoffType);
+    if (type == nullptr) {
+        return std::nullopt;
+    }
+    const std::optional<BackoffType> parsed = parse_backoff_type(type->text);
+    if (!parsed) {
+        std::string suggestion = did_you_mean(type->text, backoff_type_words());
+        std::string ignored;
+        if (suggestion.empty() && parse_duration(type->text, ignored)) {
+            suggestion = "for a fixed delay, write 'backoff fixed " + shown(type->text) + "'";
+        }
+        if (suggestion.empty()) {
+            suggestion = "expected one of " + join_words(backoff_type_words());
+        }
+        report(DiagnosticCode::UnknownValue, type->position, block_path("backoff.type"),
+               "unknown backoff type " + in_quotes(type->text), suggestion);
+        return std::nullopt;
+    }
+    BackoffNode node;
+    node.position = parts.position;
+    node.type = Located<BackoffType>{*parsed, type->position};
+    const std::string after = "'" + std::string(type->text) + "'";
+    bool complete = true;
+    const auto keep = [&complete](auto field) {
+        complete = complete && field.has_value();
+        return field;
+    };
+    for (const Token& token : parts.tokens) {
+        switch (token.role) {
+            case Role::Delay:
+                node.delay = keep(duration_value(&token, token.text, after, block_path("backoff.delay")));
+                break;
+            case Role::Initial:
+                node.initial =
+                    keep(duration_value(&token, token.text, after, block_path("backoff.initial")));
+                break;
+            case Role::Increment:
+                node.increment = keep(duration_value(&token, token.text.substr(1), "'+'",
+                                                     block_path("backoff.increment")));
+                break;
+            case Role::Multiplier:
+                node.multiplier =
+                    keep(number_value(&token, token.text.substr(1), "the multiplier", "x2",
+                                      block_path("backoff.multiplier")));
+                break;
+            case Role::Max:
+                node.max = keep(duration_value(&token, token.text, "'max'", block_path("backoff.max")));
+                break;
+            default:
+                break;
+        }
+    }
+    if (!complete) {
+        return std::nullopt;
+    }
+    return node;
+}
+
+std::optional<JitterNode> TextReader::read_jitter(const LineParts& parts) {
+    JitterNode node;
+    node.position = parts.position;
+    if (const Token* bound = parts.find(Role::JitterBound)) {
+        const Token* amount = parts.find(Role::JitterAmount);
+        node.type = Located<JitterType>{JitterType::Bounded, bound->position};
+        node.amount = duration_value(amount, amount ? amount->text : "", "'+-'",
+                                     block_path("jitter.amount"));
+        return node.amount ? std::optional<JitterNode>(node) : std::nullopt;
+    }
+    if (const Token* percent = parts.find(Role::JitterPercent)) {
+        const std::string_view number = percent->text.substr(0, percent->text.size() - 1);
+        node.type = Located<JitterType>{JitterType::Proportional, percent->position};
+        if (!is_decimal_text(number)) {
+            report(DiagnosticCode::WrongType, percent->position, block_path("jitter.factor"),
+                   "a proportional jitter is a percentage such as 20%, got " +
+                       in_quotes(percent->text));
+            return std::nullopt;
+        }
+        const std::string fraction = percent_as_fraction(number);
+        node.factor = number_value(percent, fraction, "the jitter percentage", "20%",
+                                   block_path("jitter.factor"));
+        return node.factor ? std::optional<JitterNode>(node) : std::nullopt;
+    }
+    if (const Token* word = parts.find(Role::JitterWord)) {
+        return read_jitter_word(parts, *word);
+    }
+    return std::nullopt;
+}
+
+std::optional<JitterNode> TextReader::read_jitter_word(const LineParts& parts, const Token& word) {
+    const std::string field = block_path("jitter");
+    if (const std::optional<JitterType> type = parse_jitter_word(word.text)) {
+        JitterNode node;
+        node.position = parts.position;
+        node.type = Located<JitterType>{*type, word.position};
+        return node;
+    }
+    if (word.text == "bounded") {
+        report(DiagnosticCode::MissingField, word.position, field + ".amount",
+               "'jitter bounded' needs an amount", "write 'jitter +-1s'");
+        return std::nullopt;
+    }
+    if (word.text == "proportional") {
+        report(DiagnosticCode::MissingField, word.position, field + ".factor",
+               "'jitter proportional' needs a factor", "write a percentage: 'jitter 20%'");
+        return std::nullopt;
+    }
+    std::string suggestion = did_you_mean(word.text, jitter_words());
+    std::string ignored;
+    if (suggestion.empty() && parse_duration(word.text, ignored)) {
+        suggestion = "for a bounded jitter, write 'jitter +-" + shown(word.text) + "'";
+    } else if (suggestion.empty() && is_decimal_text(word.text)) {
+        suggestion = "for a proportional jitter, write 'jitter " + shown(word.text) + "%'";
+    } else if (suggestion.empty()) {
+        suggestion = "expected one of " + join_words(jitter_words()) +
+                     ", a bound such as +-1s or a percentage such as 20%";
+    }
+    report(DiagnosticCode::UnknownValue, word.position, field, "unknown jitter " + in_quotes(word.text),
+           suggestion);
+    return std::nullopt;
+}
+
+// The matchers of `retry on` / `never on`; one that cannot be read is reported and left out.
+ListNode<Located<Matcher>> TextReader::read_matchers(const LineParts& parts, std::string_view key) {
+    const std::string field = block_path(key);
+    ListNode<Located<Matcher>> list;
+    list.position = parts.position;
+    SourcePosition start;          // of the current matcher's keyword
+    // The vendor of the current native matcher, when readable (a plain pair rather than an
+    // optional: g++ 12 warns falsely about an optional enum read in a later iteration).
+    Vendor vendor = Vendor::Generic;
+    bool vendor_known = false;
+    const auto add = [&](std::optional<Matcher> matcher, SourcePosition position) {
+        if (matcher) {
+            list.items.push_back(Located<Matcher>{std::move(*matcher), position});
+        }
+    };
+    for (const Token& token : parts.tokens) {
+        if (stopped_) {
+            break;  // too many errors: the rest would not be reported anyway
+        }
+        switch (token.role) {
+            case Role::MatcherStart:
+                start = token.position;
+                vendor_known = false;
+                break;
+            case Role::Category:
+                add(read_category(token, field), token.position);
+                break;
+            case Role::SqlState:
+                add(Matcher::sqlstate(token.text), start);
+                break;
+            case Role::SqlStateClass:
+                add(Matcher::sqlstate_class(token.text), start);
+                break;
+            case Role::Vendor:
+                if (const std::optional<Vendor> parsed = parse_vendor(token.text)) {
+                    vendor = *parsed;
+                    vendor_known = true;
+                } else {
+                    report(DiagnosticCode::UnknownValue, token.position, field,
+                           "unknown vendor " + in_quotes(token.text),
+                           suggestion_for(token.text, vendor_words()));
+                }
+                break;
+            case Role::NativeCode: {
+                const Field<std::int64_t> code =
+                    integer_value(&token, "the native error code", field);
+                if (vendor_known && code) {
+                    add(Matcher::native(vendor, code->value), start);
+                }
+                break;
+            }
+            case Role::ErrorType:
+                add(Matcher::error_type(token.text), start);
+                break;
+            case Role::Http:
+                add(read_http(token, field), start);
+                break;
+            case Role::Message:
+                if (Field<std::string> text = text_value(&token, field)) {
+                    add(Matcher::message(text->value), start);
+                }
+                break;
+            default:
+                break;
+        }
+    }
+    return list;
+}
+
+// A category word, or `transient` for every category retryable by default.
+std::optional<Matcher> TextReader::read_category(const Token& token, const std::string& field) {
+    if (token.text == kTransientGroupName) {
+        return Matcher::transient();
+    }
+    if (const std::optional<ErrorCategory> category = parse_category(token.text)) {
+        return Matcher::of_category(*category);
+    }
+    std::string suggestion = did_you_mean(token.text, matcher_words());
+    if (suggestion.empty()) {
+        suggestion =
+            "expected a category such as deadlock or transient (see categories.md), or a matcher "
+            "such as sqlstate 40001, native mysql 1213, error io.timeout, http 503 or "
+            "message \"text\"";
+    }
+    report(DiagnosticCode::UnknownValue, token.position, field,
+           "unknown error category " + in_quotes(token.text), suggestion);
+    return std::nullopt;
+}
+
+// `503` (a status) or `5xx` (a class of a hundred statuses); ranges are the validator's.
+std::optional<Matcher> TextReader::read_http(const Token& token, const std::string& field) {
+    const std::string_view text = token.text;
+    const bool is_class = text.size() == 3 && text[0] >= '1' && text[0] <= '9' &&
+                          (text[1] == 'x' || text[1] == 'X') && (text[2] == 'x' || text[2] == 'X');
+    if (is_class) {
+        return Matcher::http_class(text[0] - '0');
+    }
+    if (!is_integer_text(text)) {
+        report(DiagnosticCode::InvalidValue, token.position, field,
+               "expected an HTTP status such as 503 or a class such as 5xx, got " + in_quotes(text));
+        return std::nullopt;
+    }
+    const Field<std::int64_t> status = integer_value(&token, "the HTTP status", field);
+    if (!status) {
+        return std::nullopt;
+    }
+    if (status->value < std::numeric_limits<int>::min() ||
+        status->value > std::numeric_limits<int>::max()) {
+        report(DiagnosticCode::OutOfRange, token.position, field,
+               "HTTP status " + shown(text) + " is out of range");
+        return std::nullopt;
+    }
+    return Matcher::http_status(static_cast<int>(status->value));
+}
+
+ListNode<Located<std::string>> TextReader::read_predicates(const LineParts& parts) {
+    ListNode<Located<std::string>> list;
+    list.position = parts.position;
+    for (const Token& token : parts.tokens) {
+        if (token.role == Role::Predicate) {
+            list.items.push_back(Located<std::string>{std::string(token.text), token.position});
+        }
+    }
+    return list;
+}
+
+// Left out as a whole when a value cannot be read.
+std::optional<BudgetNode> TextReader::read_budget(const LineParts& parts) {
+    BudgetNode node;
+    node.position = parts.position;
+    node.max_tokens =
+        integer_value(parts.find(Role::Count), "the token count", block_path("budget.max_tokens"));
+    const Token* ratio = parts.find(Role::Ratio);
+    node.token_ratio = number_value(ratio, ratio ? ratio->text : "", "the token ratio", "0.1",
+                                    block_path("budget.token_ratio"));
+    if (!node.max_tokens || !node.token_ratio) {
+        return std::nullopt;
+    }
+    return node;
+}
+
+// Left out as a whole when a value cannot be read.
+std::optional<RouteNode> TextReader::read_route(const LineParts& parts) {
+    RouteNode node;
+    node.position = parts.position;
+    const Token* limit = parts.find(Role::Delay);
+    node.up_to = duration_value(limit, limit ? limit->text : "", "'up to'", block_path("routes"));
+    node.target = text_value(parts.find(Role::Target), block_path("routes"));
+    if (!node.up_to || !node.target) {
+        return std::nullopt;
+    }
+    return node;
+}
+
+// ---- Values ------------------------------------------------------------------------------------
+
+// Counts, versions and codes: [-]digits, stored wide; ranges are the validator's.
+Field<std::int64_t> TextReader::integer_value(const Token* token, std::string_view what,
+                                              const std::string& field) {
+    if (token == nullptr) {
+        return std::nullopt;
+    }
+    const std::string_view text = token->text;
+    if (!is_integer_text(text)) {
+        std::string suggestion;
+        if (is_decimal_text(text)) {
+            suggestion = "counts are whole numbers, such as 3";
+        }
+        report(DiagnosticCode::WrongType, token->position, field,
+               std::string(what) + " must be a whole number, got " + in_quotes(text), suggestion);
+        return std::nullopt;
+    }
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc{} || end != text.data() + text.size()) {
+        report(DiagnosticCode::OutOfRange, token->position, field,
+               std::string(what) + " is too large: " + shown(text));
+        return std::nullopt;
+    }
+    return Located<std::int64_t>{value, token->position};
+}
+
+// Factors: [-]digits[.digits] in `number` (the token's text, or a form of it); messages quote
+// the whole token.
+Field<double> TextReader::number_value(const Token* token, std::string_view number,
+                                       std::string_view what, std::string_view example,
+                                       const std::string& field) {
+    if (token == nullptr) {
+        return std::nullopt;
+    }
+    bool out_of_range = false;
+    if (const std::optional<double> value = decimal_value(number, out_of_range)) {
+        return Located<double>{*value, token->position};
+    }
+    if (out_of_range) {
+        report(DiagnosticCode::OutOfRange, token->position, field,
+               std::string(what) + " is too large: " + shown(token->text));
+    } else {
+        report(DiagnosticCode::WrongType, token->position, field,
+               std::string(what) + " must be a number such as " + std::string(example) +
+                   ", got " + in_quotes(token->text));
+    }
+    return std::nullopt;
+}
+
+// A duration with its unit (the DSL has no bare milliseconds). `after` names what precedes the
+// duration, for the message: "expected a duration such as 500ms after 'fixed', got '500'".
+Field<Duration> TextReader::duration_value(const Token* token, std::string_view text,
+                                           std::string_view after, const std::string& field) {
+    if (token == nullptr) {
+        return std::nullopt;
+    }
+    std::string error;
+    if (const std::optional<Duration> duration = parse_duration(text, error)) {
+        return Located<Duration>{*duration, token->position};
+    }
+    if (is_decimal_text(text) && text.front() != '-') {
+        report(DiagnosticCode::InvalidDuration, token->position, field,
+               "expected a duration such as " + shown(text) + "ms after " + std::string(after) +
+                   ", got " + in_quotes(text) + ": a duration needs a unit (us, ms, s, m or h)",
+               "write " + shown(text) + "ms");
+        return std::nullopt;
+    }
+    if (!shows_unchanged(text)) {
+        error = "expected a duration such as 250ms after " + std::string(after) + ", got " +
+                in_quotes(text);
+    }
+    report(DiagnosticCode::InvalidDuration, token->position, field, std::move(error));
+    return std::nullopt;
+}
+
+// Quoted text (message, route target), which must be UTF-8 once its escapes are resolved.
+Field<std::string> TextReader::text_value(const Token* token, const std::string& field) {
+    if (token == nullptr || token->text.size() < 2) {
+        return std::nullopt;
+    }
+    std::string text = unquoted(token->text);
+    if (!is_valid_utf8(text)) {
+        report(DiagnosticCode::InvalidValue, token->position, field,
+               "the text " + in_quotes(token->text) + " is not valid UTF-8");
+        return std::nullopt;
+    }
+    return Located<std::string>{std::move(text), token->position};
+}
+
+Field<std::string> TextReader::name_value(const Token* token) {
+    if (token == nullptr) {
+        return std::nullopt;
+    }
+    return Located<std::string>{std::string(token->text), token->position};
+}
+
+}  // namespace
+
+ParseResult parse_text(std::string_view text, std::string_view file) {
+    ParseResult result;
+    result.document.file = std::string(file);
+    TextReader reader(file, result);
+    reader.read(text);
+    return result;
+}
+
+}  // namespace rebound::dsl

@@ -1,0 +1,1329 @@
+// The YAML and JSON front end: yaml-cpp's node tree to a Document, with a diagnostic for every
+// problem of shape (unknown and duplicate keys, wrong types, unknown words, bad durations).
+//
+// yaml-cpp resolves no scalar types and silently keeps duplicate keys, so every mapping is walked
+// by hand here: duplicates are found by this file, and a scalar's kind (integer, float, text) is
+// decided from its text and from whether it was quoted (yaml-cpp tags quoted and block scalars
+// "!", plain ones "?"), following the YAML 1.2 core schema.
+//
+// Robustness: the reader descends only along the fixed shape of the format, never along the
+// input's own nesting, so self-referring aliases (`&a [*a]`) and deep nesting cannot exhaust the
+// stack; yaml-cpp's parser bounds its own depth (DeepRecursion). Text that is not UTF-8 is
+// rejected before parsing so that no later stage (JSON output) meets invalid bytes.
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "rebound/dsl/parse.hpp"
+#include "rebound/error_category.hpp"
+#include "rebound/vendor.hpp"
+
+namespace rebound::dsl {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// The keys of each mapping of the format.
+
+constexpr std::string_view kTopLevelKeys[] = {"rebound",  "service",  "defaults",
+                                              "policies", "handlers", "default"};
+constexpr std::string_view kPolicyKeys[] = {
+    "extends",  "max_attempts",       "max_retries",     "backoff",  "jitter",
+    "deadline", "min_attempt_budget", "attempt_timeout", "retry_on", "never_retry_on",
+    "retry_if", "on_exhausted",       "budget",          "routes"};
+constexpr std::string_view kBackoffKeys[] = {"type",      "delay",      "initial",
+                                             "increment", "multiplier", "max"};
+constexpr std::string_view kJitterKeys[] = {"type", "amount", "factor"};
+constexpr std::string_view kBudgetKeys[] = {"max_tokens", "token_ratio"};
+constexpr std::string_view kRouteKeys[] = {"up_to", "target"};
+constexpr std::string_view kHandlerKeys[] = {"policy", "idempotent"};
+constexpr std::string_view kMatcherKeys[] = {"sqlstate", "sqlstate_class", "native", "vendor",
+                                             "error",    "http",           "message"};
+// Every jitter type a mapping may name (the four words plus the two parameterised types).
+constexpr std::string_view kJitterTypeWords[] = {"none",         "full",    "equal",
+                                                 "decorrelated", "bounded", "proportional"};
+
+// Bare integer durations above this many milliseconds are rejected, matching parse_duration's
+// limit of 1e15 microseconds (far above the validator's 30 days, far below overflow).
+constexpr std::int64_t kLargestBareMilliseconds = 1'000'000'000'000;
+
+// Longest excerpt of the user's text quoted in a message.
+constexpr std::size_t kExcerptLength = 40;
+
+// ---------------------------------------------------------------------------------------------
+// Text helpers.
+
+bool is_digit(char c) noexcept {
+    return c >= '0' && c <= '9';
+}
+
+bool all_digits(std::string_view text) noexcept {
+    if (text.empty()) {
+        return false;
+    }
+    for (const char c : text) {
+        if (!is_digit(c)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::string_view without_sign(std::string_view text) noexcept {
+    if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
+        text.remove_prefix(1);
+    }
+    return text;
+}
+
+// YAML 1.2 core schema integer (decimal form): [-+]?[0-9]+
+bool looks_like_integer(std::string_view text) noexcept {
+    return all_digits(without_sign(text));
+}
+
+// YAML 1.2 core schema float, finite forms: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool looks_like_float(std::string_view text) noexcept {
+    text = without_sign(text);
+    const std::size_t exponent = text.find_first_of("eE");
+    const std::string_view mantissa = text.substr(0, exponent);
+    if (exponent != std::string_view::npos && !looks_like_integer(text.substr(exponent + 1))) {
+        return false;
+    }
+    const std::size_t dot = mantissa.find('.');
+    if (dot == std::string_view::npos) {
+        return all_digits(mantissa);
+    }
+    const std::string_view whole = mantissa.substr(0, dot);
+    const std::string_view fraction = mantissa.substr(dot + 1);
+    if (whole.empty()) {
+        return all_digits(fraction);
+    }
+    return all_digits(whole) && (fraction.empty() || all_digits(fraction));
+}
+
+// YAML 1.2 core schema infinities and NaN.
+bool looks_like_non_finite(std::string_view text) noexcept {
+    const std::string_view magnitude = without_sign(text);
+    return magnitude == ".inf" || magnitude == ".Inf" || magnitude == ".INF" || text == ".nan" ||
+           text == ".NaN" || text == ".NAN";
+}
+
+enum class IntegerStatus { Ok, NotInteger, TooLarge };
+
+struct ParsedInteger {
+    IntegerStatus status = IntegerStatus::NotInteger;
+    std::int64_t value = 0;
+};
+
+// A decimal integer with optional sign, with overflow detection.
+ParsedInteger parse_integer(std::string_view text) noexcept {
+    if (!looks_like_integer(text)) {
+        return {};
+    }
+    if (text.front() == '+') {
+        text.remove_prefix(1);
+    }
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error == std::errc::result_out_of_range) {
+        return {IntegerStatus::TooLarge, 0};
+    }
+    if (error != std::errc{} || end != text.data() + text.size()) {
+        return {};
+    }
+    return {IntegerStatus::Ok, value};
+}
+
+// A finite YAML number (integer or float form); nullopt with `out_of_range` set when it does not
+// fit a double.
+std::optional<double> parse_finite_number(std::string_view text, bool& out_of_range) noexcept {
+    out_of_range = false;
+    if (!looks_like_float(text)) {
+        return std::nullopt;
+    }
+    if (text.front() == '+') {
+        text.remove_prefix(1);
+    }
+    double value = 0.0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error == std::errc::result_out_of_range ||
+        (error == std::errc{} && !std::isfinite(value))) {
+        out_of_range = true;
+        return std::nullopt;
+    }
+    if (error != std::errc{} || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+// The user's text for a message: at most kExcerptLength bytes, cut at a character boundary, with
+// control characters shown as '?'.
+std::string excerpt(std::string_view text) {
+    std::string shown;
+    if (text.size() > kExcerptLength) {
+        std::size_t cut = kExcerptLength;
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) {
+            --cut;
+        }
+        shown = std::string(text.substr(0, cut)) + "...";
+    } else {
+        shown = std::string(text);
+    }
+    for (char& c : shown) {
+        if (static_cast<unsigned char>(c) < 0x20U || c == 0x7F) {
+            c = '?';
+        }
+    }
+    return shown;
+}
+
+std::string quoted(std::string_view text) {
+    return "'" + excerpt(text) + "'";
+}
+
+std::string join_words(std::span<const std::string_view> words) {
+    std::string joined;
+    for (const std::string_view word : words) {
+        if (!joined.empty()) {
+            joined += ", ";
+        }
+        joined += word;
+    }
+    return joined;
+}
+
+// "did you mean 'x'?" when one word is close, else "expected one of a, b, c".
+std::string suggestion_for(std::string_view word, std::span<const std::string_view> candidates) {
+    const std::string close =
+        closest_match(word, std::vector<std::string_view>(candidates.begin(), candidates.end()));
+    if (!close.empty()) {
+        return "did you mean '" + close + "'?";
+    }
+    return "expected one of " + join_words(candidates);
+}
+
+bool contains(std::span<const std::string_view> words, std::string_view word) {
+    for (const std::string_view candidate : words) {
+        if (candidate == word) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string child_path(std::string_view path, std::string_view key) {
+    if (path.empty()) {
+        return std::string(key);
+    }
+    return std::string(path) + "." + std::string(key);
+}
+
+std::string item_path(std::string_view path, std::size_t index) {
+    return std::string(path) + "[" + std::to_string(index) + "]";
+}
+
+// ---------------------------------------------------------------------------------------------
+// yaml-cpp helpers.
+
+// yaml-cpp marks are 0-based and -1 when absent; ours are 1-based and 0 when absent.
+SourcePosition position_of(const YAML::Mark& mark) noexcept {
+    if (mark.line < 0 || mark.column < 0) {
+        return {};
+    }
+    return {static_cast<std::uint32_t>(mark.line) + 1U,
+            static_cast<std::uint32_t>(mark.column) + 1U};
+}
+
+// Quoted and block scalars, and explicit !!str, are text whatever they contain.
+bool is_quoted(const YAML::Node& node) {
+    return node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str";
+}
+
+bool is_plain_scalar(const YAML::Node& node) {
+    return node.IsScalar() && !is_quoted(node);
+}
+
+// How a value is named in "got ..." parts of messages.
+std::string describe(const YAML::Node& node) {
+    if (node.IsSequence()) {
+        return "a list";
+    }
+    if (node.IsMap()) {
+        return "a mapping";
+    }
+    if (!node.IsScalar()) {
+        return "nothing";
+    }
+    if (is_quoted(node)) {
+        return "the text \"" + excerpt(node.Scalar()) + "\"";
+    }
+    return quoted(node.Scalar());
+}
+
+// One value of the file: its node, where it is, its field path, and how messages name it.
+struct Value {
+    YAML::Node node;
+    SourcePosition position;  // of the value; of its key when the value is empty
+    std::string path;         // "policies.p.backoff.max"
+    std::string key;          // "max"; for list items, the list's key
+    std::string label;        // "'max'", "item 2 of 'retry_on'", "policy 'p'"
+};
+
+// One entry of a mapping whose key was readable, unique and allowed.
+struct Entry {
+    std::string key;
+    SourcePosition key_position;
+    Value value;
+};
+
+// Where a mapping sits, for field paths and for messages ("in the backoff of policy 'p'").
+struct Context {
+    std::string path;   // "policies.p"
+    std::string where;  // "in policy 'p'"
+    std::string owner;  // "policy 'p'"
+
+    Context part(std::string_view key, std::string_view noun) const {
+        return {child_path(path, key), "in " + std::string(noun) + " of " + owner, owner};
+    }
+};
+
+// The item values of a sequence node.
+std::vector<Value> items_of(const Value& list) {
+    std::vector<Value> items;
+    std::size_t index = 0;
+    for (auto it = list.node.begin(); it != list.node.end(); ++it, ++index) {
+        const YAML::Node item = *it;
+        SourcePosition position = position_of(item.Mark());
+        if (item.IsNull() || !position.known()) {
+            position = list.position;
+        }
+        items.push_back(Value{item, position, item_path(list.path, index), list.key,
+                              "item " + std::to_string(index + 1) + " of " + list.label});
+    }
+    return items;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Syntax errors: yaml-cpp's messages in the words of this project.
+
+struct SyntaxMessage {
+    std::string_view yaml_cpp_prefix;
+    std::string_view sentence;
+};
+
+constexpr SyntaxMessage kSyntaxMessages[] = {
+    // yaml-cpp's depth guard (DeepRecursion, whose type the library does not export) says this.
+    {"bad file", "lists or mappings are nested too deeply"},
+    {"end of sequence flow not found", "a list opened with '[' is not closed with ']'"},
+    {"end of map flow not found", "a mapping opened with '{' is not closed with '}'"},
+    {"end of sequence not found", "a list ends unexpectedly here; check the indentation"},
+    {"end of map not found", "a mapping ends unexpectedly here; check the indentation"},
+    {"illegal tab when looking for indentation", "tabs cannot indent YAML; use spaces"},
+    {"illegal block entry", "a list item ('- ') cannot start here; check the indentation"},
+    {"illegal map key", "a key cannot start here; check the indentation"},
+    {"illegal map value", "a ':' cannot appear here; check the indentation or quote the value"},
+    {"illegal flow end", "a ']' or '}' here has no matching '[' or '{'"},
+    {"the referenced anchor is not defined",
+     "this alias refers to an anchor ('&name') that is not defined before it"},
+    {"illegal EOF in scalar", "a quoted text is not closed before the end of the file"},
+    {"illegal document indicator in scalar", "a quoted text runs into a '---' or '...' line"},
+    {"unknown escape character", "unknown escape sequence in a double-quoted text"},
+    {"invalid unicode", "invalid \\u escape in a double-quoted text"},
+    {"unknown token", "unexpected character"},
+    {"invalid character in single-quoted string", "invalid character in a single-quoted text"},
+    {"cannot assign multiple anchors", "a value cannot have two anchors"},
+    {"cannot assign multiple tags", "a value cannot have two tags"},
+    {"aliases can't have any content", "an alias ('*name') cannot have content or a tag"},
+};
+
+std::string syntax_sentence(const YAML::ParserException& error) {
+    for (const SyntaxMessage& known : kSyntaxMessages) {
+        if (std::string_view(error.msg).starts_with(known.yaml_cpp_prefix)) {
+            return std::string(known.sentence);
+        }
+    }
+    return "the text cannot be read (" + excerpt(error.msg) + ")";
+}
+
+// ---------------------------------------------------------------------------------------------
+// UTF-8: the byte offset of the first byte that does not belong to a well-formed character.
+
+std::size_t utf8_sequence_length(std::string_view text, std::size_t at) noexcept {
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    const unsigned char lead = byte(at);
+    if (lead < 0x80U) {
+        return 1;
+    }
+    std::size_t length = 0;
+    unsigned char low = 0x80U;
+    unsigned char high = 0xBFU;
+    if (lead >= 0xC2U && lead <= 0xDFU) {
+        length = 2;
+    } else if (lead >= 0xE0U && lead <= 0xEFU) {
+        length = 3;
+        low = lead == 0xE0U ? 0xA0U : 0x80U;   // no overlong forms
+        high = lead == 0xEDU ? 0x9FU : 0xBFU;  // no surrogates
+    } else if (lead >= 0xF0U && lead <= 0xF4U) {
+        length = 4;
+        low = lead == 0xF0U ? 0x90U : 0x80U;
+        high = lead == 0xF4U ? 0x8FU : 0xBFU;  // nothing above U+10FFFF
+    } else {
+        return 0;
+    }
+    if (at + length > text.size() || byte(at + 1) < low || byte(at + 1) > high) {
+        return 0;
+    }
+    for (std::size_t i = 2; i < length; ++i) {
+        if (byte(at + i) < 0x80U || byte(at + i) > 0xBFU) {
+            return 0;
+        }
+    }
+    return length;
+}
+
+std::optional<std::size_t> first_invalid_utf8(std::string_view text) noexcept {
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t length = utf8_sequence_length(text, at);
+        if (length == 0) {
+            return at;
+        }
+        at += length;
+    }
+    return std::nullopt;
+}
+
+// Line and column (in characters) of a byte offset in valid UTF-8 text.
+SourcePosition position_of_offset(std::string_view text, std::size_t offset) noexcept {
+    SourcePosition position{1, 1};
+    for (std::size_t i = 0; i < offset; ++i) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        if (byte == '\n') {
+            ++position.line;
+            position.column = 1;
+        } else if ((byte & 0xC0U) != 0x80U) {
+            ++position.column;
+        }
+    }
+    return position;
+}
+
+// ---------------------------------------------------------------------------------------------
+// YamlReader: one method per part of the format. Each reader reports what it cannot read and
+// returns nullopt for it; callers leave that field absent and carry on.
+
+class YamlReader {
+  public:
+    YamlReader(std::string_view file, Diagnostics& diagnostics)
+        : file_(file), diagnostics_(diagnostics) {}
+
+    // Precondition: `root` is the first document of the file.
+    Document read(const YAML::Node& root);
+
+  private:
+    // Sections.
+    void read_section(const Entry& entry, Document& document);
+    void read_defaults(const Entry& entry, Document& document);
+    void read_policies(const Entry& entry, Document& document);
+    void read_handlers(const Entry& entry, Document& document);
+    std::optional<HandlerNode> read_handler(const Entry& entry);
+
+    // Policies.
+    PolicyFields read_policy_fields(const Value& value, const Context& context, bool is_defaults);
+    void read_policy_field(const Entry& entry, const Context& context, bool is_defaults,
+                           PolicyFields& fields);
+    std::optional<BackoffNode> read_backoff(const Value& value, const Context& context);
+    std::optional<JitterNode> read_jitter(const Value& value, const Context& context);
+    std::optional<JitterNode> read_jitter_scalar(const Value& value);
+    std::optional<JitterNode> read_jitter_mapping(const Value& value, const Context& context);
+    std::optional<ListNode<Located<Matcher>>> read_matchers(const Value& value,
+                                                            const Context& context);
+    std::optional<Matcher> read_matcher(const Value& item, const Context& context);
+    std::optional<Matcher> read_matcher_word(const Value& item);
+    std::optional<Matcher> read_matcher_mapping(const Value& item, const Context& context);
+    std::optional<Matcher> read_native_matcher(const Entry& native, const Entry* vendor,
+                                               const Value& item);
+    std::optional<Matcher> read_http_matcher(const Value& value);
+    std::optional<ListNode<Located<std::string>>> read_names(const Value& value);
+    std::optional<BudgetNode> read_budget(const Value& value, const Context& context);
+    std::optional<ListNode<RouteNode>> read_routes(const Value& value, const Context& context);
+    std::optional<RouteNode> read_route(const Value& item, const Context& context);
+
+    // Scalars.
+    bool expect_scalar(const Value& value, std::string_view expected);
+    bool expect_mapping(const Value& value, std::string_view expected);
+    bool expect_list(const Value& value, std::string_view expected);
+    Field<std::string> read_text(const Value& value, std::string_view expected);
+    Field<std::int64_t> read_integer(const Value& value);
+    Field<double> read_number(const Value& value);
+    Field<Duration> read_duration(const Value& value);
+    Field<bool> read_bool(const Value& value);
+    template <typename T, typename Parse>
+    Field<T> read_word(const Value& value, Parse parse, std::span<const std::string_view> words,
+                       std::string_view what);
+
+    // Mappings: every entry with a readable, unique key (and, with `allowed`, a known one).
+    std::vector<Entry> entries(const Value& map, const Context& context,
+                               std::optional<std::span<const std::string_view>> allowed,
+                               std::string_view noun);
+
+    void report(DiagnosticCode code, SourcePosition position, std::string field,
+                std::string message, std::string suggestion = {});
+
+    std::string file_;
+    Diagnostics& diagnostics_;
+};
+
+void YamlReader::report(DiagnosticCode code, SourcePosition position, std::string field,
+                        std::string message, std::string suggestion) {
+    Diagnostic diagnostic;
+    diagnostic.code = code;
+    diagnostic.severity = Severity::Error;
+    diagnostic.message = std::move(message);
+    diagnostic.file = file_;
+    diagnostic.position = position;
+    diagnostic.field = std::move(field);
+    diagnostic.suggestion = std::move(suggestion);
+    diagnostics_.push_back(std::move(diagnostic));
+}
+
+// ---- Mappings --------------------------------------------------------------------------------
+
+std::vector<Entry> YamlReader::entries(const Value& map, const Context& context,
+                                       std::optional<std::span<const std::string_view>> allowed,
+                                       std::string_view noun) {
+    std::vector<Entry> result;
+    std::map<std::string, SourcePosition, std::less<>> seen;
+    for (auto it = map.node.begin(); it != map.node.end(); ++it) {
+        const YAML::Node key = it->first;
+        const YAML::Node value = it->second;
+        SourcePosition key_position = position_of(key.Mark());
+        if (!key_position.known()) {
+            key_position = map.position;
+        }
+        if (!key.IsScalar()) {
+            report(DiagnosticCode::WrongType, key_position, context.path,
+                   "a key must be a word, got " + describe(key) + " " + context.where);
+            continue;
+        }
+        const std::string& name = key.Scalar();
+        const std::string path = child_path(context.path, name);
+        const auto [first, inserted] = seen.try_emplace(name, key_position);
+        if (!inserted) {
+            report(DiagnosticCode::DuplicateKey, key_position, path,
+                   "duplicate " + std::string(noun) + " " + quoted(name) +
+                       " (first given at line " + std::to_string(first->second.line) + ")",
+                   "remove one of them; the first is used");
+            continue;
+        }
+        if (name == "<<" && is_plain_scalar(key)) {
+            report(DiagnosticCode::UnknownKey, key_position, path,
+                   "merge keys ('<<') are not supported " + context.where,
+                   "use extends to share the fields of a policy");
+            continue;
+        }
+        if (allowed && !contains(*allowed, name)) {
+            report(DiagnosticCode::UnknownKey, key_position, path,
+                   "unknown key " + quoted(name) + " " + context.where,
+                   suggestion_for(name, *allowed));
+            continue;
+        }
+        // Keys of the format are named by themselves; user-chosen names by what they are.
+        const std::string label =
+            noun == "key" ? quoted(name) : std::string(noun) + " " + quoted(name);
+        SourcePosition value_position = position_of(value.Mark());
+        if (value.IsNull() || !value_position.known()) {
+            value_position = key_position;  // an empty value's mark points at the next token
+        }
+        result.push_back(
+            Entry{name, key_position, Value{value, value_position, path, name, label}});
+    }
+    return result;
+}
+
+// ---- Scalars ---------------------------------------------------------------------------------
+
+bool YamlReader::expect_scalar(const Value& value, std::string_view expected) {
+    if (value.node.IsScalar()) {
+        return true;
+    }
+    if (value.node.IsNull()) {
+        report(DiagnosticCode::WrongType, value.position, value.path,
+               value.label + " needs a value: " + std::string(expected));
+    } else {
+        report(DiagnosticCode::WrongType, value.position, value.path,
+               value.label + " must be " + std::string(expected) + ", got " + describe(value.node));
+    }
+    return false;
+}
+
+bool YamlReader::expect_mapping(const Value& value, std::string_view expected) {
+    if (value.node.IsMap()) {
+        return true;
+    }
+    report(DiagnosticCode::WrongType, value.position, value.path,
+           value.label + " must be " + std::string(expected) + ", got " + describe(value.node));
+    return false;
+}
+
+bool YamlReader::expect_list(const Value& value, std::string_view expected) {
+    if (value.node.IsSequence()) {
+        return true;
+    }
+    std::string suggestion;
+    if (value.node.IsScalar()) {
+        suggestion = "write [" + excerpt(value.node.Scalar()) + "] for a list of one";
+    } else if (value.node.IsNull()) {
+        suggestion = "write [] for an empty list";
+    }
+    report(DiagnosticCode::WrongType, value.position, value.path,
+           value.label + " must be " + std::string(expected) + ", got " + describe(value.node),
+           suggestion);
+    return false;
+}
+
+Field<std::string> YamlReader::read_text(const Value& value, std::string_view expected) {
+    if (!expect_scalar(value, expected)) {
+        return std::nullopt;
+    }
+    return Located<std::string>{value.node.Scalar(), value.position};
+}
+
+// Counts and native codes: plain decimal integers only (a quoted "3" is text, 3.0 is a float).
+Field<std::int64_t> YamlReader::read_integer(const Value& value) {
+    if (!expect_scalar(value, "a whole number")) {
+        return std::nullopt;
+    }
+    const std::string& text = value.node.Scalar();
+    const ParsedInteger parsed = is_quoted(value.node) ? ParsedInteger{} : parse_integer(text);
+    if (parsed.status == IntegerStatus::TooLarge) {
+        report(DiagnosticCode::OutOfRange, value.position, value.path,
+               value.label + " is too large: " + excerpt(text));
+        return std::nullopt;
+    }
+    if (parsed.status == IntegerStatus::NotInteger) {
+        std::string suggestion;
+        if (is_quoted(value.node) && looks_like_integer(text)) {
+            suggestion = "write " + excerpt(text) + " without quotes";
+        }
+        report(DiagnosticCode::WrongType, value.position, value.path,
+               value.label + " must be a whole number, got " + describe(value.node), suggestion);
+        return std::nullopt;
+    }
+    return Located<std::int64_t>{parsed.value, value.position};
+}
+
+// Factors: plain integers or floats; .inf, .nan and numbers beyond a double are out of range.
+Field<double> YamlReader::read_number(const Value& value) {
+    if (!expect_scalar(value, "a number")) {
+        return std::nullopt;
+    }
+    const std::string& text = value.node.Scalar();
+    if (is_plain_scalar(value.node)) {
+        bool out_of_range = false;
+        if (const std::optional<double> number = parse_finite_number(text, out_of_range)) {
+            return Located<double>{*number, value.position};
+        }
+        if (out_of_range || looks_like_non_finite(text)) {
+            report(DiagnosticCode::OutOfRange, value.position, value.path,
+                   value.label + " must be a finite number, got " + excerpt(text));
+            return std::nullopt;
+        }
+    }
+    report(DiagnosticCode::WrongType, value.position, value.path,
+           value.label + " must be a number, got " + describe(value.node));
+    return std::nullopt;
+}
+
+// A duration with a unit (parse_duration), or a plain integer meaning milliseconds.
+Field<Duration> YamlReader::read_duration(const Value& value) {
+    if (!expect_scalar(value, "a duration such as 250ms")) {
+        return std::nullopt;
+    }
+    const std::string& text = value.node.Scalar();
+    const auto invalid = [&](std::string message) -> Field<Duration> {
+        report(DiagnosticCode::InvalidDuration, value.position, value.path, std::move(message));
+        return std::nullopt;
+    };
+    if (is_plain_scalar(value.node) && looks_like_float(text)) {
+        if (!text.empty() && text.front() == '-') {
+            return invalid("durations must not be negative, got " + quoted(text));
+        }
+        const ParsedInteger milliseconds = parse_integer(text);
+        if (milliseconds.status == IntegerStatus::NotInteger) {
+            std::string ignored;
+            const bool fits_unit = parse_duration(text + "ms", ignored).has_value();
+            return invalid("a bare number is milliseconds and must be an integer; write " +
+                           (fits_unit ? excerpt(text) + "ms" : "a duration such as 1500ms"));
+        }
+        if (milliseconds.status == IntegerStatus::TooLarge ||
+            milliseconds.value > kLargestBareMilliseconds) {
+            return invalid("duration " + quoted(text) + " is too large (the limit is 30 days)");
+        }
+        return Located<Duration>{Duration{milliseconds.value * 1000}, value.position};
+    }
+    std::string error;
+    if (const std::optional<Duration> duration = parse_duration(text, error)) {
+        return Located<Duration>{*duration, value.position};
+    }
+    return invalid(error);
+}
+
+// YAML 1.2 booleans only: true and false (also capitalised); `yes` and `on` are not booleans.
+Field<bool> YamlReader::read_bool(const Value& value) {
+    if (!expect_scalar(value, "true or false")) {
+        return std::nullopt;
+    }
+    const std::string& text = value.node.Scalar();
+    if (is_plain_scalar(value.node)) {
+        if (text == "true" || text == "True" || text == "TRUE") {
+            return Located<bool>{true, value.position};
+        }
+        if (text == "false" || text == "False" || text == "FALSE") {
+            return Located<bool>{false, value.position};
+        }
+    }
+    report(DiagnosticCode::WrongType, value.position, value.path,
+           value.label + " must be true or false, got " + describe(value.node));
+    return std::nullopt;
+}
+
+template <typename T, typename Parse>
+Field<T> YamlReader::read_word(const Value& value, Parse parse,
+                               std::span<const std::string_view> words, std::string_view what) {
+    if (!expect_scalar(value, "one of " + join_words(words))) {
+        return std::nullopt;
+    }
+    const std::string& text = value.node.Scalar();
+    if (const std::optional<T> parsed = parse(text)) {
+        return Located<T>{*parsed, value.position};
+    }
+    report(DiagnosticCode::UnknownValue, value.position, value.path,
+           "unknown " + std::string(what) + " " + quoted(text), suggestion_for(text, words));
+    return std::nullopt;
+}
+
+// ---- Document and sections -------------------------------------------------------------------
+
+Document YamlReader::read(const YAML::Node& root) {
+    Document document;
+    document.file = file_;
+    if (!root.IsDefined() || root.IsNull()) {
+        return document;  // an empty file: the validator reports the missing sections
+    }
+    SourcePosition root_position = position_of(root.Mark());
+    if (!root_position.known()) {
+        root_position = {1, 1};
+    }
+    if (!root.IsMap()) {
+        report(DiagnosticCode::WrongType, root_position, "",
+               "a policy file must be a mapping with the keys rebound, service and policies, got " +
+                   describe(root));
+        return document;
+    }
+    const Context top{"", "at the top level", "the file"};
+    for (const Entry& entry :
+         entries(Value{root, root_position, "", "", "the file"}, top, kTopLevelKeys, "key")) {
+        read_section(entry, document);
+    }
+    return document;
+}
+
+void YamlReader::read_section(const Entry& entry, Document& document) {
+    if (entry.key == "rebound") {
+        document.version = read_integer(entry.value);
+    } else if (entry.key == "service") {
+        document.service = read_text(entry.value, "a service name");
+    } else if (entry.key == "defaults") {
+        read_defaults(entry, document);
+    } else if (entry.key == "policies") {
+        read_policies(entry, document);
+    } else if (entry.key == "handlers") {
+        read_handlers(entry, document);
+    } else if (entry.key == "default") {
+        document.default_policy = read_text(entry.value, "a policy name");
+    }
+}
+
+// An empty `defaults:` is accepted as defaults without fields.
+void YamlReader::read_defaults(const Entry& entry, Document& document) {
+    if (!entry.value.node.IsNull() &&
+        !expect_mapping(entry.value, "a mapping of policy fields such as max_attempts: 3")) {
+        return;
+    }
+    const Context context{"defaults", "in defaults", "defaults"};
+    document.defaults =
+        DefaultsNode{read_policy_fields(entry.value, context, true), entry.key_position};
+}
+
+// An empty `policies:` is an empty section; the validator reports that one policy is needed.
+void YamlReader::read_policies(const Entry& entry, Document& document) {
+    document.has_policies_section = true;
+    document.policies_position = entry.key_position;
+    if (entry.value.node.IsNull() ||
+        !expect_mapping(entry.value, "a mapping of policy names to policies")) {
+        return;
+    }
+    const Context context{"policies", "in policies", "policies"};
+    for (const Entry& policy : entries(entry.value, context, std::nullopt, "policy")) {
+        // An empty policy (`p:` alone) is a policy with every field inherited or defaulted.
+        if (!policy.value.node.IsNull() &&
+            !expect_mapping(policy.value, "a mapping of fields such as max_attempts: 3")) {
+            continue;
+        }
+        const Context policy_context{policy.value.path, "in policy " + quoted(policy.key),
+                                     "policy " + quoted(policy.key)};
+        PolicyNode node;
+        node.name = Located<std::string>{policy.key, policy.key_position};
+        node.position = policy.key_position;
+        node.fields = read_policy_fields(policy.value, policy_context, false);
+        document.policies.push_back(std::move(node));
+    }
+}
+
+void YamlReader::read_handlers(const Entry& entry, Document& document) {
+    if (entry.value.node.IsNull() ||
+        !expect_mapping(entry.value, "a mapping of handler names to policy names")) {
+        return;
+    }
+    const Context context{"handlers", "in handlers", "handlers"};
+    for (const Entry& handler : entries(entry.value, context, std::nullopt, "handler")) {
+        if (std::optional<HandlerNode> node = read_handler(handler)) {
+            document.handlers.push_back(std::move(*node));
+        }
+    }
+}
+
+// `Name: policy` or `Name: { policy: NAME, idempotent: BOOL }`; without a readable policy the
+// binding is dropped.
+std::optional<HandlerNode> YamlReader::read_handler(const Entry& entry) {
+    HandlerNode node;
+    node.key = Located<std::string>{entry.key, entry.key_position};
+    node.position = entry.key_position;
+    if (!entry.value.node.IsMap()) {
+        Field<std::string> policy = read_text(entry.value, "a policy name");
+        if (!policy) {
+            return std::nullopt;
+        }
+        node.policy = std::move(*policy);
+        return node;
+    }
+    const Context context{entry.value.path, "in handler " + quoted(entry.key),
+                          "handler " + quoted(entry.key)};
+    Field<std::string> policy;
+    bool policy_given = false;
+    for (const Entry& field : entries(entry.value, context, kHandlerKeys, "key")) {
+        if (field.key == "policy") {
+            policy_given = true;
+            policy = read_text(field.value, "a policy name");
+        } else if (field.key == "idempotent") {
+            node.idempotent = read_bool(field.value);
+        }
+    }
+    if (!policy_given) {
+        report(DiagnosticCode::MissingField, entry.value.position, entry.value.path + ".policy",
+               "handler " + quoted(entry.key) + " needs a policy",
+               "write { policy: NAME, idempotent: true }");
+    }
+    if (!policy) {
+        return std::nullopt;
+    }
+    node.policy = std::move(*policy);
+    return node;
+}
+
+// ---- Policies --------------------------------------------------------------------------------
+
+PolicyFields YamlReader::read_policy_fields(const Value& value, const Context& context,
+                                            bool is_defaults) {
+    PolicyFields fields;
+    if (value.node.IsNull()) {
+        return fields;
+    }
+    for (const Entry& entry : entries(value, context, kPolicyKeys, "key")) {
+        read_policy_field(entry, context, is_defaults, fields);
+    }
+    return fields;
+}
+
+void YamlReader::read_policy_field(const Entry& entry, const Context& context, bool is_defaults,
+                                   PolicyFields& fields) {
+    const std::string& key = entry.key;
+    const Value& value = entry.value;
+    if (key == "extends") {
+        if (is_defaults) {
+            report(DiagnosticCode::UnknownKey, entry.key_position, value.path,
+                   "defaults cannot extend a policy: 'extends' belongs in a policy");
+        } else {
+            fields.extends = read_text(value, "a policy name");
+        }
+    } else if (key == "max_attempts") {
+        fields.max_attempts = read_integer(value);
+    } else if (key == "max_retries") {
+        fields.max_retries = read_integer(value);
+    } else if (key == "backoff") {
+        fields.backoff = read_backoff(value, context);
+    } else if (key == "jitter") {
+        fields.jitter = read_jitter(value, context);
+    } else if (key == "deadline") {
+        fields.deadline = read_duration(value);
+    } else if (key == "min_attempt_budget") {
+        fields.min_attempt_budget = read_duration(value);
+    } else if (key == "attempt_timeout") {
+        fields.attempt_timeout = read_duration(value);
+    } else if (key == "retry_on") {
+        fields.retry_on = read_matchers(value, context);
+    } else if (key == "never_retry_on") {
+        fields.never_retry_on = read_matchers(value, context);
+    } else if (key == "retry_if") {
+        fields.retry_if = read_names(value);
+    } else if (key == "on_exhausted") {
+        fields.on_exhausted = read_word<ExhaustedAction>(
+            value, parse_exhausted_action, exhausted_action_words(), "on_exhausted action");
+    } else if (key == "budget") {
+        fields.budget = read_budget(value, context);
+    } else if (key == "routes") {
+        fields.routes = read_routes(value, context);
+    }
+}
+
+// `{ type: T, delay|initial|increment|multiplier|max: ... }`, or a bare type word such as
+// `backoff: none`. Which fields belong to which type is the validator's rule. Without a readable
+// type the backoff is dropped, after its other fields have been checked.
+std::optional<BackoffNode> YamlReader::read_backoff(const Value& value, const Context& context) {
+    BackoffNode node;
+    node.position = value.position;
+    if (value.node.IsScalar()) {
+        const Field<BackoffType> type =
+            read_word<BackoffType>(value, parse_backoff_type, backoff_type_words(), "backoff type");
+        if (!type) {
+            return std::nullopt;
+        }
+        node.type = *type;
+        return node;
+    }
+    if (!expect_mapping(value, "a mapping such as { type: exponential, initial: 100ms }")) {
+        return std::nullopt;
+    }
+    const Context backoff_context = context.part("backoff", "the backoff");
+    bool type_given = false;
+    bool type_read = false;
+    for (const Entry& entry : entries(value, backoff_context, kBackoffKeys, "key")) {
+        if (entry.key == "type") {
+            type_given = true;
+            if (const Field<BackoffType> type = read_word<BackoffType>(
+                    entry.value, parse_backoff_type, backoff_type_words(), "backoff type")) {
+                node.type = *type;
+                type_read = true;
+            }
+        } else if (entry.key == "delay") {
+            node.delay = read_duration(entry.value);
+        } else if (entry.key == "initial") {
+            node.initial = read_duration(entry.value);
+        } else if (entry.key == "increment") {
+            node.increment = read_duration(entry.value);
+        } else if (entry.key == "multiplier") {
+            node.multiplier = read_number(entry.value);
+        } else if (entry.key == "max") {
+            node.max = read_duration(entry.value);
+        }
+    }
+    if (!type_given) {
+        report(DiagnosticCode::MissingField, value.position, value.path + ".type",
+               "the backoff " + context.where + " needs a type",
+               "expected one of " + join_words(backoff_type_words()));
+    }
+    if (!type_read) {
+        return std::nullopt;
+    }
+    return node;
+}
+
+// A word (none, full, equal, decorrelated), a bare duration (bounded by that amount), or a
+// mapping `{ type: T, amount: D, factor: F }`.
+std::optional<JitterNode> YamlReader::read_jitter(const Value& value, const Context& context) {
+    if (value.node.IsScalar()) {
+        return read_jitter_scalar(value);
+    }
+    if (!expect_mapping(value,
+                        "a word such as full, a duration such as 1s, or a mapping such as "
+                        "{ type: proportional, factor: 0.2 }")) {
+        return std::nullopt;
+    }
+    return read_jitter_mapping(value, context);
+}
+
+std::optional<JitterNode> YamlReader::read_jitter_scalar(const Value& value) {
+    const std::string& text = value.node.Scalar();
+    JitterNode node;
+    node.position = value.position;
+    if (const std::optional<JitterType> word = parse_jitter_word(text)) {
+        node.type = Located<JitterType>{*word, value.position};
+        return node;
+    }
+    const bool looks_like_amount =
+        !text.empty() && (is_digit(text.front()) || text.front() == '-' || text.front() == '+' ||
+                          text.front() == '.');
+    if (looks_like_amount) {
+        Field<Duration> amount = read_duration(value);
+        if (!amount) {
+            return std::nullopt;
+        }
+        node.type = Located<JitterType>{JitterType::Bounded, value.position};
+        node.amount = amount;
+        return node;
+    }
+    if (text == "bounded" || text == "proportional") {
+        report(
+            DiagnosticCode::MissingField, value.position, value.path,
+            "jitter " + quoted(text) + " needs " + (text == "bounded" ? "an amount" : "a factor"),
+            text == "bounded" ? "write { type: bounded, amount: 1s } or jitter: 1s"
+                              : "write { type: proportional, factor: 0.2 }");
+        return std::nullopt;
+    }
+    std::string suggestion = closest_match(text, jitter_words());
+    suggestion = suggestion.empty() ? "expected one of " + join_words(jitter_words()) +
+                                          ", a duration such as 1s, or a mapping such as "
+                                          "{ type: proportional, factor: 0.2 }"
+                                    : "did you mean '" + suggestion + "'?";
+    report(DiagnosticCode::UnknownValue, value.position, value.path,
+           "unknown jitter " + quoted(text), suggestion);
+    return std::nullopt;
+}
+
+// Which of amount and factor a type needs is the validator's rule.
+std::optional<JitterNode> YamlReader::read_jitter_mapping(const Value& value,
+                                                          const Context& context) {
+    JitterNode node;
+    node.position = value.position;
+    const Context jitter_context = context.part("jitter", "the jitter");
+    const auto parse_type = [](std::string_view word) -> std::optional<JitterType> {
+        if (word == "bounded") {
+            return JitterType::Bounded;
+        }
+        if (word == "proportional") {
+            return JitterType::Proportional;
+        }
+        return parse_jitter_word(word);
+    };
+    bool type_given = false;
+    bool type_read = false;
+    for (const Entry& entry : entries(value, jitter_context, kJitterKeys, "key")) {
+        if (entry.key == "type") {
+            type_given = true;
+            if (const Field<JitterType> type = read_word<JitterType>(
+                    entry.value, parse_type, kJitterTypeWords, "jitter type")) {
+                node.type = *type;
+                type_read = true;
+            }
+        } else if (entry.key == "amount") {
+            node.amount = read_duration(entry.value);
+        } else if (entry.key == "factor") {
+            node.factor = read_number(entry.value);
+        }
+    }
+    if (!type_given) {
+        report(DiagnosticCode::MissingField, value.position, value.path + ".type",
+               "the jitter " + context.where + " needs a type",
+               "expected one of " + join_words(kJitterTypeWords));
+    }
+    if (!type_read) {
+        return std::nullopt;
+    }
+    return node;
+}
+
+// A list of matchers; items that cannot be read are reported and left out.
+std::optional<ListNode<Located<Matcher>>> YamlReader::read_matchers(const Value& value,
+                                                                    const Context& context) {
+    if (!expect_list(value, "a list of matchers such as [deadlock, { sqlstate: \"40001\" }]")) {
+        return std::nullopt;
+    }
+    ListNode<Located<Matcher>> list;
+    list.position = value.position;
+    for (const Value& item : items_of(value)) {
+        const Context item_context{item.path, "in " + value.key + " of " + context.owner,
+                                   context.owner};
+        if (std::optional<Matcher> matcher = read_matcher(item, item_context)) {
+            list.items.push_back(Located<Matcher>{std::move(*matcher), item.position});
+        }
+    }
+    return list;
+}
+
+std::optional<Matcher> YamlReader::read_matcher(const Value& item, const Context& context) {
+    if (item.node.IsScalar()) {
+        return read_matcher_word(item);
+    }
+    if (!expect_mapping(item,
+                        "a category such as deadlock or a mapping such as "
+                        "{ sqlstate: \"40001\" }")) {
+        return std::nullopt;
+    }
+    return read_matcher_mapping(item, context);
+}
+
+// A category name, or `transient` for every category retryable by default.
+std::optional<Matcher> YamlReader::read_matcher_word(const Value& item) {
+    const std::string& word = item.node.Scalar();
+    if (word == kTransientGroupName) {
+        return Matcher::transient();
+    }
+    if (const std::optional<ErrorCategory> category = parse_category(word)) {
+        return Matcher::of_category(*category);
+    }
+    std::string suggestion = closest_match(word, category_words());
+    suggestion = suggestion.empty()
+                     ? "expected a category such as deadlock or transient (see categories.md), or "
+                       "a mapping such as { sqlstate: \"40001\" }"
+                     : "did you mean '" + suggestion + "'?";
+    report(DiagnosticCode::UnknownValue, item.position, item.path,
+           "unknown error category " + quoted(word), suggestion);
+    return std::nullopt;
+}
+
+// Exactly one kind of key (sqlstate, sqlstate_class, native, error, http, message); `vendor`
+// goes with `native` only. The value's format (5-character SQLSTATE ...) is the validator's rule.
+std::optional<Matcher> YamlReader::read_matcher_mapping(const Value& item, const Context& context) {
+    const std::vector<Entry> fields = entries(item, context, kMatcherKeys, "key");
+    const Entry* kind = nullptr;
+    const Entry* vendor = nullptr;
+    bool conflicting = false;
+    for (const Entry& field : fields) {
+        if (field.key == "vendor") {
+            vendor = &field;
+        } else if (kind == nullptr) {
+            kind = &field;
+        } else {
+            report(DiagnosticCode::ConflictingFields, field.key_position, field.value.path,
+                   "a matcher has one kind, but " + quoted(kind->key) + " and " +
+                       quoted(field.key) + " are given together " + context.where,
+                   "write them as two items of the list");
+            conflicting = true;
+        }
+    }
+    if (conflicting) {
+        return std::nullopt;
+    }
+    if (kind == nullptr) {
+        if (vendor == nullptr && item.node.size() != 0) {
+            return std::nullopt;  // every key was unreadable and has been reported
+        }
+        if (vendor != nullptr) {
+            report(DiagnosticCode::MissingField, item.position, item.path + ".native",
+                   "a matcher with a vendor needs a native error code",
+                   "write { native: 1213, vendor: mysql }");
+        } else {
+            report(DiagnosticCode::MissingField, item.position, item.path,
+                   "empty matcher " + context.where,
+                   "expected one of sqlstate, sqlstate_class, native, error, http, message");
+        }
+        return std::nullopt;
+    }
+    if (kind->key == "native") {
+        return read_native_matcher(*kind, vendor, item);
+    }
+    if (vendor != nullptr) {
+        report(DiagnosticCode::ConflictingFields, vendor->key_position, vendor->value.path,
+               "'vendor' goes with 'native' only, not with " + quoted(kind->key),
+               "write { native: 1213, vendor: mysql }");
+        return std::nullopt;
+    }
+    if (kind->key == "http") {
+        return read_http_matcher(kind->value);
+    }
+    // sqlstate, sqlstate_class, error, message: the scalar's text (an unquoted 40001 included).
+    const Field<std::string> text = read_text(kind->value, "a text");
+    if (!text) {
+        return std::nullopt;
+    }
+    if (kind->key == "sqlstate") {
+        return Matcher::sqlstate(text->value);
+    }
+    if (kind->key == "sqlstate_class") {
+        return Matcher::sqlstate_class(text->value);
+    }
+    if (kind->key == "error") {
+        return Matcher::error_type(text->value);
+    }
+    return Matcher::message(text->value);
+}
+
+std::optional<Matcher> YamlReader::read_native_matcher(const Entry& native, const Entry* vendor,
+                                                       const Value& item) {
+    const Field<std::int64_t> code = read_integer(native.value);
+    Field<Vendor> vendor_value;
+    if (vendor == nullptr) {
+        report(DiagnosticCode::MissingField, item.position, item.path + ".vendor",
+               "a native error code needs its vendor",
+               "write { native: 1213, vendor: mysql }; vendors: " + join_words(vendor_words()));
+    } else {
+        vendor_value = read_word<Vendor>(vendor->value, parse_vendor, vendor_words(), "vendor");
+    }
+    if (!code || !vendor_value) {
+        return std::nullopt;
+    }
+    return Matcher::native(vendor_value->value, code->value);
+}
+
+// `503` (a status) or `5xx` (a class of a hundred statuses).
+std::optional<Matcher> YamlReader::read_http_matcher(const Value& value) {
+    if (!expect_scalar(value, "an HTTP status such as 503 or a class such as 5xx")) {
+        return std::nullopt;
+    }
+    const std::string& text = value.node.Scalar();
+    const ParsedInteger status = parse_integer(text);
+    if (status.status == IntegerStatus::Ok) {
+        if (status.value < std::numeric_limits<int>::min() ||
+            status.value > std::numeric_limits<int>::max()) {
+            report(DiagnosticCode::OutOfRange, value.position, value.path,
+                   "HTTP status " + excerpt(text) + " is out of range");
+            return std::nullopt;
+        }
+        return Matcher::http_status(static_cast<int>(status.value));
+    }
+    const bool is_class = text.size() == 3 && text[0] >= '1' && text[0] <= '9' &&
+                          (text[1] == 'x' || text[1] == 'X') && (text[2] == 'x' || text[2] == 'X');
+    if (is_class) {
+        return Matcher::http_class(text[0] - '0');
+    }
+    report(status.status == IntegerStatus::TooLarge ? DiagnosticCode::OutOfRange
+                                                    : DiagnosticCode::InvalidValue,
+           value.position, value.path,
+           "expected an HTTP status such as 503 or a class such as 5xx, got " + quoted(text));
+    return std::nullopt;
+}
+
+// `retry_if`: a list of predicate names.
+std::optional<ListNode<Located<std::string>>> YamlReader::read_names(const Value& value) {
+    if (!expect_list(value, "a list of predicate names")) {
+        return std::nullopt;
+    }
+    ListNode<Located<std::string>> list;
+    list.position = value.position;
+    for (const Value& item : items_of(value)) {
+        if (Field<std::string> name = read_text(item, "a predicate name")) {
+            list.items.push_back(std::move(*name));
+        }
+    }
+    return list;
+}
+
+// Whether both fields are given is the validator's rule.
+std::optional<BudgetNode> YamlReader::read_budget(const Value& value, const Context& context) {
+    if (!expect_mapping(value, "a mapping such as { max_tokens: 100, token_ratio: 0.1 }")) {
+        return std::nullopt;
+    }
+    BudgetNode node;
+    node.position = value.position;
+    for (const Entry& entry :
+         entries(value, context.part("budget", "the budget"), kBudgetKeys, "key")) {
+        if (entry.key == "max_tokens") {
+            node.max_tokens = read_integer(entry.value);
+        } else if (entry.key == "token_ratio") {
+            node.token_ratio = read_number(entry.value);
+        }
+    }
+    return node;
+}
+
+std::optional<ListNode<RouteNode>> YamlReader::read_routes(const Value& value,
+                                                           const Context& context) {
+    if (!expect_list(value, "a list of routes such as [{ up_to: 10s, target: \"retry.10s\" }]")) {
+        return std::nullopt;
+    }
+    ListNode<RouteNode> list;
+    list.position = value.position;
+    for (const Value& item : items_of(value)) {
+        const Context item_context{item.path, "in a route of " + context.owner, context.owner};
+        if (std::optional<RouteNode> route = read_route(item, item_context)) {
+            list.items.push_back(std::move(*route));
+        }
+    }
+    return list;
+}
+
+// Whether both fields are given is the validator's rule.
+std::optional<RouteNode> YamlReader::read_route(const Value& item, const Context& context) {
+    if (!expect_mapping(item, "a mapping such as { up_to: 10s, target: \"retry.10s\" }")) {
+        return std::nullopt;
+    }
+    RouteNode node;
+    node.position = item.position;
+    for (const Entry& entry : entries(item, context, kRouteKeys, "key")) {
+        if (entry.key == "up_to") {
+            node.up_to = read_duration(entry.value);
+        } else if (entry.key == "target") {
+            node.target = read_text(entry.value, "a target name");
+        }
+    }
+    return node;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Diagnostic syntax_error(std::string_view file, SourcePosition position, std::string message) {
+    Diagnostic diagnostic;
+    diagnostic.code = DiagnosticCode::SyntaxError;
+    diagnostic.severity = Severity::Error;
+    diagnostic.message = std::move(message);
+    diagnostic.file = std::string(file);
+    diagnostic.position = position.known() ? position : SourcePosition{1, 1};
+    return diagnostic;
+}
+
+void read_documents(std::string_view text, std::string_view file, ParseResult& result) {
+    if (const std::optional<std::size_t> bad_byte = first_invalid_utf8(text)) {
+        result.diagnostics.push_back(syntax_error(file, position_of_offset(text, *bad_byte),
+                                                  "the file is not valid UTF-8 text"));
+        return;
+    }
+    const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
+    if (documents.empty()) {
+        return;  // an empty file: the validator reports the missing sections
+    }
+    YamlReader reader(file, result.diagnostics);
+    result.document = reader.read(documents.front());
+    // A trailing `---` with nothing after it is harmless; a second document with content is not.
+    if (documents.size() > 1 && !documents[1].IsNull()) {
+        result.diagnostics.push_back(
+            syntax_error(file, position_of(documents[1].Mark()),
+                         "a policy file holds one YAML document, but a second one starts here"));
+    }
+}
+
+}  // namespace
+
+ParseResult parse_yaml(std::string_view text, std::string_view file) {
+    ParseResult result;
+    result.document.file = std::string(file);
+    try {
+        read_documents(text, file, result);
+    } catch (const YAML::ParserException& error) {
+        result.diagnostics.push_back(
+            syntax_error(file, position_of(error.mark), "invalid YAML: " + syntax_sentence(error)));
+    } catch (const YAML::Exception& error) {
+        result.diagnostics.push_back(
+            syntax_error(file, position_of(error.mark),
+                         "invalid YAML: the text cannot be read (" + excerpt(error.msg) + ")"));
+    } catch (const std::exception& error) {
+        result.diagnostics.push_back(
+            syntax_error(file, {}, "the file cannot be read (" + excerpt(error.what()) + ")"));
+    } catch (...) {
+        result.diagnostics.push_back(syntax_error(file, {}, "the file cannot be read"));
+    }
+    return result;
+}
+
+}  // namespace rebound::dsl

@@ -1,0 +1,90 @@
+// PolicySet: the compiled policies of one service file and its handler bindings.
+//
+// Immutable once built and shared as std::shared_ptr<const PolicySet>. Binding resolution for a
+// handler name (semantics.md, steps 2, 4 and 5): an exact key wins; otherwise the longest
+// matching `prefix.*` key; otherwise the file's `default`; otherwise the built-in policy
+// `builtin`. Code-provided and annotation tiers (steps 1 and 3) are layered on top by the
+// handler registry.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rebound/policy.hpp"
+
+namespace rebound {
+
+// Which rule chose a handler's policy.
+enum class ResolvedVia { Code, Binding, Annotation, Default, Builtin };
+
+constexpr std::string_view to_string(ResolvedVia v) noexcept {
+    switch (v) {
+        case ResolvedVia::Code:
+            return "code";
+        case ResolvedVia::Binding:
+            return "binding";
+        case ResolvedVia::Annotation:
+            return "annotation";
+        case ResolvedVia::Default:
+            return "default";
+        case ResolvedVia::Builtin:
+            break;
+    }
+    return "builtin";
+}
+
+// One `handlers:` entry. `key` is an exact handler name or a pattern ending in `.*`.
+struct HandlerBinding {
+    std::string key;
+    std::string policy;
+    bool idempotent = false;
+    friend bool operator==(const HandlerBinding&, const HandlerBinding&) = default;
+};
+
+struct HandlerResolution {
+    std::shared_ptr<const Policy> policy;
+    ResolvedVia via = ResolvedVia::Builtin;
+    bool idempotent = false;
+    std::string_view binding_key;  // the handlers: key that matched; empty otherwise
+};
+
+class PolicySet {
+public:
+    // Throws std::invalid_argument when a binding or the default names a policy not in
+    // `policies`, when two policies share a name, or when a binding key is malformed.
+    PolicySet(std::string service, std::vector<std::shared_ptr<const Policy>> policies,
+              std::vector<HandlerBinding> bindings, std::optional<std::string> default_policy);
+
+    const std::string& service() const noexcept { return service_; }
+    // In file order; `builtin` is not among them.
+    const std::vector<std::shared_ptr<const Policy>>& policies() const noexcept { return policies_; }
+    const std::vector<HandlerBinding>& bindings() const noexcept { return bindings_; }
+    const std::optional<std::string>& default_policy() const noexcept { return default_policy_; }
+
+    // The policy named `name` (`builtin` included), or null.
+    std::shared_ptr<const Policy> find(std::string_view name) const;
+
+    // The policy of handler `handler` by the file's bindings, default, then builtin.
+    HandlerResolution resolve(std::string_view handler) const;
+
+    // The binding that applies to `handler` (exact, else longest prefix), or null.
+    const HandlerBinding* find_binding(std::string_view handler) const;
+
+    // The shared built-in policy (semantics.md step 5).
+    static const std::shared_ptr<const Policy>& builtin();
+
+private:
+    std::string service_;
+    std::vector<std::shared_ptr<const Policy>> policies_;
+    std::vector<HandlerBinding> bindings_;
+    std::optional<std::string> default_policy_;
+    std::map<std::string, std::size_t, std::less<>> policy_index_;
+    std::map<std::string, std::size_t, std::less<>> exact_bindings_;   // name -> bindings_ index
+    std::map<std::string, std::size_t, std::less<>> prefix_bindings_;  // "jobs." -> index
+};
+
+}  // namespace rebound

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for SECONDS (default 60)
+# on a copy of its seed corpus. Findings (crash-*, leak-*, timeout-*) are left in build-fuzz/.
+#   scripts/fuzz.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-60}
+build_dir=build-fuzz
+CXX=clang++ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DREBOUND_BUILD_FUZZERS=ON -DREBOUND_BUILD_TESTS=OFF -DREBOUND_BUILD_BENCHMARKS=OFF \
+  -DREBOUND_BUILD_EXAMPLES=OFF -DREBOUND_SANITIZE=address,undefined
+cmake --build "$build_dir" --parallel "$(nproc)" \
+  --target rebound_fuzz_yaml rebound_fuzz_json rebound_fuzz_text
+
+export ASAN_OPTIONS=detect_leaks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+for target in yaml json text; do
+  corpus="$build_dir/corpus-$target"
+  rm -rf "$corpus" && mkdir -p "$corpus"
+  cp tests/fuzz/corpus/"$target"/* "$corpus"/
+  echo "fuzz: $target for ${seconds}s"
+  (cd "$build_dir" && "./tests/fuzz/rebound_fuzz_$target" -max_total_time="$seconds" \
+    -timeout=10 -rss_limit_mb=2048 -max_len=1048576 -print_final_stats=1 "corpus-$target")
+done

@@ -1,0 +1,135 @@
+// Test helpers for Documents: values built by hand, and comparison without source positions.
+#pragma once
+
+#include <optional>
+#include <utility>
+
+#include "rebound/dsl/document.hpp"
+
+namespace rebound::dsl::testing {
+
+// A value with no source position, as code (not text) would produce it.
+template <typename T>
+Located<T> located(T value) {
+    return Located<T>{std::move(value), SourcePosition{}};
+}
+
+// A present Field holding `value`.
+template <typename T>
+Field<T> field(T value) {
+    return located(std::move(value));
+}
+
+namespace detail {
+
+inline void strip(SourcePosition& position) {
+    position = SourcePosition{};
+}
+inline void strip(BackoffNode& node);
+inline void strip(JitterNode& node);
+inline void strip(BudgetNode& node);
+inline void strip(RouteNode& node);
+inline void strip(PolicyFields& fields);
+template <typename T>
+void strip(Located<T>& value);
+template <typename T>
+void strip(std::optional<T>& value);
+template <typename T>
+void strip(ListNode<T>& list);
+
+// The value types held by Located (strings, numbers, enumerations, Matcher) have no positions.
+template <typename T>
+void strip(Located<T>& value) {
+    strip(value.position);
+}
+
+template <typename T>
+void strip(std::optional<T>& value) {
+    if (value) {
+        strip(*value);
+    }
+}
+
+template <typename T>
+void strip(ListNode<T>& list) {
+    strip(list.position);
+    for (T& item : list.items) {
+        strip(item);
+    }
+}
+
+inline void strip(BackoffNode& node) {
+    strip(node.type);
+    strip(node.delay);
+    strip(node.initial);
+    strip(node.increment);
+    strip(node.multiplier);
+    strip(node.max);
+    strip(node.position);
+}
+
+inline void strip(JitterNode& node) {
+    strip(node.type);
+    strip(node.amount);
+    strip(node.factor);
+    strip(node.position);
+}
+
+inline void strip(BudgetNode& node) {
+    strip(node.max_tokens);
+    strip(node.token_ratio);
+    strip(node.position);
+}
+
+inline void strip(RouteNode& node) {
+    strip(node.up_to);
+    strip(node.target);
+    strip(node.position);
+}
+
+inline void strip(PolicyFields& f) {
+    strip(f.extends);
+    strip(f.max_attempts);
+    strip(f.max_retries);
+    strip(f.backoff);
+    strip(f.jitter);
+    strip(f.deadline);
+    strip(f.min_attempt_budget);
+    strip(f.attempt_timeout);
+    strip(f.retry_on);
+    strip(f.never_retry_on);
+    strip(f.retry_if);
+    strip(f.on_exhausted);
+    strip(f.budget);
+    strip(f.routes);
+}
+
+}  // namespace detail
+
+// `document` with every SourcePosition zeroed (`file` is kept), so that Documents read from
+// different texts compare equal when they state the same things.
+inline Document strip_positions(Document document) {
+    using detail::strip;
+    strip(document.version);
+    strip(document.service);
+    if (document.defaults) {
+        strip(document.defaults->fields);
+        strip(document.defaults->position);
+    }
+    strip(document.policies_position);
+    for (PolicyNode& policy : document.policies) {
+        strip(policy.name);
+        strip(policy.fields);
+        strip(policy.position);
+    }
+    for (HandlerNode& handler : document.handlers) {
+        strip(handler.key);
+        strip(handler.policy);
+        strip(handler.idempotent);
+        strip(handler.position);
+    }
+    strip(document.default_policy);
+    return document;
+}
+
+}  // namespace rebound::dsl::testing

@@ -1,0 +1,41 @@
+// Shared pieces of the subcommands: exit codes, loading a policy file with diagnostics printed,
+// and the registration signature every subcommand file implements.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "rebound/dsl/load.hpp"
+
+namespace rebound::cli {
+
+// Exit codes of cli.md.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInputErrors = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInternal = 3;
+
+// Where a subcommand's callback leaves its exit code.
+struct CommandOutcome {
+    int exit_code = kExitOk;
+};
+
+void register_convert(CLI::App& app, CommandOutcome& outcome);
+void register_decide(CLI::App& app, CommandOutcome& outcome);
+void register_explain(CLI::App& app, CommandOutcome& outcome);
+void register_lint(CLI::App& app, CommandOutcome& outcome);
+void register_schema(CLI::App& app, CommandOutcome& outcome);
+
+// The schema file's bytes, embedded at build time.
+std::string_view embedded_schema();
+
+// Loads `path`; on failure prints every diagnostic (with source line and caret) to stderr and
+// sets `exit_code` to 2 for an unreadable file, 1 for errors in it. Warnings are printed too.
+std::optional<dsl::LoadResult> load_or_report(const std::string& path, int& exit_code);
+
+// Prints `text` to stdout, ending it with a newline.
+void print_line(std::string_view text);
+
+}  // namespace rebound::cli

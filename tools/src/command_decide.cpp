@@ -1,0 +1,157 @@
+// rebound decide PATH --handler NAME --attempt N [error options] [--elapsed D] [--idempotent]
+//                [--seed N] [--format text|json]
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli_support.hpp"
+#include "explain_report.hpp"
+#include "rebound/decision.hpp"
+#include "rebound/dsl/syntax.hpp"
+
+namespace rebound::cli {
+namespace {
+
+struct DecideOptions {
+    std::string path;
+    std::string handler;
+    int attempt = 1;
+    std::string category;
+    std::string sqlstate;
+    std::string vendor;
+    std::optional<std::int64_t> native;
+    std::string phase = "execute";
+    int http = 0;
+    std::string error_type;
+    std::string message;
+    std::string elapsed = "0ms";
+    std::string previous_delay = "0ms";
+    bool idempotent = false;
+    std::uint64_t seed = 1;
+    std::string format = "text";
+};
+
+// Reads a duration option; prints a usage error and returns nullopt when it is not one.
+std::optional<Duration> duration_option(const std::string& name, const std::string& text) {
+    std::string error;
+    const auto value = dsl::parse_duration(text, error);
+    if (!value) {
+        std::cerr << "rebound decide: " << name << ": " << error << '\n';
+    }
+    return value;
+}
+
+// Builds the error description; views point into `options`, which outlives it.
+std::optional<ErrorDescription> describe_error(const DecideOptions& options) {
+    ErrorDescription error;
+    if (!options.category.empty()) {
+        error.category = parse_category(options.category);
+        if (!error.category) {
+            std::cerr << "rebound decide: unknown category '" << options.category << "'\n";
+            return std::nullopt;
+        }
+    }
+    if (!options.vendor.empty()) {
+        error.vendor = parse_vendor(options.vendor);
+        if (!error.vendor) {
+            std::cerr << "rebound decide: unknown vendor '" << options.vendor
+                      << "': expected one of postgresql mysql sqlserver oracle db2 sqlite "
+                         "cockroachdb generic\n";
+            return std::nullopt;
+        }
+    }
+    error.sqlstate = options.sqlstate;
+    error.native_code = options.native;
+    error.http_status = options.http;
+    error.error_type = options.error_type;
+    error.message = options.message;
+    return error;
+}
+
+Json decision_json(const Decision& d, const Policy& policy) {
+    const auto text_or_null = [](std::string_view text) {
+        return text.empty() ? Json(nullptr) : Json(std::string(text));
+    };
+    return Json{{"retry", d.retry},
+                {"reason", std::string(to_string(d.reason))},
+                {"delay_us", d.delay.count()},
+                {"next_attempt", d.retry ? Json(d.next_attempt) : Json(nullptr)},
+                {"category", std::string(to_string(d.category))},
+                {"matched", text_or_null(d.matched)},
+                {"route", text_or_null(d.route)},
+                {"policy", policy.name()}};
+}
+
+std::string decision_text(const Decision& d, const Policy& policy) {
+    std::ostringstream out;
+    if (d.retry) {
+        out << "retry: attempt " << d.next_attempt << " after " << to_milliseconds(d.delay) << " ms";
+    } else {
+        out << "stop: " << to_string(d.reason);
+    }
+    out << " (policy " << policy.name() << ", category " << to_string(d.category);
+    if (!d.matched.empty()) {
+        out << ", matched " << d.matched;
+    }
+    if (!d.route.empty()) {
+        out << ", route " << d.route;
+    }
+    out << ")";
+    return out.str();
+}
+
+int run_decide(const DecideOptions& options) {
+    const auto elapsed = duration_option("--elapsed", options.elapsed);
+    const auto previous = duration_option("--previous-delay", options.previous_delay);
+    const auto error = describe_error(options);
+    if (!elapsed || !previous || !error) {
+        return kExitUsage;
+    }
+    int exit_code = kExitOk;
+    const auto loaded = load_or_report(options.path, exit_code);
+    if (!loaded) {
+        return exit_code;
+    }
+    const HandlerResolution resolution = loaded->policy_set->resolve(options.handler);
+    AttemptContext context;
+    context.attempt = options.attempt;
+    context.elapsed = *elapsed;
+    context.previous_delay = *previous;
+    context.idempotent = options.idempotent || resolution.idempotent;
+    SeededRandomSource random(options.seed);
+    const Decision decision = decide(*resolution.policy, *error, context, random);
+    print_line(options.format == "json" ? decision_json(decision, *resolution.policy).dump()
+                                        : decision_text(decision, *resolution.policy));
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_decide(CLI::App& app, CommandOutcome& outcome) {
+    auto o = std::make_shared<DecideOptions>();
+    CLI::App* command = app.add_subcommand(
+        "decide", "Take one retry decision for a handler's failed attempt (deterministic with --seed)");
+    command->add_option("PATH", o->path, "Policy file (.yaml .yml .json .rebound)")->required();
+    command->add_option("--handler", o->handler, "Handler name")->required();
+    command->add_option("--attempt", o->attempt, "The attempt that failed (1-based)")
+        ->required()
+        ->check(CLI::Range(1, 1000000));
+    command->add_option("--category", o->category, "Error category, e.g. deadlock");
+    command->add_option("--sqlstate", o->sqlstate, "SQLSTATE, e.g. 40001");
+    command->add_option("--vendor", o->vendor, "Database vendor, e.g. postgresql");
+    command->add_option("--native", o->native, "Vendor's native error code");
+    command->add_option("--phase", o->phase, "Phase of the failure")
+        ->check(CLI::IsMember({"connect", "execute", "commit"}));
+    command->add_option("--http", o->http, "HTTP status")->check(CLI::Range(100, 599));
+    command->add_option("--error", o->error_type, "Error type name, e.g. io.timeout.read");
+    command->add_option("--message", o->message, "Error message");
+    command->add_option("--elapsed", o->elapsed, "Time since the first attempt started, e.g. 2950ms");
+    command->add_option("--previous-delay", o->previous_delay,
+                        "The delay before the failed attempt (decorrelated jitter)");
+    command->add_flag("--idempotent", o->idempotent, "The handler may safely repeat a commit");
+    command->add_option("--seed", o->seed, "Seed of the random source");
+    command->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+    command->callback([o, &outcome] { outcome.exit_code = run_decide(*o); });
+}
+
+}  // namespace rebound::cli

@@ -1,0 +1,76 @@
+// rebound explain PATH [--handler NAME | --policy NAME] [--format text|json]
+#include <iostream>
+#include <memory>
+
+#include "cli_support.hpp"
+#include "explain_report.hpp"
+
+namespace rebound::cli {
+namespace {
+
+struct ExplainOptions {
+    std::string path;
+    std::string handler;
+    std::string policy;
+    std::string format = "text";
+};
+
+int run_explain(const ExplainOptions& options) {
+    int exit_code = kExitOk;
+    const auto loaded = load_or_report(options.path, exit_code);
+    if (!loaded) {
+        return exit_code;
+    }
+    const PolicySet& set = *loaded->policy_set;
+    const bool json = options.format == "json";
+
+    if (!options.handler.empty() || !options.policy.empty()) {
+        HandlerResolution resolution;
+        const HandlerResolution* handler = nullptr;
+        std::shared_ptr<const Policy> policy;
+        if (!options.handler.empty()) {
+            resolution = set.resolve(options.handler);
+            handler = &resolution;
+            policy = resolution.policy;
+        } else {
+            policy = set.find(options.policy);
+            if (!policy) {
+                std::cerr << options.path << ": no policy named '" << options.policy << "'\n";
+                return kExitInputErrors;
+            }
+        }
+        print_line(json ? explain_json(set.service(), policy->spec(), handler, options.handler).dump(1)
+                        : explain_text(set.service(), policy->spec(), handler, options.handler));
+        return kExitOk;
+    }
+    if (json) {
+        Json all{{"service", set.service()}, {"policies", Json::array()}};
+        for (const auto& policy : set.policies()) {
+            all["policies"].push_back(explain_json(set.service(), policy->spec()));
+        }
+        print_line(all.dump(1));
+    } else {
+        for (const auto& policy : set.policies()) {
+            print_line(explain_text(set.service(), policy->spec()));
+        }
+    }
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_explain(CLI::App& app, CommandOutcome& outcome) {
+    auto options = std::make_shared<ExplainOptions>();
+    CLI::App* command =
+        app.add_subcommand("explain", "Show resolved policies (after inheritance) and their schedules");
+    command->add_option("PATH", options->path, "Policy file (.yaml .yml .json .rebound)")->required();
+    auto* handler = command->add_option("--handler", options->handler,
+                                        "Explain the policy this handler resolves to, and why");
+    auto* policy = command->add_option("--policy", options->policy, "Explain one policy by name");
+    handler->excludes(policy);
+    command->add_option("--format", options->format, "Output format")
+        ->check(CLI::IsMember({"text", "json"}));
+    command->callback([options, &outcome] { outcome.exit_code = run_explain(*options); });
+}
+
+}  // namespace rebound::cli

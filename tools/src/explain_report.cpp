@@ -1,0 +1,194 @@
+#include "explain_report.hpp"
+
+#include <sstream>
+
+#include "rebound/policy_validation.hpp"
+#include "rebound/retry_schedule.hpp"
+
+namespace rebound::cli {
+namespace {
+
+Json optional_ms(const std::optional<Duration>& d) {
+    return d ? milliseconds_json(*d) : Json(nullptr);
+}
+
+Json backoff_json(const Backoff& b) {
+    Json j{{"type", std::string(to_string(b.type))}};
+    switch (b.type) {
+        case BackoffType::Fixed:
+            j["delay_ms"] = milliseconds_json(b.delay);
+            break;
+        case BackoffType::Linear:
+            j["initial_ms"] = milliseconds_json(b.initial);
+            j["increment_ms"] = milliseconds_json(b.increment);
+            j["max_ms"] = milliseconds_json(b.max);
+            break;
+        case BackoffType::Exponential:
+            j["initial_ms"] = milliseconds_json(b.initial);
+            j["multiplier"] = b.multiplier;
+            j["max_ms"] = milliseconds_json(b.max);
+            break;
+        case BackoffType::None:
+            break;
+    }
+    return j;
+}
+
+Json jitter_json(const Jitter& jitter) {
+    Json j{{"type", std::string(to_string(jitter.type))}};
+    if (jitter.type == JitterType::Bounded) {
+        j["amount_ms"] = milliseconds_json(jitter.amount);
+    } else if (jitter.type == JitterType::Proportional) {
+        j["factor"] = jitter.factor;
+    }
+    return j;
+}
+
+Json matchers_json(const std::vector<Matcher>& matchers) {
+    Json list = Json::array();
+    for (const Matcher& m : matchers) {
+        list.push_back(m.to_string());
+    }
+    return list;
+}
+
+Json schedule_json(const PolicySpec& spec) {
+    Json rows = Json::array();
+    for (const ScheduleRow& row : retry_schedule(spec)) {
+        rows.push_back(Json{{"retry", row.retry},
+                            {"base_ms", milliseconds_json(row.base)},
+                            {"min_ms", milliseconds_json(row.min)},
+                            {"max_ms", milliseconds_json(row.max)},
+                            {"cumulative_min_ms", milliseconds_json(row.cumulative_min)},
+                            {"cumulative_max_ms", milliseconds_json(row.cumulative_max)},
+                            {"within_deadline", row.within_deadline}});
+    }
+    return rows;
+}
+
+std::string joined(const std::vector<Matcher>& matchers) {
+    std::string text;
+    for (const Matcher& m : matchers) {
+        text += (text.empty() ? "" : ", ") + m.to_string();
+    }
+    return text.empty() ? "(none)" : text;
+}
+
+std::string describe_backoff(const Backoff& b) {
+    switch (b.type) {
+        case BackoffType::Fixed:
+            return "fixed " + format_duration(b.delay);
+        case BackoffType::Linear:
+            return "linear " + format_duration(b.initial) + " +" + format_duration(b.increment) +
+                   " max " + format_duration(b.max);
+        case BackoffType::Exponential: {
+            std::ostringstream multiplier;
+            multiplier << b.multiplier;
+            return "exponential " + format_duration(b.initial) + " x" + multiplier.str() + " max " +
+                   format_duration(b.max);
+        }
+        case BackoffType::None:
+            break;
+    }
+    return "none";
+}
+
+std::string describe_jitter(const Jitter& j) {
+    if (j.type == JitterType::Bounded) {
+        return "bounded +-" + format_duration(j.amount);
+    }
+    if (j.type == JitterType::Proportional) {
+        std::ostringstream percent;
+        percent << j.factor * 100.0;
+        return "proportional " + percent.str() + "%";
+    }
+    return std::string(to_string(j.type));
+}
+
+}  // namespace
+
+Json milliseconds_json(Duration d) { return static_cast<double>(d.count()) / 1000.0; }
+
+Json explain_json(const std::string& service, const PolicySpec& spec,
+                  const HandlerResolution* handler, const std::string& handler_name) {
+    Json j;
+    j["service"] = service;
+    j["policy"] = spec.name;
+    if (handler != nullptr) {
+        j["handler"] = handler_name;
+        j["resolved_via"] = std::string(to_string(handler->via));
+        j["idempotent"] = handler->idempotent;
+    }
+    j["max_attempts"] = spec.max_attempts;
+    j["deadline_ms"] = optional_ms(spec.deadline);
+    j["min_attempt_budget_ms"] = milliseconds_json(spec.min_attempt_budget);
+    j["attempt_timeout_ms"] = optional_ms(spec.attempt_timeout);
+    j["backoff"] = backoff_json(spec.backoff);
+    j["jitter"] = jitter_json(spec.jitter);
+    j["retry_on"] = matchers_json(spec.retry_on);
+    j["never_retry_on"] = matchers_json(spec.never_retry_on);
+    j["retry_if"] = spec.retry_if;
+    j["on_exhausted"] = std::string(to_string(spec.on_exhausted));
+    j["budget"] = spec.budget ? Json{{"max_tokens", spec.budget->max_tokens},
+                                     {"token_ratio", spec.budget->token_ratio}}
+                              : Json(nullptr);
+    Json routes = Json::array();
+    for (const Route& route : spec.routes) {
+        routes.push_back(Json{{"up_to_ms", milliseconds_json(route.up_to)}, {"target", route.target}});
+    }
+    j["routes"] = std::move(routes);
+    j["schedule"] = schedule_json(spec);
+    return j;
+}
+
+std::string explain_text(const std::string& service, const PolicySpec& spec,
+                         const HandlerResolution* handler, const std::string& handler_name) {
+    std::ostringstream out;
+    out << "policy " << spec.name << " (service " << service << ")\n";
+    if (handler != nullptr) {
+        out << "  handler:            " << handler_name << " (resolved via " << to_string(handler->via)
+            << (handler->binding_key.empty() ? "" : " '" + std::string(handler->binding_key) + "'")
+            << (handler->idempotent ? ", idempotent" : "") << ")\n";
+    }
+    out << "  attempts:           " << spec.max_attempts << '\n'
+        << "  backoff:            " << describe_backoff(spec.backoff) << '\n'
+        << "  jitter:             " << describe_jitter(spec.jitter) << '\n'
+        << "  deadline:           " << (spec.deadline ? format_duration(*spec.deadline) : "none") << '\n'
+        << "  min_attempt_budget: " << format_duration(spec.min_attempt_budget) << '\n'
+        << "  attempt_timeout:    "
+        << (spec.attempt_timeout ? format_duration(*spec.attempt_timeout) : "none") << '\n'
+        << "  retry on:           " << joined(spec.retry_on) << '\n'
+        << "  never retry on:     " << joined(spec.never_retry_on) << '\n';
+    if (!spec.retry_if.empty()) {
+        out << "  retry if:          ";
+        for (const std::string& name : spec.retry_if) {
+            out << ' ' << name;
+        }
+        out << '\n';
+    }
+    out << "  on exhausted:       " << to_string(spec.on_exhausted) << '\n';
+    if (spec.budget) {
+        out << "  budget:             " << spec.budget->max_tokens << " tokens, ratio "
+            << spec.budget->token_ratio << '\n';
+    }
+    for (const Route& route : spec.routes) {
+        out << "  route:              up to " << format_duration(route.up_to) << " -> " << route.target
+            << '\n';
+    }
+    const auto rows = retry_schedule(spec);
+    if (!rows.empty()) {
+        out << "  schedule (ms):      retry      base       min       max   cum.min   cum.max\n";
+        for (const ScheduleRow& row : rows) {
+            char line[160];
+            std::snprintf(line, sizeof line, "                      %5d %9.3f %9.3f %9.3f %9.3f %9.3f%s\n",
+                          row.retry, to_milliseconds(row.base), to_milliseconds(row.min),
+                          to_milliseconds(row.max), to_milliseconds(row.cumulative_min),
+                          to_milliseconds(row.cumulative_max),
+                          row.within_deadline ? "" : "  (past the deadline)");
+            out << line;
+        }
+    }
+    return out.str();
+}
+
+}  // namespace rebound::cli

@@ -1,0 +1,26 @@
+// The explain report of a resolved policy: JSON as cli.md specifies, and a text rendering.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "rebound/policy_set.hpp"
+#include "rebound/policy_spec.hpp"
+
+namespace rebound::cli {
+
+using Json = nlohmann::ordered_json;
+
+// {"service", "policy", ["handler", "resolved_via"], "max_attempts", ... "schedule"}.
+Json explain_json(const std::string& service, const PolicySpec& spec,
+                  const HandlerResolution* handler = nullptr, const std::string& handler_name = {});
+
+// A readable multi-line description of the same information.
+std::string explain_text(const std::string& service, const PolicySpec& spec,
+                         const HandlerResolution* handler = nullptr,
+                         const std::string& handler_name = {});
+
+// Milliseconds as a JSON number with at most 3 decimals (durations are whole microseconds).
+Json milliseconds_json(Duration d);
+
+}  // namespace rebound::cli
