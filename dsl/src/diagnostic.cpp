@@ -155,6 +155,35 @@ std::string format_diagnostic(const Diagnostic& d, std::string_view source) {
     return text;
 }
 
+namespace {
+
+// The one candidate that has `word` as a whole `_`-separated part ("attempts" in
+// "max_attempts"), or empty when none or several do: users often write the short form.
+std::string word_part_match(std::string_view word, const std::vector<std::string_view>& candidates) {
+    constexpr std::size_t kShortestPart = 4;
+    if (word.size() < kShortestPart) {
+        return {};
+    }
+    std::string_view found;
+    for (const std::string_view candidate : candidates) {
+        if (candidate.size() <= word.size()) {
+            continue;
+        }
+        const bool is_suffix = candidate.ends_with(word) &&
+                               candidate[candidate.size() - word.size() - 1] == '_';
+        const bool is_prefix = candidate.starts_with(word) && candidate[word.size()] == '_';
+        if (is_suffix || is_prefix) {
+            if (!found.empty()) {
+                return {};
+            }
+            found = candidate;
+        }
+    }
+    return std::string(found);
+}
+
+}  // namespace
+
 std::string closest_match(std::string_view word, const std::vector<std::string_view>& candidates) {
     std::string_view best;
     std::size_t best_distance = 0;
@@ -168,7 +197,7 @@ std::string closest_match(std::string_view word, const std::vector<std::string_v
     // Close means: at most a third of the word's letters differ (and at least one may).
     const std::size_t allowed = std::max<std::size_t>(1, word.size() / 3);
     if (best.empty() || best_distance > allowed) {
-        return {};
+        return word_part_match(word, candidates);
     }
     return std::string(best);
 }

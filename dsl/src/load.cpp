@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "rebound/dsl/parse.hpp"
 
@@ -17,6 +18,32 @@ Diagnostic unreadable(const std::string& file, std::string message) {
     d.message = std::move(message);
     d.file = file;
     return d;
+}
+
+// True when `inner` is `outer` or a value inside it ("policies.p.backoff.delay" is inside
+// "policies.p.backoff"). An empty path stands for the whole document.
+bool is_within(std::string_view inner, std::string_view outer) {
+    if (outer.empty()) {
+        return true;
+    }
+    return inner.starts_with(outer) &&
+           (inner.size() == outer.size() || inner[outer.size()] == '.');
+}
+
+// A compile finding that only echoes a parse error: the parser reported the value (or the whole
+// document) as unreadable and left it absent, so "missing" or "invalid" findings about the same
+// value, a value containing it, or a value inside it say nothing new. Parse errors without a
+// field path (broken syntax) make the whole document unreliable.
+bool echoes_parse_error(const Diagnostic& finding, const Diagnostics& parse_errors) {
+    for (const Diagnostic& error : parse_errors) {
+        if (error.severity != Severity::Error) {
+            continue;
+        }
+        if (is_within(finding.field, error.field) || is_within(error.field, finding.field)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 std::string join_errors(const Diagnostics& diagnostics, std::string_view source) {
@@ -39,10 +66,15 @@ LoadResult load_text(std::string_view text, std::string_view file, Syntax syntax
     result.document = std::move(parsed.document);
     result.diagnostics = std::move(parsed.diagnostics);
     // Compile even after parse errors: the validator's findings on the readable parts are
-    // reported too, but no policy set comes out of a file with any error.
+    // reported too (except those that only echo a parse error), but no policy set comes out of a
+    // file with any error.
+    const Diagnostics parse_diagnostics = result.diagnostics;
     CompileResult compiled = compile(result.document, options);
-    result.diagnostics.insert(result.diagnostics.end(), compiled.diagnostics.begin(),
-                              compiled.diagnostics.end());
+    for (Diagnostic& finding : compiled.diagnostics) {
+        if (!echoes_parse_error(finding, parse_diagnostics)) {
+            result.diagnostics.push_back(std::move(finding));
+        }
+    }
     if (!has_errors(result.diagnostics)) {
         result.policy_set = std::move(compiled.policy_set);
     }

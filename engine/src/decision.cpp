@@ -19,8 +19,9 @@ Decision stop(Decision decision, DecisionReason reason) noexcept {
 // Returns true when the error is admitted.
 bool admitted(const Policy& policy, const ErrorDescription& error,
               std::string_view& matched) noexcept {
-    if (const auto index = policy.retry_on().find(error)) {
-        matched = policy.retry_on_text(*index);
+    if (const std::uint32_t index = policy.retry_on().find_index(error);
+        index != MatcherSet::kNoMatch) {
+        matched = policy.retry_on_text(index);
         return true;
     }
     const auto& predicates = policy.predicates();
@@ -52,8 +53,9 @@ Decision decide(const Policy& policy, const ErrorDescription& error, const Attem
     Decision decision;
     decision.category = error.effective_category();
 
-    if (const auto excluded = policy.never_retry_on().find(error)) {
-        decision.matched = policy.never_retry_on_text(*excluded);
+    if (const std::uint32_t excluded = policy.never_retry_on().find_index(error);
+        excluded != MatcherSet::kNoMatch) {
+        decision.matched = policy.never_retry_on_text(excluded);
         return stop(decision, DecisionReason::NonRetryable);
     }
     if (decision.category == ErrorCategory::CommitOutcomeUnknown && !context.idempotent) {

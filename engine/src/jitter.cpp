@@ -8,10 +8,12 @@ namespace {
 
 constexpr double kDecorrelatedGrowth = 3.0;
 
+// Reads `max` directly rather than through Backoff::cap(): this runs on every decision, and an
+// std::optional return costs a store-to-load stall here (docs/performance.md).
 DelayRange clamp_to_cap(DelayRange range, const Backoff& backoff) noexcept {
-    if (const auto cap = backoff.cap()) {
-        range.min = std::min(range.min, *cap);
-        range.max = std::min(range.max, *cap);
+    if (backoff.has_initial()) {
+        range.min = std::min(range.min, backoff.max);
+        range.max = std::min(range.max, backoff.max);
     }
     return range;
 }

@@ -1,6 +1,8 @@
 #include "rebound/matcher_set.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <string_view>
 
 namespace rebound {
 namespace {
@@ -25,6 +27,47 @@ void sort_and_keep_first(std::vector<std::pair<Key, std::uint32_t>>& entries) {
     entries.erase(std::unique(entries.begin(), entries.end(),
                               [](const auto& a, const auto& b) { return a.first == b.first; }),
                   entries.end());
+}
+
+// Orders error type names by length first, then by text.
+struct ShorterFirst {
+    bool operator()(std::string_view a, std::string_view b) const noexcept {
+        return a.size() != b.size() ? a.size() < b.size() : a < b;
+    }
+};
+
+std::uint32_t lookup_error_type(const std::vector<std::pair<std::string, std::uint32_t>>& entries,
+                                std::string_view probe, std::uint32_t not_found) noexcept {
+    const auto it = std::lower_bound(entries.begin(), entries.end(), probe,
+                                     [](const auto& entry, std::string_view p) {
+                                         return ShorterFirst{}(entry.first, p);
+                                     });
+    return (it != entries.end() && it->first == probe) ? it->second : not_found;
+}
+
+// Whether `needle` (non-empty) occurs in `haystack`. Like std::string_view::find, it finds
+// candidates with memchr on the first character, but checks the second character inline before
+// calling memcmp: most candidates fail there, and the call is what costs (docs/performance.md).
+bool contains(std::string_view haystack, std::string_view needle) noexcept {
+    if (needle.size() > haystack.size()) {
+        return false;
+    }
+    const char* at = haystack.data();
+    const char* const last = haystack.data() + (haystack.size() - needle.size());
+    const char first = needle.front();
+    while (at <= last) {
+        const void* hit = std::memchr(at, first, static_cast<std::size_t>(last - at) + 1);
+        if (hit == nullptr) {
+            return false;
+        }
+        at = static_cast<const char*>(hit);
+        if (needle.size() == 1 ||
+            (at[1] == needle[1] && std::memcmp(at + 2, needle.data() + 2, needle.size() - 2) == 0)) {
+            return true;
+        }
+        ++at;
+    }
+    return false;
 }
 
 template <typename Key, typename Probe>
@@ -97,11 +140,20 @@ MatcherSet MatcherSet::compile(std::span<const Matcher> matchers,
     sort_and_keep_first(set.by_sqlstate_);
     sort_and_keep_first(set.by_sqlstate_class_);
     sort_and_keep_first(set.by_native_);
-    sort_and_keep_first(set.by_error_type_);
+    std::sort(set.by_error_type_.begin(), set.by_error_type_.end(),
+              [](const auto& a, const auto& b) {
+                  return a.first != b.first ? ShorterFirst{}(a.first, b.first)
+                                            : a.second < b.second;
+              });
+    set.by_error_type_.erase(std::unique(set.by_error_type_.begin(), set.by_error_type_.end(),
+                                         [](const auto& a, const auto& b) {
+                                             return a.first == b.first;
+                                         }),
+                             set.by_error_type_.end());
     return set;
 }
 
-std::optional<std::size_t> MatcherSet::find(const ErrorDescription& error) const noexcept {
+std::uint32_t MatcherSet::find_index(const ErrorDescription& error) const noexcept {
     RuleIndex best = by_category_[static_cast<std::size_t>(error.effective_category())];
     const auto consider = [&best](RuleIndex candidate) { best = std::min(best, candidate); };
 
@@ -120,7 +172,7 @@ std::optional<std::size_t> MatcherSet::find(const ErrorDescription& error) const
         // The type itself, then each dotted prefix: io.timeout.read, io.timeout, io.
         std::string_view name = error.error_type;
         while (!name.empty()) {
-            consider(lookup(by_error_type_, name, kNoRule));
+            consider(lookup_error_type(by_error_type_, name, kNoRule));
             const auto dot = name.rfind('.');
             name = dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
         }
@@ -130,13 +182,10 @@ std::optional<std::size_t> MatcherSet::find(const ErrorDescription& error) const
     }
     if (!error.message.empty()) {
         for (const auto& [text, index] : by_message_) {
-            if (index < best && error.message.find(text) != std::string_view::npos) {
+            if (index < best && contains(error.message, text)) {
                 best = index;
             }
         }
-    }
-    if (best == kNoRule) {
-        return std::nullopt;
     }
     return best;
 }

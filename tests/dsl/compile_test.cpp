@@ -257,3 +257,36 @@ TEST_CASE("files: unknown extension, missing file, and the throwing wrapper", "[
     CHECK(rebound::dsl::load_file_or_throw(good)->policies().size() == 1);
     std::filesystem::remove_all(directory);
 }
+
+TEST_CASE("a short form of a key gets the full key suggested", "[compile]") {
+    CHECK(rebound::dsl::closest_match("attempts", {"max_attempts", "max_retries", "deadline"}) ==
+          "max_attempts");
+    CHECK(rebound::dsl::closest_match("retries", {"max_attempts", "max_retries"}) == "max_retries");
+    // Ambiguous or too short: no guess.
+    CHECK(rebound::dsl::closest_match("retry", {"retry_on", "retry_if"}).empty());
+    CHECK(rebound::dsl::closest_match("max", {"max_attempts"}).empty());
+}
+
+TEST_CASE("after a parse error, findings that only echo it are not reported", "[compile]") {
+    const std::string bad_duration =
+        "rebound: 1\nservice: x\npolicies:\n  p:\n    backoff: { type: fixed, delay: 5parsecs }\n";
+    const rebound::dsl::LoadResult with_bad_value =
+        rebound::dsl::load_text(bad_duration, "x.yaml", rebound::dsl::Syntax::Yaml);
+    REQUIRE(with_bad_value.diagnostics.size() == 1);
+    CHECK(with_bad_value.diagnostics[0].code == rebound::dsl::DiagnosticCode::InvalidDuration);
+    CHECK(with_bad_value.policy_set == nullptr);
+
+    // Broken syntax: the document is unreliable, so no "missing 'service'" and the like.
+    const rebound::dsl::LoadResult broken =
+        rebound::dsl::load_text("rebound: 1\nservice: [x\n", "x.yaml", rebound::dsl::Syntax::Yaml);
+    REQUIRE(broken.diagnostics.size() == 1);
+    CHECK(broken.diagnostics[0].code == rebound::dsl::DiagnosticCode::SyntaxError);
+
+    // Findings elsewhere in the file are still reported.
+    const std::string two_problems =
+        "rebound: 1\nservice: x\npolicies:\n  p:\n    deadline: 5parsecs\n  q:\n"
+        "    max_attempts: 0\n";
+    const rebound::dsl::LoadResult both =
+        rebound::dsl::load_text(two_problems, "x.yaml", rebound::dsl::Syntax::Yaml);
+    CHECK(both.diagnostics.size() == 2);
+}

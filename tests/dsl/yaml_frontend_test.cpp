@@ -6,10 +6,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "rebound/dsl/parse.hpp"
 
@@ -117,31 +118,25 @@ std::vector<Matcher> matchers_of(const PolicyFields& fields) {
     return matchers;
 }
 
-// The numbers of a JSON array `"key": [1, 2]` in an expect file, or empty.
+// The numbers of the JSON array `key` in an expect file, or empty.
 std::vector<std::uint32_t> numbers_after(const std::string& json, const std::string& key) {
-    std::smatch match;
-    if (!std::regex_search(json, match, std::regex("\"" + key + "\"\\s*:\\s*\\[([^\\]]*)\\]"))) {
-        return {};
-    }
+    const nlohmann::json document = nlohmann::json::parse(json);
     std::vector<std::uint32_t> numbers;
-    const std::string list = match[1].str();
-    const std::regex number("[0-9]+");
-    for (std::sregex_iterator it(list.begin(), list.end(), number), end; it != end; ++it) {
-        numbers.push_back(static_cast<std::uint32_t>(std::stoul(it->str())));
+    if (document.contains(key)) {
+        for (const nlohmann::json& item : document.at(key)) {
+            numbers.push_back(item.get<std::uint32_t>());
+        }
     }
     return numbers;
 }
 
 std::vector<std::string> strings_after(const std::string& json, const std::string& key) {
-    std::smatch match;
-    if (!std::regex_search(json, match, std::regex("\"" + key + "\"\\s*:\\s*\\[([^\\]]*)\\]"))) {
-        return {};
-    }
+    const nlohmann::json document = nlohmann::json::parse(json);
     std::vector<std::string> strings;
-    const std::string list = match[1].str();
-    const std::regex string("\"([^\"]*)\"");
-    for (std::sregex_iterator it(list.begin(), list.end(), string), end; it != end; ++it) {
-        strings.push_back((*it)[1].str());
+    if (document.contains(key)) {
+        for (const nlohmann::json& item : document.at(key)) {
+            strings.push_back(item.get<std::string>());
+        }
     }
     return strings;
 }

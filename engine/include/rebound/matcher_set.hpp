@@ -31,15 +31,25 @@ class MatcherSet {
     static MatcherSet compile(std::span<const Matcher> matchers,
                               const ErrorTypeRegistry* error_types = nullptr);
 
+    // Returned by find_index when no matcher matches.
+    static constexpr std::uint32_t kNoMatch = UINT32_MAX;
+
+    // Index in the compiled list of the first matcher that matches `error`, or kNoMatch.
+    // The hot-path form: a plain integer comes back in a register.
+    std::uint32_t find_index(const ErrorDescription& error) const noexcept;
+
     // Index in the compiled list of the first matcher that matches `error`, or nullopt.
-    std::optional<std::size_t> find(const ErrorDescription& error) const noexcept;
+    std::optional<std::size_t> find(const ErrorDescription& error) const noexcept {
+        const std::uint32_t index = find_index(error);
+        return index == kNoMatch ? std::nullopt : std::optional<std::size_t>(index);
+    }
 
     bool empty() const noexcept { return size_ == 0; }
     std::size_t size() const noexcept { return size_; }
 
   private:
     using RuleIndex = std::uint32_t;
-    static constexpr RuleIndex kNoRule = UINT32_MAX;
+    static constexpr RuleIndex kNoRule = kNoMatch;
     static constexpr int kHttpStatusLimit = 600;
 
     struct NativeKey {
@@ -57,6 +67,7 @@ class MatcherSet {
     std::vector<std::pair<std::uint64_t, RuleIndex>> by_sqlstate_;
     std::vector<std::pair<std::uint64_t, RuleIndex>> by_sqlstate_class_;
     std::vector<std::pair<NativeKey, RuleIndex>> by_native_;
+    // Sorted by (length, text): most probes differ in length and never reach memcmp.
     std::vector<std::pair<std::string, RuleIndex>> by_error_type_;
     std::vector<std::pair<std::string, RuleIndex>> by_message_;
     std::vector<RuleIndex> by_http_status_;  // empty, or kHttpStatusLimit entries
