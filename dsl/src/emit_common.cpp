@@ -154,7 +154,7 @@ FormNode FormNode::boolean_value(bool value) {
 }
 
 FormNode& FormNode::add(std::string key, FormNode value) {
-    entries.emplace_back(std::move(key), std::move(value));
+    entries.push_back(FormEntry{std::move(key), std::move(value)});
     return *this;
 }
 

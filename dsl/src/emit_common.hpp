@@ -42,6 +42,8 @@ std::string http_class_text(int hundreds_digit);
 // accept these escapes.
 std::string double_quoted(std::string_view text);
 
+struct FormEntry;
+
 // The YAML/JSON form of a Document: maps (in canonical key order), lists and scalars.
 struct FormNode {
     enum class Kind : std::uint8_t {
@@ -60,7 +62,8 @@ struct FormNode {
     std::int64_t integer = 0;
     double number = 0.0;
     bool boolean = false;
-    std::vector<std::pair<std::string, FormNode>> entries;  // Map, in order
+    std::vector<FormEntry> entries;  // Map, in order (a vector of an incomplete type is allowed;
+                                     // a std::pair of one is not)
     std::vector<FormNode> items;                            // List
 
     static FormNode map(bool flow);
@@ -73,6 +76,12 @@ struct FormNode {
 
     // Map: appends an entry.
     FormNode& add(std::string key, FormNode value);
+};
+
+// One key of a Map FormNode.
+struct FormEntry {
+    std::string key;
+    FormNode value;
 };
 
 // The whole Document in canonical order (emit.hpp). Absent fields are left out; the Document's

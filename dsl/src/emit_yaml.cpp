@@ -92,7 +92,7 @@ std::string flow_map_text(const FormNode& map) {
         if (i > 0) {
             out += ", ";
         }
-        out += word_text(map.entries[i].first) + ": " + flow_text(map.entries[i].second);
+        out += word_text(map.entries[i].key) + ": " + flow_text(map.entries[i].value);
     }
     return out + " }";
 }
