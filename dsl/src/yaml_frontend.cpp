@@ -10,6 +10,7 @@
 // input's own nesting, so self-referring aliases (`&a [*a]`) and deep nesting cannot exhaust the
 // stack; yaml-cpp's parser bounds its own depth (DeepRecursion). Text that is not UTF-8 is
 // rejected before parsing so that no later stage (JSON output) meets invalid bytes.
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
@@ -19,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -1283,23 +1285,97 @@ Diagnostic syntax_error(std::string_view file, SourcePosition position, std::str
     return diagnostic;
 }
 
+// Notes whether a YAML document has content (a lone null does not count) and where it starts.
+class DocumentProbe final : public YAML::EventHandler {
+  public:
+    bool has_content() const noexcept { return has_content_; }
+    const YAML::Mark& start() const noexcept { return start_; }
+
+    void OnDocumentStart(const YAML::Mark&) override {}
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { note(mark); }
+    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  const std::string&) override {
+        note(mark);
+    }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {
+        note(mark);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {
+        note(mark);
+    }
+    void OnMapEnd() override {}
+
+  private:
+    void note(const YAML::Mark& mark) {
+        if (!has_content_) {
+            has_content_ = true;
+            start_ = mark;
+        }
+    }
+    bool has_content_ = false;
+    YAML::Mark start_;
+};
+
+// Whether a line of `text` starts with a document marker (`---` or `...`): only then can the
+// text hold a second document.
+bool has_document_marker(std::string_view text) noexcept {
+    for (std::size_t at = 0; at < text.size();) {
+        const std::string_view line = text.substr(at, 3);
+        if (line == "---" || line == "...") {
+            return true;
+        }
+        const std::size_t newline = text.find('\n', at);
+        if (newline == std::string_view::npos) {
+            break;
+        }
+        at = newline + 1;
+    }
+    return false;
+}
+
+// The position where a second document with content starts, if there is one. Parses at most
+// two documents: yaml-cpp 0.7's LoadAll loops forever on some malformed input (a stray `,`
+// makes every further HandleNextDocument call report an empty document; yaml-cpp PR #1319).
+std::optional<SourcePosition> second_document(const std::string& text) {
+    std::istringstream stream(text);
+    YAML::Parser parser(stream);
+    DocumentProbe first;
+    if (!parser.HandleNextDocument(first)) {
+        return std::nullopt;
+    }
+    DocumentProbe second;
+    if (!parser.HandleNextDocument(second) || !second.has_content()) {
+        return std::nullopt;
+    }
+    return position_of(second.start());
+}
+
 void read_documents(std::string_view text, std::string_view file, ParseResult& result) {
     if (const std::optional<std::size_t> bad_byte = first_invalid_utf8(text)) {
         result.diagnostics.push_back(syntax_error(file, position_of_offset(text, *bad_byte),
                                                   "the file is not valid UTF-8 text"));
         return;
     }
-    const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
-    if (documents.empty()) {
+    const std::string owned(text);
+    // YAML::Load reads the first document only (and never loops, unlike LoadAll).
+    const YAML::Node root = YAML::Load(owned);
+    if (!root.IsDefined() || root.IsNull()) {
         return;  // an empty file: the validator reports the missing sections
     }
     YamlReader reader(file, result.diagnostics);
-    result.document = reader.read(documents.front());
+    result.document = reader.read(root);
     // A trailing `---` with nothing after it is harmless; a second document with content is not.
-    if (documents.size() > 1 && !documents[1].IsNull()) {
-        result.diagnostics.push_back(
-            syntax_error(file, position_of(documents[1].Mark()),
-                         "a policy file holds one YAML document, but a second one starts here"));
+    if (has_document_marker(text)) {
+        if (const std::optional<SourcePosition> second = second_document(owned)) {
+            result.diagnostics.push_back(syntax_error(
+                file, *second,
+                "a policy file holds one YAML document, but a second one starts here"));
+        }
     }
 }
 

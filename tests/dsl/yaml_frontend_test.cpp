@@ -1061,6 +1061,10 @@ TEST_CASE("hostile input does not crash", "[yaml]") {
         "!!binary AAAA: 1\n",
         "rebound: !!int x\n",
         "&a a: *a\n",
+        // yaml-cpp 0.7's LoadAll loops forever on a stray comma (found by the fuzzer).
+        ",",
+        " , in s:aice: s\npozs ",
+        "rebound: 1\n---\n,\n",
     };
     for (const std::string& text : inputs) {
         INFO(text.substr(0, 60));
@@ -1070,6 +1074,15 @@ TEST_CASE("hostile input does not crash", "[yaml]") {
     CHECK_FALSE(parse(std::string(10000, '[')).diagnostics.empty());
     CHECK(parse(std::string(10000, '[')).diagnostics[0].message.find("nested too deeply") !=
           std::string::npos);
+}
+
+TEST_CASE("only one document per file", "[yaml]") {
+    CHECK(parse("rebound: 1\nservice: s\n---\n").diagnostics.empty());
+    CHECK(parse("---\nrebound: 1\nservice: s\n...\n").diagnostics.empty());
+    const ParseResult two = parse("rebound: 1\nservice: s\n---\nservice: t\n");
+    REQUIRE(two.diagnostics.size() == 1);
+    CHECK(two.diagnostics[0].position == at(4, 1));
+    CHECK(two.diagnostics[0].message.find("second one starts here") != std::string::npos);
 }
 
 TEST_CASE("every prefix of a conformance file is read without crashing", "[yaml]") {
