@@ -4,12 +4,14 @@ include(CMakePackageConfigHelpers)
 
 set(REBOUND_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/rebound")
 
-install(TARGETS rebound_engine rebound_dsl
+install(TARGETS rebound_engine rebound_dsl rebound_lint rebound_simulation rebound_observability
   EXPORT reboundTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY engine/include/rebound dsl/include/rebound DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY engine/include/rebound dsl/include/rebound lint/include/rebound simulation/include/rebound
+  observability/include/rebound
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 install(EXPORT reboundTargets
   NAMESPACE rebound::
@@ -24,3 +26,9 @@ install(FILES
   "${CMAKE_CURRENT_BINARY_DIR}/reboundConfig.cmake"
   "${CMAKE_CURRENT_BINARY_DIR}/reboundConfigVersion.cmake"
   DESTINATION ${REBOUND_INSTALL_CMAKEDIR})
+
+# The vendor error maps and their schema (read at run time: default_vendor_map_directory()).
+install(DIRECTORY policies/vendors DESTINATION ${CMAKE_INSTALL_DATADIR}/rebound
+  FILES_MATCHING PATTERN "*.yaml")
+install(FILES policies/schema/rebound-vendor-map.schema.json
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/rebound/schema)

@@ -2,6 +2,7 @@
 # Configures and builds Rebound into BUILD_DIR (default: build/).
 #   REBOUND_WERROR=ON      treat warnings as errors
 #   REBOUND_SANITIZE=...   'address,undefined' or 'thread' (tests only, no benchmarks/examples)
+#   BUILD_TARGET=...       build only this target (default: everything)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,4 +19,4 @@ cmake -S . -B "$build_dir" -G Ninja \
   -DREBOUND_WARNINGS_AS_ERRORS="${REBOUND_WERROR:-OFF}" \
   -DREBOUND_SANITIZE="$sanitize" \
   "${extra[@]}"
-cmake --build "$build_dir" --parallel "$(nproc)"
+cmake --build "$build_dir" --parallel "$(nproc)" ${BUILD_TARGET:+--target "$BUILD_TARGET"}

@@ -9,6 +9,7 @@ packages=(
   libyaml-cpp-dev tao-pegtl-dev nlohmann-json3-dev libcli11-dev
   catch2 libbenchmark-dev
   python3 python3-jsonschema python3-yaml
+  unixodbc-dev unixodbc postgresql odbc-postgresql mariadb-server odbc-mariadb libsqliteodbc
 )
 
 missing=()

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# The README's main command: installs what is missing, builds, and runs the main job: the
-# example program that drives a flaky operation through a retry policy.
+# The README's main command: installs what is missing, builds, lints and explains the shipped
+# policy files, and runs the main job: the example order service, which runs transactions through
+# the ODBC transactional runner against SQLite and retries a real "database is locked".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 BUILD_DIR=${BUILD_DIR:-build} bash scripts/build.sh
-"${BUILD_DIR:-build}/examples/rebound_example_flaky_operation"
+build=${BUILD_DIR:-build}
+"$build/tools/rebound" lint policies/tiers/ examples/order_service/
+"$build/tools/rebound" explain policies/tiers/standard.yaml
+"$build/tools/rebound" explain examples/order_service/order_service.yaml --handler orders.place
+"$build/examples/rebound_example_order_service" --policy examples/order_service/order_service.yaml

@@ -3,8 +3,10 @@
 //
 // What the DSL cannot say, and how it is printed instead:
 //   - an exponential backoff without a multiplier prints the default, `x2` (same policy);
-//   - an empty list (`retry_on: []`, `routes: []`) has no statement and is left out. Same
-//     policy unless it overrides an inherited non-empty list;
+//   - an empty list (`retry_on: []`, `routes: []`) prints as `retry on none`, `never on none`,
+//     `retry if none`, `routes none`, so that it still overrides an inherited non-empty list;
+//     an absent list prints nothing. A predicate literally named `none` cannot be printed (the
+//     DSL reads `retry if none` as the empty list);
 //   - `idempotent: false` is left out (false is the default);
 //   - `extends` inside `defaults` and backoff fields foreign to the backoff type are left out;
 //   - a required value missing from an (invalid) Document is left out of its statement, so
@@ -91,11 +93,18 @@ std::string matcher_text(const Matcher& m) {
     return std::string(emit_detail::category_word(m.category));
 }
 
-// `prefix A, B, C`; nothing for an empty list (the DSL has no way to state one).
+// The word that states a present, empty list (`retry on none`, `routes none`).
+constexpr std::string_view kEmptyListWord = "none";
+
+// `prefix A, B, C`; `prefix none` for a present, empty list; nothing for an absent one.
 template <typename Item, typename Spell>
 void add_list_statement(Lines& lines, std::string_view prefix,
                         const std::optional<ListNode<Item>>& list, Spell spell) {
-    if (!list || list->items.empty()) {
+    if (!list) {
+        return;
+    }
+    if (list->items.empty()) {
+        lines.push_back(std::string(prefix) + " " + std::string(kEmptyListWord));
         return;
     }
     std::string line(prefix);
@@ -160,7 +169,9 @@ Lines field_statements(const PolicyFields& f) {
     if (f.budget) {
         lines.push_back(budget_statement(*f.budget));
     }
-    if (f.routes) {
+    if (f.routes && f.routes->items.empty()) {
+        lines.push_back("routes " + std::string(kEmptyListWord));
+    } else if (f.routes) {
         for (const RouteNode& route : f.routes->items) {
             lines.push_back(route_statement(route));
         }

@@ -10,7 +10,9 @@
 // Recovery: a syntax error drops its own statement only; reading goes on with the next line, so
 // one pass reports every broken line. A block left open is closed where a statement that only
 // stands at the top level appears (`policy`, `handler`, ...), or at the end of the file, with a
-// "missing '}'" error; its statements are kept. Parsing stops after kMaxErrors errors.
+// "missing '}'" error; its statements are kept. A top-level line with an unknown first word that
+// ends in '{' (`polcy p {`) opens a block whose statements are checked and then dropped, so one
+// typo gives one error. Parsing stops after kMaxErrors errors.
 //
 // Robustness: no recursion depends on the input (the grammar has none, the reader walks lines),
 // and the text quoted in messages is cut short and made valid UTF-8, so that no input (huge
@@ -48,6 +50,8 @@ constexpr std::size_t kMaxErrors = 200;
 constexpr std::size_t kExcerptLength = 40;
 // Longest user name copied into a field path ("policies.NAME.backoff").
 constexpr std::size_t kLongestPathName = 200;
+// The word that, alone after `retry on`, `never on`, `retry if` or `routes`, states an empty list.
+constexpr std::string_view kEmptyListWord = "none";
 // Words longer than this get no did-you-mean (the edit distance is quadratic in length).
 constexpr std::size_t kLongestSuggestedWord = 64;
 
@@ -77,6 +81,7 @@ enum class Statement : std::uint8_t {
     OnExhausted,
     Budget,
     Route,
+    RoutesNone,
     Unknown,
 };
 
@@ -112,6 +117,7 @@ constexpr StatementInfo kStatements[] = {
     {Statement::OnExhausted, "on exhausted", Place::Block},
     {Statement::Budget, "budget", Place::Block},
     {Statement::Route, "route", Place::Block},
+    {Statement::RoutesNone, "routes none", Place::Block},
     {Statement::Unknown, "", Place::Anywhere},
 };
 
@@ -161,7 +167,8 @@ enum class Role : std::uint8_t {
     Predicate,
     ExhaustedAction,
     Ratio,
-    Target,  // with its quotes
+    Target,     // with its quotes
+    EmptyList,  // the `none` of `retry on none`, `never on none`, `retry if none`, `routes none`
 };
 
 struct Token {
@@ -251,6 +258,7 @@ template <> struct action<rules::never_keyword> : starts_statement<Statement::Ne
 template <> struct action<rules::on_keyword> : starts_statement<Statement::OnExhausted> {};
 template <> struct action<rules::budget_keyword> : starts_statement<Statement::Budget> {};
 template <> struct action<rules::route_keyword> : starts_statement<Statement::Route> {};
+template <> struct action<rules::routes_keyword> : starts_statement<Statement::RoutesNone> {};
 template <> struct action<rules::unknown_word> : starts_statement<Statement::Unknown> {};
 
 template <> struct action<rules::format_version> : records<Role::Version> {};
@@ -299,13 +307,18 @@ template <> struct action<rules::budget_tokens> : records<Role::Count> {};
 template <> struct action<rules::budget_ratio> : records<Role::Ratio> {};
 template <> struct action<rules::route_limit> : records<Role::Delay> {};
 template <> struct action<rules::route_target> : records<Role::Target> {};
+template <> struct action<rules::empty_list> : records<Role::EmptyList> {};
 // clang-format on
 
 // ---------------------------------------------------------------------------------------------
 // Text helpers.
 
-bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-bool is_blank(char c) noexcept { return c == ' ' || c == '\t'; }
+bool is_digit(char c) noexcept {
+    return c >= '0' && c <= '9';
+}
+bool is_blank(char c) noexcept {
+    return c == ' ' || c == '\t';
+}
 
 // The length of the well-formed UTF-8 character at `at`, or 0.
 std::size_t utf8_sequence_length(std::string_view text, std::size_t at) noexcept {
@@ -378,11 +391,15 @@ std::string shown(std::string_view text, std::size_t limit = kExcerptLength) {
     return out;
 }
 
-std::string in_quotes(std::string_view text) { return "'" + shown(text) + "'"; }
+std::string in_quotes(std::string_view text) {
+    return "'" + shown(text) + "'";
+}
 
 // Whether the text would be shown unchanged (short, printable, UTF-8): then messages of the
 // shared helpers, which quote it whole, can be passed on as they are.
-bool shows_unchanged(std::string_view text) { return shown(text) == text; }
+bool shows_unchanged(std::string_view text) {
+    return shown(text) == text;
+}
 
 std::string join_words(const std::vector<std::string_view>& words) {
     std::string joined;
@@ -408,7 +425,9 @@ std::string suggestion_for(std::string_view word, const std::vector<std::string_
 }
 
 // A name in a field path: as written unless absurdly long.
-std::string path_name(std::string_view name) { return shown(name, kLongestPathName); }
+std::string path_name(std::string_view name) {
+    return shown(name, kLongestPathName);
+}
 
 // [-]digits
 bool is_integer_text(std::string_view text) noexcept {
@@ -441,7 +460,8 @@ std::optional<double> decimal_value(std::string_view text, bool& out_of_range) {
     }
     double value = 0.0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error == std::errc::result_out_of_range || (error == std::errc{} && !std::isfinite(value))) {
+    if (error == std::errc::result_out_of_range ||
+        (error == std::errc{} && !std::isfinite(value))) {
         out_of_range = true;
         return std::nullopt;
     }
@@ -542,14 +562,14 @@ constexpr Spelling kBlockSpellings[] = {
 };
 
 constexpr Spelling kTopLevelSpellings[] = {
-    {"policies", "policy"}, {"handlers", "handler"}, {"rebound", "rebound"},
+    {"policies", "policy"}, {"handlers", "handler"},  {"rebound", "rebound"},
     {"service", "service"}, {"defaults", "defaults"}, {"policy", "policy"},
     {"handler", "handler"}, {"default", "default"},
 };
 
 constexpr std::string_view kBlockStatementList =
     "attempts, retries, backoff, jitter, deadline, min_attempt_budget, attempt_timeout, "
-    "retry on, never on, retry if, on exhausted, budget, route";
+    "retry on, never on, retry if, on exhausted, budget, route, routes none";
 constexpr std::string_view kTopLevelStatementList =
     "rebound, service, defaults, policy, handler, default";
 
@@ -586,6 +606,33 @@ const std::vector<std::string_view>& matcher_words() {
     return words;
 }
 
+// Whether the line's code (before any comment) ends with '{': it opens a block.
+bool opens_block(std::string_view line) {
+    const std::string_view code = line.substr(0, line.find('#'));
+    const std::size_t last = code.find_last_not_of(" \t");
+    return last != std::string_view::npos && code[last] == '{';
+}
+
+// For a `retry on` / `never on` line that did not parse: "did you mean 'sqlstate'?" when an
+// item that is no category is close to a matcher keyword (`sqlstat 40001` fails at `40001`).
+std::string misspelt_matcher_keyword(const LineParts& parts) {
+    if (parts.statement != Statement::RetryOn && parts.statement != Statement::NeverOn) {
+        return {};
+    }
+    for (const Token& token : parts.tokens) {
+        if (token.role != Role::Category || token.text == kTransientGroupName ||
+            parse_category(token.text)) {
+            continue;
+        }
+        std::string suggestion =
+            did_you_mean(token.text, {"sqlstate", "native", "error", "http", "message"});
+        if (!suggestion.empty()) {
+            return suggestion;
+        }
+    }
+    return {};
+}
+
 // ---------------------------------------------------------------------------------------------
 // TextReader
 
@@ -600,6 +647,8 @@ struct OpenBlock {
     PolicyNode policy;
     DefaultsNode defaults;
     std::map<std::string, std::uint32_t, std::less<>> given;  // statement -> first line
+    std::uint32_t first_route_line = 0;                       // of the first `route`, 0 if none yet
+    std::uint32_t routes_none_line = 0;                       // of `routes none`, 0 if not given
 
     PolicyFields& fields() { return is_defaults ? defaults.fields : policy.fields; }
 };
@@ -617,13 +666,13 @@ struct SyntaxFailure {
 };
 
 class TextReader {
-public:
+  public:
     TextReader(std::string_view file, ParseResult& result)
         : file_(file), result_(result), document_(result.document) {}
 
     void read(std::string_view source);
 
-private:
+  private:
     // Lines.
     void read_line(std::string_view line, std::uint32_t number, std::size_t offset);
     std::optional<SyntaxFailure> parse_line(std::string_view line, std::uint32_t number,
@@ -636,6 +685,7 @@ private:
     void note_top_level_statement(const LineParts& parts);
     void report_unknown_statement(const LineParts& parts);
     void open_block(const LineParts& parts, bool is_defaults);
+    void open_unknown_block(const LineParts& parts);
     void close_block();
     void report_unclosed_block(SourcePosition position, std::string_view suggestion);
     void check_header_order();
@@ -655,6 +705,8 @@ private:
     std::optional<JitterNode> read_jitter_word(const LineParts& parts, const Token& word);
     ListNode<Located<Matcher>> read_matchers(const LineParts& parts, std::string_view key);
     std::optional<Matcher> read_category(const Token& token, const std::string& field);
+    void report_none_in_list(const Token& token, const LineParts& parts, const std::string& field);
+    bool route_conflicts(const LineParts& parts);
     std::optional<Matcher> read_http(const Token& token, const std::string& field);
     ListNode<Located<std::string>> read_predicates(const LineParts& parts);
     std::optional<BudgetNode> read_budget(const LineParts& parts);
@@ -663,15 +715,16 @@ private:
     // Values; each reports what it cannot read and returns nullopt.
     Field<std::int64_t> integer_value(const Token* token, std::string_view what,
                                       const std::string& field);
-    Field<double> number_value(const Token* token, std::string_view number,
-                               std::string_view what, std::string_view example,
-                               const std::string& field);
+    Field<double> number_value(const Token* token, std::string_view number, std::string_view what,
+                               std::string_view example, const std::string& field);
     Field<Duration> duration_value(const Token* token, std::string_view text,
                                    std::string_view after, const std::string& field);
     Field<std::string> text_value(const Token* token, const std::string& field);
     static Field<std::string> name_value(const Token* token);
 
-    std::string block_path(std::string_view key) const { return block_->path + "." + std::string(key); }
+    std::string block_path(std::string_view key) const {
+        return block_->path + "." + std::string(key);
+    }
     void report(DiagnosticCode code, SourcePosition position, std::string field,
                 std::string message, std::string suggestion = {});
 
@@ -830,7 +883,8 @@ void TextReader::place(const LineParts& parts, const std::optional<SyntaxFailure
     }
     if (failure) {
         report(DiagnosticCode::SyntaxError, failure->position,
-               block_ ? block_->path : std::string{}, failure->message);
+               block_ ? block_->path : std::string{}, failure->message,
+               misspelt_matcher_keyword(parts));
     }
     if (!stopped_) {
         read_statement(parts, failure.has_value(), line);
@@ -866,9 +920,15 @@ void TextReader::read_statement(const LineParts& parts, bool failed, std::string
             }
             return;
         }
+        case Statement::Unknown:
+            // `polcy p {`: the user meant a block. Reading its body as a block (kept nowhere)
+            // spares one error per statement in it and one for its '}'.
+            if (!block_ && opens_block(line)) {
+                open_unknown_block(parts);
+            }
+            return;
         case Statement::None:
         case Statement::BlockEnd:
-        case Statement::Unknown:
             return;
         default:
             if (block_ && !failed) {
@@ -882,9 +942,9 @@ void TextReader::read_statement(const LineParts& parts, bool failed, std::string
 void TextReader::note_top_level_statement(const LineParts& parts) {
     if (leading_.size() < 2) {
         const std::string_view spelling = info_of(parts.statement).spelling;
-        leading_.push_back(LeadingStatement{
-            parts.statement, parts.position,
-            std::string(spelling.empty() ? parts.first_word : spelling)});
+        leading_.push_back(
+            LeadingStatement{parts.statement, parts.position,
+                             std::string(spelling.empty() ? parts.first_word : spelling)});
     }
 }
 
@@ -904,6 +964,15 @@ void TextReader::report_unknown_statement(const LineParts& parts) {
            "unknown statement " + in_quotes(parts.first_word) + ": expected one of " +
                std::string(kTopLevelStatementList),
            statement_suggestion(parts.first_word, kTopLevelSpellings));
+}
+
+void TextReader::open_unknown_block(const LineParts& parts) {
+    OpenBlock block;
+    block.keep = false;
+    block.line = parts.position.line;
+    block.label = "the block of " + in_quotes(parts.first_word);
+    block.path = path_name(parts.first_word);
+    block_ = std::move(block);
 }
 
 void TextReader::open_block(const LineParts& parts, bool is_defaults) {
@@ -1042,7 +1111,8 @@ bool TextReader::first_given(std::optional<SourcePosition>& first, const LinePar
 
 void TextReader::read_rebound(const LineParts& parts, bool failed) {
     if (first_given(rebound_given_, parts, failed, "rebound")) {
-        document_.version = integer_value(parts.find(Role::Version), "the format version", "rebound");
+        document_.version =
+            integer_value(parts.find(Role::Version), "the format version", "rebound");
     }
 }
 
@@ -1097,8 +1167,8 @@ void TextReader::read_handler(const LineParts& parts, bool failed) {
 void TextReader::read_block_statement(const LineParts& parts) {
     const std::string_view spelling = info_of(parts.statement).spelling;
     if (parts.statement != Statement::Route) {
-        const auto [first, inserted] = block_->given.try_emplace(std::string(spelling),
-                                                                 parts.position.line);
+        const auto [first, inserted] =
+            block_->given.try_emplace(std::string(spelling), parts.position.line);
         if (!inserted) {
             report(DiagnosticCode::DuplicateKey, parts.position, block_->path,
                    "duplicate '" + std::string(spelling) + "' (first given at line " +
@@ -1138,9 +1208,9 @@ void TextReader::read_block_statement(const LineParts& parts) {
         }
         case Statement::AttemptTimeout: {
             const Token* value = parts.find(Role::Delay);
-            fields.attempt_timeout = duration_value(value, value ? value->text : "",
-                                                    "'attempt_timeout'",
-                                                    block_path("attempt_timeout"));
+            fields.attempt_timeout =
+                duration_value(value, value ? value->text : "", "'attempt_timeout'",
+                               block_path("attempt_timeout"));
             break;
         }
         case Statement::RetryOn:
@@ -1169,7 +1239,15 @@ void TextReader::read_block_statement(const LineParts& parts) {
         case Statement::Budget:
             fields.budget = read_budget(parts);
             break;
+        case Statement::RoutesNone:
+            if (!route_conflicts(parts)) {
+                fields.routes = ListNode<RouteNode>{{}, parts.position};
+            }
+            break;
         case Statement::Route:
+            if (route_conflicts(parts)) {
+                break;
+            }
             if (std::optional<RouteNode> route = read_route(parts)) {
                 if (!fields.routes) {
                     fields.routes = ListNode<RouteNode>{{}, parts.position};
@@ -1215,7 +1293,8 @@ std::optional<BackoffNode> TextReader::read_backoff(const LineParts& parts) {
     for (const Token& token : parts.tokens) {
         switch (token.role) {
             case Role::Delay:
-                node.delay = keep(duration_value(&token, token.text, after, block_path("backoff.delay")));
+                node.delay =
+                    keep(duration_value(&token, token.text, after, block_path("backoff.delay")));
                 break;
             case Role::Initial:
                 node.initial =
@@ -1226,12 +1305,12 @@ std::optional<BackoffNode> TextReader::read_backoff(const LineParts& parts) {
                                                      block_path("backoff.increment")));
                 break;
             case Role::Multiplier:
-                node.multiplier =
-                    keep(number_value(&token, token.text.substr(1), "the multiplier", "x2",
-                                      block_path("backoff.multiplier")));
+                node.multiplier = keep(number_value(&token, token.text.substr(1), "the multiplier",
+                                                    "x2", block_path("backoff.multiplier")));
                 break;
             case Role::Max:
-                node.max = keep(duration_value(&token, token.text, "'max'", block_path("backoff.max")));
+                node.max =
+                    keep(duration_value(&token, token.text, "'max'", block_path("backoff.max")));
                 break;
             default:
                 break;
@@ -1249,8 +1328,8 @@ std::optional<JitterNode> TextReader::read_jitter(const LineParts& parts) {
     if (const Token* bound = parts.find(Role::JitterBound)) {
         const Token* amount = parts.find(Role::JitterAmount);
         node.type = Located<JitterType>{JitterType::Bounded, bound->position};
-        node.amount = duration_value(amount, amount ? amount->text : "", "'+-'",
-                                     block_path("jitter.amount"));
+        node.amount =
+            duration_value(amount, amount ? amount->text : "", "'+-'", block_path("jitter.amount"));
         return node.amount ? std::optional<JitterNode>(node) : std::nullopt;
     }
     if (const Token* percent = parts.find(Role::JitterPercent)) {
@@ -1301,8 +1380,8 @@ std::optional<JitterNode> TextReader::read_jitter_word(const LineParts& parts, c
         suggestion = "expected one of " + join_words(jitter_words()) +
                      ", a bound such as +-1s or a percentage such as 20%";
     }
-    report(DiagnosticCode::UnknownValue, word.position, field, "unknown jitter " + in_quotes(word.text),
-           suggestion);
+    report(DiagnosticCode::UnknownValue, word.position, field,
+           "unknown jitter " + in_quotes(word.text), suggestion);
     return std::nullopt;
 }
 
@@ -1311,7 +1390,7 @@ ListNode<Located<Matcher>> TextReader::read_matchers(const LineParts& parts, std
     const std::string field = block_path(key);
     ListNode<Located<Matcher>> list;
     list.position = parts.position;
-    SourcePosition start;          // of the current matcher's keyword
+    SourcePosition start;  // of the current matcher's keyword
     // The vendor of the current native matcher, when readable (a plain pair rather than an
     // optional: g++ 12 warns falsely about an optional enum read in a later iteration).
     Vendor vendor = Vendor::Generic;
@@ -1321,6 +1400,9 @@ ListNode<Located<Matcher>> TextReader::read_matchers(const LineParts& parts, std
             list.items.push_back(Located<Matcher>{std::move(*matcher), position});
         }
     };
+    if (parts.find(Role::EmptyList) != nullptr) {
+        return list;
+    }
     for (const Token& token : parts.tokens) {
         if (stopped_) {
             break;  // too many errors: the rest would not be reported anyway
@@ -1331,7 +1413,11 @@ ListNode<Located<Matcher>> TextReader::read_matchers(const LineParts& parts, std
                 vendor_known = false;
                 break;
             case Role::Category:
-                add(read_category(token, field), token.position);
+                if (token.text == kEmptyListWord) {
+                    report_none_in_list(token, parts, field);
+                } else {
+                    add(read_category(token, field), token.position);
+                }
                 break;
             case Role::SqlState:
                 add(Matcher::sqlstate(token.text), start);
@@ -1404,8 +1490,9 @@ std::optional<Matcher> TextReader::read_http(const Token& token, const std::stri
         return Matcher::http_class(text[0] - '0');
     }
     if (!is_integer_text(text)) {
-        report(DiagnosticCode::InvalidValue, token.position, field,
-               "expected an HTTP status such as 503 or a class such as 5xx, got " + in_quotes(text));
+        report(
+            DiagnosticCode::InvalidValue, token.position, field,
+            "expected an HTTP status such as 503 or a class such as 5xx, got " + in_quotes(text));
         return std::nullopt;
     }
     const Field<std::int64_t> status = integer_value(&token, "the HTTP status", field);
@@ -1425,11 +1512,60 @@ ListNode<Located<std::string>> TextReader::read_predicates(const LineParts& part
     ListNode<Located<std::string>> list;
     list.position = parts.position;
     for (const Token& token : parts.tokens) {
-        if (token.role == Role::Predicate) {
+        if (token.role != Role::Predicate) {
+            continue;
+        }
+        if (token.text == kEmptyListWord) {
+            report_none_in_list(token, parts, block_path("retry_if"));
+        } else {
             list.items.push_back(Located<std::string>{std::string(token.text), token.position});
         }
     }
     return list;
+}
+
+// `none` among the items of a list: alone it states the empty list, so it can be no item
+// (neither a category, which it is not, nor a predicate name, which it could be in YAML).
+void TextReader::report_none_in_list(const Token& token, const LineParts& parts,
+                                     const std::string& field) {
+    const std::string statement(info_of(parts.statement).spelling);
+    const bool predicates = parts.statement == Statement::RetryIf;
+    report(predicates ? DiagnosticCode::InvalidName : DiagnosticCode::UnknownValue, token.position,
+           field,
+           "'none' cannot be " + std::string(predicates ? "a predicate name" : "a matcher") +
+               " in a list: '" + statement + " none' alone states an empty list",
+           predicates ? "remove 'none' from the list, or give the predicate another name"
+                      : "remove 'none' from the list, or write '" + statement +
+                            " none' alone to state that the list is empty");
+}
+
+// `routes none` and `route` lines in one block contradict each other: the first one given is
+// kept and the later one reported. Returns whether this statement is the later one.
+bool TextReader::route_conflicts(const LineParts& parts) {
+    OpenBlock& block = *block_;
+    const std::uint32_t line = parts.position.line;
+    if (parts.statement == Statement::RoutesNone && block.first_route_line != 0) {
+        report(DiagnosticCode::ConflictingFields, parts.position, block_path("routes"),
+               "'routes none' contradicts the route given at line " +
+                   std::to_string(block.first_route_line) +
+                   ": a policy has routes or 'routes none', not both",
+               "remove 'routes none' or the route lines; the routes are used");
+        return true;
+    }
+    if (parts.statement == Statement::Route && block.routes_none_line != 0) {
+        report(DiagnosticCode::ConflictingFields, parts.position, block_path("routes"),
+               "a route contradicts 'routes none' given at line " +
+                   std::to_string(block.routes_none_line) +
+                   ": a policy has routes or 'routes none', not both",
+               "remove 'routes none' or the route lines; 'routes none' is used");
+        return true;
+    }
+    if (parts.statement == Statement::RoutesNone) {
+        block.routes_none_line = line;
+    } else if (block.first_route_line == 0) {
+        block.first_route_line = line;
+    }
+    return false;
 }
 
 // Left out as a whole when a value cannot be read.
@@ -1505,8 +1641,8 @@ Field<double> TextReader::number_value(const Token* token, std::string_view numb
                std::string(what) + " is too large: " + shown(token->text));
     } else {
         report(DiagnosticCode::WrongType, token->position, field,
-               std::string(what) + " must be a number such as " + std::string(example) +
-                   ", got " + in_quotes(token->text));
+               std::string(what) + " must be a number such as " + std::string(example) + ", got " +
+                   in_quotes(token->text));
     }
     return std::nullopt;
 }

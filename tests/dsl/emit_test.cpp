@@ -308,7 +308,8 @@ Document content(Document d) {
 }
 
 // What the DSL keeps of `fields` (see emit_text.cpp): a missing exponential multiplier becomes
-// 2, empty lists, stated-false idempotent flags and values foreign to their type disappear.
+// 2, stated-false idempotent flags and values foreign to their type disappear (empty lists stay:
+// `retry on none`).
 void keep_dsl_expressible(PolicyFields& f, bool is_defaults) {
     if (is_defaults) {
         f.extends.reset();
@@ -339,15 +340,6 @@ void keep_dsl_expressible(PolicyFields& f, bool is_defaults) {
     if (f.jitter && f.jitter->type.value != JitterType::Proportional) {
         f.jitter->factor.reset();
     }
-    const auto drop_if_empty = [](auto& list) {
-        if (list && list->items.empty()) {
-            list.reset();
-        }
-    };
-    drop_if_empty(f.retry_on);
-    drop_if_empty(f.never_retry_on);
-    drop_if_empty(f.retry_if);
-    drop_if_empty(f.routes);
 }
 
 Document dsl_expressible(Document d) {
@@ -585,6 +577,7 @@ policy burst extends base {
 policy gentle {
   backoff exponential 1s x2
   jitter 2.5%
+  retry on none
 }
 
 policy steady {
@@ -758,7 +751,7 @@ TEST_CASE("emit: stated idempotent false", "[emit]") {
     CHECK(contains(emit_text(d), "handler H uses p\n"));
 }
 
-TEST_CASE("emit: what the DSL cannot say", "[emit]") {
+TEST_CASE("emit: empty lists and the default multiplier in the DSL", "[emit]") {
     PolicyFields f;
     f.retry_on = ListNode<Located<Matcher>>{};
     f.never_retry_on = ListNode<Located<Matcher>>{};
@@ -766,7 +759,9 @@ TEST_CASE("emit: what the DSL cannot say", "[emit]") {
     f.routes = ListNode<RouteNode>{};
     f.backoff = exponential(1s);
     const Document d = one_policy(f);
-    CHECK(emit_text(d) == "rebound 1\nservice svc\n\npolicy p {\n  backoff exponential 1s x2\n}\n");
+    CHECK(emit_text(d) ==
+          "rebound 1\nservice svc\n\npolicy p {\n  backoff exponential 1s x2\n  retry on none\n"
+          "  never on none\n  retry if none\n  routes none\n}\n");
     CHECK(contains(emit_yaml(d), R"(    backoff: { type: exponential, initial: 1s }
     retry_on: []
     never_retry_on: []

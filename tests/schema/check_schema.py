@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Checks the published JSON Schema of the policy file format against the project's fixtures.
 
-Usage: check_schema.py SCHEMA SPEC_CONFORMANCE_DIR TESTS_DATA_DIR
+Usage: check_schema.py SCHEMA SPEC_CONFORMANCE_DIR TESTS_DATA_DIR [--vendor-maps SCHEMA DIR]
 
   SCHEMA                 policies/schema/rebound-policy.schema.json
   SPEC_CONFORMANCE_DIR   the spec's conformance/ directory (valid *.yaml, invalid/*.yaml)
@@ -17,6 +17,9 @@ Checks, in order:
   4. the spec's invalid/*.yaml whose mistake the schema can express fail validation, and those
      it cannot express (listed below with the reason) pass it: a new invalid vector must be
      classified here;
+  6. with --vendor-maps: the vendor map schema is a valid draft-07 schema with a description
+     everywhere, every shipped policies/vendors/*.yaml validates, and the rule mistakes listed in
+     VENDOR_MAP_INVALID_RULES fail;
   5. every tests/data/schema-invalid/*.yaml fails validation. Each starts with a comment saying
      what is wrong, and a line `# at: PATH` (dotted, list items as numbers; `-` for the top)
      naming where the schema must report it.
@@ -317,7 +320,66 @@ REQUIRED_FORMS = (
 
 # ---------------------------------------------------------------------------------------------
 
+# ---------------------------------------------------------------------------------------------
+# The vendor map schema (policies/schema/rebound-vendor-map.schema.json) and the shipped maps.
+
+# Mistakes the vendor map schema must reject (each a rule of an otherwise valid map).
+VENDOR_MAP_INVALID_RULES = {
+    "unknown key": {"native": 1213, "categroy": "deadlock", "source": "ref"},
+    "unknown category": {"native": 1213, "category": "deadlok", "source": "ref"},
+    "SQLSTATE of four characters": {"sqlstate": "4000", "category": "deadlock", "source": "ref"},
+    "lower-case SQLSTATE class": {"sqlstate_class": "hy", "category": "client_error", "source": "ref"},
+    "two keys": {"native": 1213, "sqlstate": "40001", "category": "deadlock", "source": "ref"},
+    "no key": {"category": "deadlock", "source": "ref"},
+    "no category": {"native": 1213, "source": "ref"},
+    "no source": {"native": 1213, "category": "deadlock"},
+    "unquoted SQLSTATE": {"sqlstate": 40001, "category": "deadlock", "source": "ref"},
+}
+
+
+def check_vendor_maps(schema_path, maps_dir, failures):
+    """Checks the vendor map schema and every shipped map; returns the number of files checked."""
+    try:
+        schema = json.loads(schema_path.read_text(encoding="utf-8"))
+        jsonschema.Draft7Validator.check_schema(schema)
+    except (OSError, json.JSONDecodeError, jsonschema.exceptions.SchemaError) as error:
+        failures.add(f"{schema_path}: not a readable draft-07 schema: {error}")
+        return 0
+    for pointer in missing_descriptions(schema):
+        failures.add(f"{schema_path}: {pointer} has no description")
+    validator = jsonschema.Draft7Validator(schema)
+    maps = sorted(maps_dir.glob("*.yaml"))
+    if not maps:
+        failures.add(f"no vendor maps found in {maps_dir}")
+    for path in maps:
+        try:
+            data = load_fixture(path)
+        except ValueError as error:
+            failures.add(str(error))
+            continue
+        if not validator.is_valid(data):
+            failures.add(f"{path}: a shipped vendor map fails the schema:\n"
+                         + describe_errors(validator, data))
+    base = {"rebound_vendor_map": 1, "vendor": "mysql", "sources": {"ref": "a reference"}}
+    if not validator.is_valid(dict(base, rules=[{"native": 1, "category": "deadlock",
+                                                 "source": "ref"}])):
+        failures.add(f"{schema_path}: rejects a minimal valid vendor map")
+    for mistake, rule in VENDOR_MAP_INVALID_RULES.items():
+        if validator.is_valid(dict(base, rules=[rule])):
+            failures.add(f"{schema_path}: accepts a vendor map rule with {mistake}")
+    return len(maps)
+
+
 def main(argv):
+    argv = list(argv)
+    vendor_schema = vendor_maps = None
+    if "--vendor-maps" in argv:
+        at = argv.index("--vendor-maps")
+        if at + 2 >= len(argv):
+            sys.stderr.write("usage: --vendor-maps SCHEMA DIR\n")
+            return 2
+        vendor_schema, vendor_maps = Path(argv[at + 1]), Path(argv[at + 2])
+        del argv[at:at + 3]
     if len(argv) != 4:
         sys.stderr.write("usage: check_schema.py SCHEMA SPEC_CONFORMANCE_DIR TESTS_DATA_DIR\n")
         return 2
@@ -401,6 +463,10 @@ def main(argv):
         else:
             failures.add(f"{path}: new invalid vector; classify it in check_schema.py "
                          "(SCHEMA_EXPRESSIBLE or NOT_EXPRESSIBLE)")
+
+    # 6. The vendor map schema and the shipped vendor maps (with --vendor-maps SCHEMA DIR).
+    if vendor_schema is not None:
+        checked += check_vendor_maps(vendor_schema, vendor_maps, failures)
 
     # 5. The project's own schema-invalid fixtures.
     own_invalid = sorted((data_dir / "schema-invalid").glob("*.yaml"))

@@ -12,7 +12,11 @@ class ManualClock final : public Clock {
   public:
     TimePoint now() const noexcept override { return TimePoint{offset_.load()}; }
     void advance(Duration d) noexcept {
-        offset_ += std::chrono::duration_cast<TimePoint::duration>(d);
+        // std::atomic<duration> has no fetch_add: add with a compare-and-swap loop.
+        const auto step = std::chrono::duration_cast<TimePoint::duration>(d);
+        auto current = offset_.load();
+        while (!offset_.compare_exchange_weak(current, current + step)) {
+        }
     }
 
   private:

@@ -22,11 +22,13 @@ struct CommandOutcome {
     int exit_code = kExitOk;
 };
 
+void register_classify(CLI::App& app, CommandOutcome& outcome);
 void register_convert(CLI::App& app, CommandOutcome& outcome);
 void register_decide(CLI::App& app, CommandOutcome& outcome);
 void register_explain(CLI::App& app, CommandOutcome& outcome);
 void register_lint(CLI::App& app, CommandOutcome& outcome);
 void register_schema(CLI::App& app, CommandOutcome& outcome);
+void register_simulate(CLI::App& app, CommandOutcome& outcome);
 
 // The schema file's bytes, embedded at build time.
 std::string_view embedded_schema();

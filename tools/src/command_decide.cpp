@@ -8,6 +8,7 @@
 #include "explain_report.hpp"
 #include "rebound/decision.hpp"
 #include "rebound/dsl/syntax.hpp"
+#include "vendor_maps.hpp"
 
 namespace rebound::cli {
 namespace {
@@ -29,6 +30,7 @@ struct DecideOptions {
     bool idempotent = false;
     std::uint64_t seed = 1;
     std::string format = "text";
+    std::string vendor_maps;
 };
 
 // Reads a duration option; prints a usage error and returns nullopt when it is not one.
@@ -57,6 +59,13 @@ std::optional<ErrorDescription> describe_error(const DecideOptions& options) {
             std::cerr << "rebound decide: unknown vendor '" << options.vendor
                       << "': expected one of postgresql mysql sqlserver oracle db2 sqlite "
                          "cockroachdb generic\n";
+            return std::nullopt;
+        }
+    }
+    if (!options.sqlstate.empty() || options.native) {
+        const auto record = sql_error_record("decide", options.vendor, options.sqlstate,
+                                             options.native, options.phase);
+        if (!record) {
             return std::nullopt;
         }
     }
@@ -103,11 +112,26 @@ std::string decision_text(const Decision& d, const Policy& policy) {
 int run_decide(const DecideOptions& options) {
     const auto elapsed = duration_option("--elapsed", options.elapsed);
     const auto previous = duration_option("--previous-delay", options.previous_delay);
-    const auto error = describe_error(options);
+    auto error = describe_error(options);
     if (!elapsed || !previous || !error) {
         return kExitUsage;
     }
     int exit_code = kExitOk;
+    // A database error without an explicit category is classified with the vendor maps first,
+    // as the ODBC adapter does (cli.md); --category, when given, stands.
+    std::shared_ptr<const SqlErrorClassifier> classifier;
+    if (!error->category && (!options.sqlstate.empty() || options.native)) {
+        classifier = load_vendor_maps_or_report(options.vendor_maps, exit_code);
+        if (!classifier) {
+            return exit_code;
+        }
+        const auto record = sql_error_record("decide", options.vendor, options.sqlstate,
+                                             options.native, options.phase);
+        const SqlClassification classification = classifier->classify(*record);
+        if (!classification.matched.empty()) {
+            error->category = classification.category;
+        }
+    }
     const auto loaded = load_or_report(options.path, exit_code);
     if (!loaded) {
         return exit_code;
@@ -151,6 +175,8 @@ void register_decide(CLI::App& app, CommandOutcome& outcome) {
     command->add_flag("--idempotent", o->idempotent, "The handler may safely repeat a commit");
     command->add_option("--seed", o->seed, "Seed of the random source");
     command->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+    command->add_option("--vendor-maps", o->vendor_maps,
+                        "Directory of vendor maps (default: $REBOUND_DATA_DIR/vendors or the shipped maps)");
     command->callback([o, &outcome] { outcome.exit_code = run_decide(*o); });
 }
 

@@ -1,14 +1,18 @@
-// rebound lint [--format text|json] PATH...
+// rebound lint [--format text|json|sarif|github] [--fail-on LEVEL] [--disable RULE,...]
+//              [--config FILE] [--no-source] PATH...
 //
-// Reports the compiler's syntax, schema and validation diagnostics for every policy file found.
+// Runs rebound::lint on every policy file named or found under the directories named. Exit
+// codes (cli.md): 0 nothing at the failing level, 1 findings at or above --fail-on, 2 usage
+// error, unreadable file or broken configuration, 3 internal failure.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <tuple>
 
 #include "cli_support.hpp"
-#include "explain_report.hpp"
+#include "rebound/lint/config.hpp"
+#include "rebound/lint/linter.hpp"
+#include "rebound/lint/output.hpp"
 
 namespace rebound::cli {
 namespace {
@@ -18,110 +22,124 @@ namespace fs = std::filesystem;
 struct LintOptions {
     std::vector<std::string> paths;
     std::string format = "text";
+    std::string fail_on = "error";
+    std::vector<std::string> disable;
+    std::string config;
+    bool no_source = false;
 };
 
-struct Finding {
-    dsl::Diagnostic diagnostic;
-    const std::string* source = nullptr;  // the file's text, for the caret
-};
-
-// Files named directly, and every policy file under named directories, sorted per directory.
-// Returns false (after printing why) when a path does not exist.
-bool collect_files(const std::vector<std::string>& paths, std::vector<std::string>& files) {
-    for (const std::string& path : paths) {
-        std::error_code error;
-        if (fs::is_directory(path, error)) {
-            std::vector<std::string> found;
-            for (const auto& entry : fs::recursive_directory_iterator(path, error)) {
-                const std::string name = entry.path().generic_string();
-                if (entry.is_regular_file() && dsl::syntax_for_path(name)) {
-                    found.push_back(name);
-                }
-            }
-            std::sort(found.begin(), found.end());
-            files.insert(files.end(), found.begin(), found.end());
-        } else if (fs::exists(path, error)) {
-            files.push_back(path);
-        } else {
-            std::cerr << "rebound lint: " << path << ": no such file or directory\n";
+// The configuration named by --config, else the nearest .rebound-lint.yaml. Returns false
+// (after saying why) when --config names a file that does not exist.
+bool load_configuration(const LintOptions& options, lint::ConfigResult& config,
+                        std::string& config_file) {
+    std::error_code error;
+    if (!options.config.empty()) {
+        if (!fs::is_regular_file(options.config, error)) {
+            std::cerr << "rebound lint: --config " << options.config << ": no such file\n";
             return false;
         }
+        config_file = fs::path(options.config).generic_string();
+    } else if (const auto found = lint::find_config(fs::current_path(error))) {
+        const fs::path relative = fs::relative(*found, fs::current_path(error), error);
+        config_file = (error || relative.empty() ? *found : relative).generic_string();
+    }
+    if (!config_file.empty()) {
+        config = lint::load_config_file(config_file);
     }
     return true;
 }
 
-Json finding_json(const dsl::Diagnostic& d) {
-    Json j{{"file", d.file},
-           {"line", d.position.line},
-           {"column", d.position.column},
-           {"severity", std::string(dsl::to_string(d.severity))},
-           {"code", std::string(dsl::code_id(d.code))},
-           {"rule", std::string(dsl::rule_name(d.code))},
-           {"message", d.message}};
-    if (!d.suggestion.empty()) {
-        j["suggestion"] = d.suggestion;
+// Turns the --disable rules off. Returns false (after saying why) for an unknown rule or a
+// compiler rule, which cannot be disabled.
+bool apply_disable(const std::vector<std::string>& names, lint::LintSettings& settings) {
+    const lint::RuleRegistry& registry = lint::RuleRegistry::standard();
+    for (const std::string& name : names) {
+        const lint::Rule* rule = registry.find(name);
+        if (!rule) {
+            std::cerr << "rebound lint: --disable: unknown rule '" << name
+                      << "': " << registry.suggest(name) << '\n';
+            return false;
+        }
+        if (rule->info.origin == lint::RuleOrigin::Compiler) {
+            std::cerr << "rebound lint: --disable: " << rule->info.code << ' ' << rule->info.name
+                      << " is a compiler error and cannot be disabled: a file with it does not "
+                         "load\n";
+            return false;
+        }
+        settings.severities[std::string(rule->info.code)] = std::nullopt;
     }
-    return j;
+    return true;
+}
+
+std::string render(const lint::LintReport& report, lint::OutputFormat format, bool show_source) {
+    switch (format) {
+        case lint::OutputFormat::Json:
+            return lint::format_json(report);
+        case lint::OutputFormat::Sarif:
+            return lint::format_sarif(report);
+        case lint::OutputFormat::Github:
+            return lint::format_github(report);
+        case lint::OutputFormat::Text:
+            break;
+    }
+    return lint::format_text(report, lint::TextOptions{show_source});
 }
 
 int run_lint(const LintOptions& options) {
-    std::vector<std::string> files;
-    if (!collect_files(options.paths, files)) {
+    lint::FailOn fail_on = lint::Severity::Error;
+    const auto format = lint::parse_output_format(options.format);
+    if (!format || !lint::parse_fail_on(options.fail_on, fail_on)) {
+        return kExitUsage;  // unreachable: CLI11 checks both
+    }
+    lint::ConfigResult config;
+    std::string config_file;
+    if (!load_configuration(options, config, config_file)) {
         return kExitUsage;
     }
-    std::vector<dsl::LoadResult> results;
-    results.reserve(files.size());
-    bool unreadable = false;
-    for (const std::string& file : files) {
-        results.push_back(dsl::load_file(file));
-    }
-    std::vector<Finding> findings;
-    for (const dsl::LoadResult& result : results) {
-        for (const dsl::Diagnostic& d : result.diagnostics) {
-            unreadable = unreadable || d.code == dsl::DiagnosticCode::UnreadableFile;
-            findings.push_back(Finding{d, &result.source});
-        }
-    }
-    std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-        return std::tie(a.diagnostic.file, a.diagnostic.position.line, a.diagnostic.position.column) <
-               std::tie(b.diagnostic.file, b.diagnostic.position.line, b.diagnostic.position.column);
-    });
-    std::size_t counts[3] = {0, 0, 0};
-    for (const Finding& f : findings) {
-        ++counts[static_cast<std::size_t>(f.diagnostic.severity)];
-    }
-    if (options.format == "json") {
-        Json report{{"files", files.size()},
-                    {"errors", counts[0]},
-                    {"warnings", counts[1]},
-                    {"notes", counts[2]},
-                    {"diagnostics", Json::array()}};
-        for (const Finding& f : findings) {
-            report["diagnostics"].push_back(finding_json(f.diagnostic));
-        }
-        print_line(report.dump(1));
-    } else {
-        for (const Finding& f : findings) {
-            print_line(dsl::format_diagnostic(f.diagnostic, *f.source));
-        }
-        std::cerr << files.size() << " file(s): " << counts[0] << " error(s), " << counts[1]
-                  << " warning(s), " << counts[2] << " note(s)\n";
-    }
-    if (unreadable) {
+    if (!apply_disable(options.disable, config.settings)) {
         return kExitUsage;
     }
-    return counts[0] > 0 ? kExitInputErrors : kExitOk;
+    const lint::Linter linter(config.settings);
+    lint::LintReport report = linter.lint_paths(options.paths);
+    report.config_file = config_file;
+    report.config_source = std::move(config.source);
+    report.config_findings = std::move(config.findings);
+
+    std::cout << render(report, *format, !options.no_source) << std::flush;
+    if (*format == lint::OutputFormat::Text) {
+        const lint::SeverityCounts counts = lint::count_by_severity(report.all_findings());
+        std::cerr << report.files.size() << " file(s): " << counts.errors << " error(s), "
+                  << counts.warnings << " warning(s), " << counts.notes << " note(s)\n";
+    }
+    const bool broken_config =
+        std::any_of(report.config_findings.begin(), report.config_findings.end(),
+                    [](const lint::Finding& f) { return f.severity == lint::Severity::Error; });
+    if (report.any_unreadable() || broken_config) {
+        return kExitUsage;
+    }
+    return lint::fails(report, fail_on) ? kExitInputErrors : kExitOk;
 }
 
 }  // namespace
 
 void register_lint(CLI::App& app, CommandOutcome& outcome) {
     auto options = std::make_shared<LintOptions>();
-    CLI::App* command = app.add_subcommand("lint", "Check policy files for errors");
+    CLI::App* command = app.add_subcommand(
+        "lint", "Check policy files: syntax, schema and semantic rules (docs/rules/)");
     command->add_option("PATH", options->paths, "Files or directories (searched recursively)")
         ->required();
-    command->add_option("--format", options->format, "Output format")
-        ->check(CLI::IsMember({"text", "json"}));
+    command->add_option("--format", options->format, "Output format (default text)")
+        ->check(CLI::IsMember({"text", "json", "sarif", "github"}));
+    command
+        ->add_option("--fail-on", options->fail_on,
+                     "Exit with 1 when a finding is at least this severe (default error)")
+        ->check(CLI::IsMember({"error", "warning", "note", "never"}));
+    command->add_option("--disable", options->disable, "Rules to turn off, by code or name")
+        ->delimiter(',');
+    command->add_option("--config", options->config,
+                        "Lint configuration (default: .rebound-lint.yaml here or in a parent)");
+    command->add_flag("--no-source", options->no_source,
+                      "Text format: one line per finding, without the source line and caret");
     command->callback([options, &outcome] { outcome.exit_code = run_lint(*options); });
 }
 

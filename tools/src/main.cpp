@@ -11,11 +11,13 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.set_version_flag("--version", "rebound 0.1.0");
     CommandOutcome outcome;
+    register_classify(app, outcome);
     register_convert(app, outcome);
     register_decide(app, outcome);
     register_explain(app, outcome);
     register_lint(app, outcome);
     register_schema(app, outcome);
+    register_simulate(app, outcome);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {

@@ -113,6 +113,7 @@ struct budget_keyword : keyword<TAO_PEGTL_STRING("budget")> {};
 struct tokens_keyword : keyword<TAO_PEGTL_STRING("tokens")> {};
 struct ratio_keyword : keyword<TAO_PEGTL_STRING("ratio")> {};
 struct route_keyword : keyword<TAO_PEGTL_STRING("route")> {};
+struct routes_keyword : keyword<TAO_PEGTL_STRING("routes")> {};  // only in `routes none`
 struct up_keyword : keyword<TAO_PEGTL_STRING("up")> {};
 struct to_keyword : keyword<TAO_PEGTL_STRING("to")> {};
 struct sqlstate_keyword : keyword<TAO_PEGTL_STRING("sqlstate")> {};
@@ -302,15 +303,22 @@ struct matcher : pegtl::sor<sqlstate_matcher, native_matcher, error_matcher, htt
                             message_matcher, category_word> {};
 struct matcher_list : pegtl::seq<matcher, pegtl::star<list_comma, pegtl::must<matcher>>> {};
 
+// ---- Empty lists: `retry on none`, `never on none`, `retry if none`, `routes none` -------------
+// `none` alone states a present, empty list: it overrides an inherited non-empty one, which
+// leaving the statement out cannot do. Followed by anything but the end of the line, `none` is
+// read as a list item instead, and the reader reports that it cannot be one.
+
+struct empty_list : pegtl::seq<none_keyword, pegtl::at<line_end>> {};
+
 // ---- Rules: `retry on M, ...`, `never on M, ...`, `retry if NAME, ...` ------------------------
 
-struct retry_on_matchers : pegtl::seq<separator, matcher_list> {};
+struct retry_on_matchers : pegtl::seq<separator, pegtl::sor<empty_list, matcher_list>> {};
 struct retry_on_clause : pegtl::seq<retry_on_keyword, pegtl::must<retry_on_matchers>> {};
 
 struct predicate_name : name {};
 struct predicate_list
     : pegtl::seq<predicate_name, pegtl::star<list_comma, pegtl::must<predicate_name>>> {};
-struct retry_if_predicates : pegtl::seq<separator, predicate_list> {};
+struct retry_if_predicates : pegtl::seq<separator, pegtl::sor<empty_list, predicate_list>> {};
 struct retry_if_clause : pegtl::seq<retry_if_keyword, pegtl::must<retry_if_predicates>> {};
 
 struct retry_mode : pegtl::seq<separator, pegtl::sor<retry_on_clause, retry_if_clause>> {};
@@ -318,7 +326,7 @@ struct retry_statement : pegtl::seq<retry_keyword, pegtl::must<retry_mode>,
                                     pegtl::must<end_of<retry_keyword>>> {};
 
 struct never_on : pegtl::seq<separator, never_on_keyword> {};
-struct never_on_matchers : pegtl::seq<separator, matcher_list> {};
+struct never_on_matchers : pegtl::seq<separator, pegtl::sor<empty_list, matcher_list>> {};
 struct never_statement : pegtl::seq<never_keyword, pegtl::must<never_on>,
                                     pegtl::must<never_on_matchers>,
                                     pegtl::must<end_of<never_keyword>>> {};
@@ -357,6 +365,11 @@ struct route_statement
                  pegtl::must<route_arrow>, pegtl::must<route_target_argument>,
                  pegtl::must<end_of<route_keyword>>> {};
 
+// `routes none`: the policy has no routes (routes themselves are `route` lines).
+struct routes_none : pegtl::seq<separator, empty_list> {};
+struct routes_statement
+    : pegtl::seq<routes_keyword, pegtl::must<routes_none>, pegtl::must<end_of<routes_keyword>>> {};
+
 // ---- Lines -------------------------------------------------------------------------------------
 
 // Any other first word: the reader reports it with the statements allowed where it stands.
@@ -370,7 +383,7 @@ struct statement
                  backoff_statement, jitter_statement, deadline_statement,
                  min_attempt_budget_statement, attempt_timeout_statement, retry_statement,
                  never_statement, on_exhausted_statement, budget_statement, route_statement,
-                 unknown_statement> {};
+                 routes_statement, unknown_statement> {};
 
 struct empty_line : line_end {};  // blank, or only a comment
 
@@ -487,14 +500,16 @@ template <> inline constexpr const char* error_message<retry_mode> =
     "expected 'on' or 'if' after 'retry', as in 'retry on deadlock' or 'retry if is_busy'";
 template <> inline constexpr const char* error_message<retry_on_matchers> =
     "expected a matcher after 'retry on': a category such as deadlock, sqlstate 40001, "
-    "native mysql 1213, error io.timeout, http 503 or message \"text\"";
+    "native mysql 1213, error io.timeout, http 503 or message \"text\" (or 'none' for an "
+    "empty list)";
 template <> inline constexpr const char* error_message<never_on> =
     "expected 'on' after 'never', as in 'never on constraint_violation'";
 template <> inline constexpr const char* error_message<never_on_matchers> =
     "expected a matcher after 'never on': a category such as constraint_violation, "
-    "sqlstate class 23, native mysql 1062, error io.timeout, http 404 or message \"text\"";
+    "sqlstate class 23, native mysql 1062, error io.timeout, http 404 or message \"text\" "
+    "(or 'none' for an empty list)";
 template <> inline constexpr const char* error_message<retry_if_predicates> =
-    "expected a predicate name after 'retry if'";
+    "expected a predicate name after 'retry if' (or 'none' for an empty list)";
 template <> inline constexpr const char* error_message<predicate_name> =
     "expected a predicate name after ','";
 
@@ -518,6 +533,9 @@ template <> inline constexpr const char* error_message<route_limit_argument> =
     "expected a duration such as 10s after 'up to'";
 template <> inline constexpr const char* error_message<route_arrow> =
     "expected '->' after the duration";
+template <> inline constexpr const char* error_message<routes_none> =
+    "expected 'none' after 'routes', as in 'routes none' (a route is a line of its own: "
+    "'route up to 10s -> \"orders.retry.10s\"')";
 template <> inline constexpr const char* error_message<route_target_argument> =
     "expected a quoted target such as \"orders.retry.10s\" after '->'";
 // clang-format on

@@ -1,0 +1,145 @@
+// Environment and Connection: a small RAII layer over unixODBC handles that reports every
+// failure as a classified DatabaseError.
+//
+//   auto environment = rebound::odbc::Environment::create();
+//   rebound::odbc::Connection connection(environment, classifier,
+//       "Driver={PostgreSQL Unicode};Server=127.0.0.1;Port=5432;Database=app;Uid=app;Pwd=...");
+//   connection.execute("UPDATE account SET balance = balance - ? WHERE id = ?", {{100}, {7}});
+//
+// Errors carry their phase: connecting (and reconnecting) is `connect`, committing is `commit`,
+// everything else `execute` (categories.md, step 4).
+//
+// Thread safety: an Environment may be shared by any number of threads. A Connection is used by
+// one thread at a time (ODBC connection handles are not meant for concurrent statements).
+#pragma once
+
+#include <sql.h>
+#include <sqlext.h>
+
+#include <chrono>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "rebound/odbc/database_error.hpp"
+#include "rebound/sql_error_classifier.hpp"
+
+namespace rebound::odbc {
+
+// An ODBC 3 environment handle. Create one per process and share it.
+class Environment {
+  public:
+    // Throws std::runtime_error when the driver manager refuses.
+    static std::shared_ptr<const Environment> create();
+
+    Environment(const Environment&) = delete;
+    Environment& operator=(const Environment&) = delete;
+    ~Environment();
+
+    SQLHENV handle() const noexcept { return handle_; }
+
+  private:
+    explicit Environment(SQLHENV handle) noexcept : handle_(handle) {}
+    SQLHENV handle_;
+};
+
+// A statement parameter (bound as input) or a result value.
+struct SqlNull {
+    friend bool operator==(SqlNull, SqlNull) = default;
+};
+using SqlValue = std::variant<SqlNull, std::int64_t, std::string>;
+
+// Rows of text values (NULL is nullopt), as SQL_C_CHAR.
+using SqlRow = std::vector<std::optional<std::string>>;
+
+enum class IsolationLevel : std::uint8_t {
+    ReadUncommitted,
+    ReadCommitted,
+    RepeatableRead,
+    Serializable
+};
+
+class Connection {
+  public:
+    // Connects with SQLDriverConnect (no dialog) and detects the vendor from SQL_DBMS_NAME unless
+    // `vendor` is given. Throws DatabaseError (phase connect).
+    Connection(std::shared_ptr<const Environment> environment,
+               std::shared_ptr<const SqlErrorClassifier> classifier, std::string connection_string,
+               std::optional<Vendor> vendor = std::nullopt);
+
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+    Connection(Connection&& other) noexcept;
+    Connection& operator=(Connection&& other) noexcept;
+    // Disconnects; an open transaction is rolled back by the server.
+    ~Connection();
+
+    // Drops the current session (if any) and connects again with the same settings. Autocommit,
+    // query timeout and isolation are applied again to the new session. Throws DatabaseError
+    // (phase connect); the connection is then closed until the next successful reconnect.
+    void reconnect();
+    bool is_open() const noexcept { return handle_ != SQL_NULL_HDBC; }
+    // SQL_ATTR_CONNECTION_DEAD: true when the driver knows the session is gone (or closed).
+    bool is_dead() const noexcept;
+
+    std::optional<Vendor> vendor() const noexcept { return vendor_; }
+    const std::string& dbms_name() const noexcept { return dbms_name_; }
+    const SqlErrorClassifier& classifier() const noexcept { return *classifier_; }
+
+    // Session settings; kept across reconnect().
+    void set_autocommit(bool enabled);
+    bool autocommit() const noexcept { return autocommit_; }
+    // SQL_ATTR_QUERY_TIMEOUT of every statement run from now on; nullopt: the driver's default
+    // (no limit). Sub-second values round up to one second (ODBC counts whole seconds). On
+    // MariaDB the limit is also set as the session's max_statement_time before the next
+    // statement, because MariaDB Connector/ODBC 3.1 does not enforce SQL_ATTR_QUERY_TIMEOUT
+    // (docs/odbc.md).
+    void set_query_timeout(std::optional<std::chrono::milliseconds> timeout) noexcept;
+    // SQL_ATTR_TXN_ISOLATION; takes effect for the next transaction. Throws DatabaseError.
+    void set_isolation(IsolationLevel level);
+
+    // Runs one statement with input parameters; returns the affected row count (SQLRowCount,
+    // -1 when the driver does not know). Throws DatabaseError (phase execute).
+    std::int64_t execute(std::string_view sql, std::initializer_list<SqlValue> parameters = {});
+    std::int64_t execute(std::string_view sql, const std::vector<SqlValue>& parameters);
+    // Runs a query and fetches every row of its first result set as text.
+    std::vector<SqlRow> query(std::string_view sql,
+                              std::initializer_list<SqlValue> parameters = {});
+    std::vector<SqlRow> query(std::string_view sql, const std::vector<SqlValue>& parameters);
+    // The first column of the first row, or nullopt when there is no row or it is NULL.
+    std::optional<std::string> query_value(std::string_view sql,
+                                           std::initializer_list<SqlValue> parameters = {});
+
+    // SQLEndTran. commit() fails with phase commit, rollback() with phase execute.
+    void commit();
+    void rollback();
+
+    SQLHDBC handle() const noexcept { return handle_; }
+
+  private:
+    void connect();
+    void disconnect() noexcept;
+    void apply_settings();
+    void apply_session_statement_limit();
+    [[noreturn]] void fail(SQLSMALLINT handle_type, SQLHANDLE handle, DatabasePhase phase) const;
+
+    std::shared_ptr<const Environment> environment_;
+    std::shared_ptr<const SqlErrorClassifier> classifier_;
+    std::string connection_string_;
+    std::optional<Vendor> configured_vendor_;
+    std::optional<Vendor> vendor_;
+    std::string dbms_name_;
+    SQLHDBC handle_ = SQL_NULL_HDBC;
+    bool autocommit_ = true;
+    std::optional<std::chrono::milliseconds> query_timeout_;
+    // The max_statement_time last sent to a MariaDB session (0: none); nullopt: not sent yet.
+    std::optional<std::chrono::milliseconds> session_statement_limit_;
+    std::optional<IsolationLevel> isolation_;
+};
+
+}  // namespace rebound::odbc

@@ -1,0 +1,62 @@
+// DatabaseFailure and DatabaseError: one failed ODBC call, read and classified.
+//
+// A failure keeps every diagnostic record of the handle (warnings included, in driver order),
+// the phase (connect, execute, commit), the vendor of the connection, and the classification of
+// its most specific non-warning record (categories.md "How the ODBC adapter classifies").
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rebound/error.hpp"
+#include "rebound/odbc/diagnostic_record.hpp"
+#include "rebound/sql_error_classifier.hpp"
+
+namespace rebound::odbc {
+
+struct DatabaseFailure {
+    DatabasePhase phase = DatabasePhase::Execute;
+    std::optional<Vendor> vendor;
+    std::vector<DiagnosticRecord> records;
+    ErrorCategory category = ErrorCategory::Unknown;
+    std::string matched;  // the vendor-map rule that chose `category`; empty for `unknown`
+    // Index in `records` of the record that was classified; nullopt when there were none.
+    std::optional<std::size_t> classified_record;
+    std::string sqlstate;  // of that record, normalised to ODBC 3 (normalize_sqlstate)
+
+    // The record that decided the category, or null.
+    const DiagnosticRecord* primary() const noexcept;
+
+    // What the engine sees (category, SQLSTATE normalised, vendor, native code, message). The
+    // views point into this failure, which must outlive the description.
+    ErrorDescription description() const noexcept;
+
+    // `deadlock (40P01, native 1, phase execute): ERROR: deadlock detected ...`
+    std::string summary() const;
+};
+
+// Classifies `records` read in `phase` on a connection of `vendor`: class-01 warnings are
+// skipped; among the rest, the record whose rule is most specific wins (the earlier one on a tie).
+// A failure without any non-warning record is `unknown`. During a commit, a category whose
+// restart scope is `connection` (the session ended: connection_lost, admin_shutdown, ...) becomes
+// `commit_outcome_unknown`, with `matched` prefixed `commit_connection_loss:`: the server may have
+// committed before the session went.
+DatabaseFailure classify_failure(const SqlErrorClassifier& classifier, std::optional<Vendor> vendor,
+                                 DatabasePhase phase, std::vector<DiagnosticRecord> records);
+
+// Thrown by Connection when an ODBC call fails. what() is failure().summary().
+class DatabaseError : public std::runtime_error {
+  public:
+    explicit DatabaseError(DatabaseFailure failure);
+    const DatabaseFailure& failure() const noexcept { return failure_; }
+    ErrorCategory category() const noexcept { return failure_.category; }
+
+  private:
+    DatabaseFailure failure_;
+};
+
+}  // namespace rebound::odbc

@@ -1,0 +1,438 @@
+#include "rebound/odbc/connection.hpp"
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+
+#include "rebound/odbc/vendor_detection.hpp"
+
+namespace rebound::odbc {
+
+namespace {
+
+// ODBC passes integer attribute values in the pointer argument.
+SQLPOINTER integer_attribute(std::uintptr_t value) noexcept {
+    return reinterpret_cast<SQLPOINTER>(value);
+}
+
+bool contains_mariadb(std::string_view dbms_name) noexcept {
+    return dbms_name.find("MariaDB") != std::string_view::npos;
+}
+
+SQLULEN isolation_value(IsolationLevel level) noexcept {
+    switch (level) {
+        case IsolationLevel::ReadUncommitted:
+            return SQL_TXN_READ_UNCOMMITTED;
+        case IsolationLevel::ReadCommitted:
+            return SQL_TXN_READ_COMMITTED;
+        case IsolationLevel::RepeatableRead:
+            return SQL_TXN_REPEATABLE_READ;
+        case IsolationLevel::Serializable:
+            break;
+    }
+    return SQL_TXN_SERIALIZABLE;
+}
+
+// A statement handle freed on scope exit.
+class Statement {
+  public:
+    explicit Statement(SQLHSTMT handle) noexcept : handle_(handle) {}
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+    ~Statement() { SQLFreeHandle(SQL_HANDLE_STMT, handle_); }
+    SQLHSTMT get() const noexcept { return handle_; }
+
+  private:
+    SQLHSTMT handle_;
+};
+
+// Input parameter buffers; must stay alive (and unmoved) until the statement has run.
+class BoundParameters {
+  public:
+    explicit BoundParameters(const std::vector<SqlValue>& values)
+        : values_(values), integers_(values.size()), indicators_(values.size()) {}
+
+    // Returns the failing SQLRETURN, or SQL_SUCCESS.
+    SQLRETURN bind(SQLHSTMT statement) {
+        for (std::size_t index = 0; index < values_.size(); ++index) {
+            const auto number = static_cast<SQLUSMALLINT>(index + 1);
+            SQLRETURN rc = SQL_SUCCESS;
+            if (const auto* integer = std::get_if<std::int64_t>(&values_[index])) {
+                integers_[index] = *integer;
+                indicators_[index] = 0;
+                rc = SQLBindParameter(statement, number, SQL_PARAM_INPUT, SQL_C_SBIGINT, SQL_BIGINT,
+                                      0, 0, &integers_[index], 0, &indicators_[index]);
+            } else if (auto* text = std::get_if<std::string>(&values_[index])) {
+                const auto length = static_cast<SQLLEN>(text->size());
+                indicators_[index] = length;
+                const SQLULEN column_size = text->empty() ? 1 : static_cast<SQLULEN>(length);
+                rc = SQLBindParameter(statement, number, SQL_PARAM_INPUT, SQL_C_CHAR, SQL_VARCHAR,
+                                      column_size, 0, text->data(), length, &indicators_[index]);
+            } else {
+                indicators_[index] = SQL_NULL_DATA;
+                rc = SQLBindParameter(statement, number, SQL_PARAM_INPUT, SQL_C_CHAR, SQL_VARCHAR,
+                                      1, 0, nullptr, 0, &indicators_[index]);
+            }
+            if (!SQL_SUCCEEDED(rc)) {
+                return rc;
+            }
+        }
+        return SQL_SUCCESS;
+    }
+
+  private:
+    std::vector<SqlValue> values_;
+    std::vector<std::int64_t> integers_;
+    std::vector<SQLLEN> indicators_;
+};
+
+// Column `column` of the current row as text; nullopt for NULL. Reads long values in pieces.
+// Returns false in `ok` when the driver failed.
+std::optional<std::string> read_text(SQLHSTMT statement, SQLUSMALLINT column, bool& ok) {
+    std::string value;
+    std::array<char, 512> buffer{};
+    ok = true;
+    for (;;) {
+        SQLLEN indicator = 0;
+        const SQLRETURN rc = SQLGetData(statement, column, SQL_C_CHAR, buffer.data(),
+                                        static_cast<SQLLEN>(buffer.size()), &indicator);
+        if (rc == SQL_NO_DATA) {
+            return value;
+        }
+        if (!SQL_SUCCEEDED(rc)) {
+            ok = false;
+            return std::nullopt;
+        }
+        if (indicator == SQL_NULL_DATA) {
+            return std::nullopt;
+        }
+        const bool truncated =
+            indicator == SQL_NO_TOTAL || indicator >= static_cast<SQLLEN>(buffer.size());
+        const std::size_t piece =
+            truncated ? buffer.size() - 1 : static_cast<std::size_t>(indicator);
+        value.append(buffer.data(), piece);
+        if (rc == SQL_SUCCESS || !truncated) {
+            return value;
+        }
+    }
+}
+
+}  // namespace
+
+std::shared_ptr<const Environment> Environment::create() {
+    SQLHENV handle = nullptr;
+    if (!SQL_SUCCEEDED(SQLAllocHandle(SQL_HANDLE_ENV, nullptr, &handle))) {
+        throw std::runtime_error("ODBC: the driver manager could not allocate an environment");
+    }
+    if (!SQL_SUCCEEDED(
+            SQLSetEnvAttr(handle, SQL_ATTR_ODBC_VERSION, integer_attribute(SQL_OV_ODBC3), 0))) {
+        SQLFreeHandle(SQL_HANDLE_ENV, handle);
+        throw std::runtime_error("ODBC: the driver manager refused ODBC version 3");
+    }
+    return std::shared_ptr<const Environment>(new Environment(handle));
+}
+
+Environment::~Environment() {
+    SQLFreeHandle(SQL_HANDLE_ENV, handle_);
+}
+
+Connection::Connection(std::shared_ptr<const Environment> environment,
+                       std::shared_ptr<const SqlErrorClassifier> classifier,
+                       std::string connection_string, std::optional<Vendor> vendor)
+    : environment_(std::move(environment)),
+      classifier_(std::move(classifier)),
+      connection_string_(std::move(connection_string)),
+      configured_vendor_(vendor),
+      vendor_(vendor) {
+    if (!environment_ || !classifier_) {
+        throw std::invalid_argument(
+            "rebound::odbc::Connection needs an environment and a classifier");
+    }
+    connect();
+}
+
+Connection::Connection(Connection&& other) noexcept
+    : environment_(std::move(other.environment_)),
+      classifier_(std::move(other.classifier_)),
+      connection_string_(std::move(other.connection_string_)),
+      configured_vendor_(other.configured_vendor_),
+      vendor_(other.vendor_),
+      dbms_name_(std::move(other.dbms_name_)),
+      handle_(std::exchange(other.handle_, nullptr)),
+      autocommit_(other.autocommit_),
+      query_timeout_(other.query_timeout_),
+      isolation_(other.isolation_) {}
+
+Connection& Connection::operator=(Connection&& other) noexcept {
+    if (this != &other) {
+        disconnect();
+        environment_ = std::move(other.environment_);
+        classifier_ = std::move(other.classifier_);
+        connection_string_ = std::move(other.connection_string_);
+        configured_vendor_ = other.configured_vendor_;
+        vendor_ = other.vendor_;
+        dbms_name_ = std::move(other.dbms_name_);
+        handle_ = std::exchange(other.handle_, nullptr);
+        autocommit_ = other.autocommit_;
+        query_timeout_ = other.query_timeout_;
+        isolation_ = other.isolation_;
+    }
+    return *this;
+}
+
+Connection::~Connection() {
+    disconnect();
+}
+
+void Connection::fail(SQLSMALLINT handle_type, SQLHANDLE handle, DatabasePhase phase) const {
+    std::vector<DiagnosticRecord> records = read_diagnostic_records(handle_type, handle);
+    if (handle == nullptr) {
+        // Used after a failed reconnect: ODBC's own SQLSTATE for "connection not open".
+        records.push_back({"08003", 0, "rebound::odbc: the connection is not open"});
+    }
+    throw DatabaseError(classify_failure(*classifier_, vendor_, phase, std::move(records)));
+}
+
+void Connection::connect() {
+    SQLHDBC handle = nullptr;
+    if (!SQL_SUCCEEDED(SQLAllocHandle(SQL_HANDLE_DBC, environment_->handle(), &handle))) {
+        fail(SQL_HANDLE_ENV, environment_->handle(), DatabasePhase::Connect);
+    }
+    std::vector<SQLCHAR> text(connection_string_.begin(), connection_string_.end());
+    text.push_back('\0');
+    const SQLRETURN rc = SQLDriverConnect(handle, nullptr, text.data(), SQL_NTS, nullptr, 0,
+                                          nullptr, SQL_DRIVER_NOPROMPT);
+    if (!SQL_SUCCEEDED(rc)) {
+        DatabaseFailure failure = classify_failure(*classifier_, vendor_, DatabasePhase::Connect,
+                                                   read_diagnostic_records(SQL_HANDLE_DBC, handle));
+        SQLFreeHandle(SQL_HANDLE_DBC, handle);
+        throw DatabaseError(std::move(failure));
+    }
+    handle_ = handle;
+    dbms_name_ = read_dbms_name(handle_);
+    vendor_ = configured_vendor_ ? configured_vendor_ : vendor_from_dbms_name(dbms_name_);
+    try {
+        apply_settings();
+    } catch (...) {
+        disconnect();
+        throw;
+    }
+}
+
+void Connection::disconnect() noexcept {
+    session_statement_limit_.reset();
+    if (handle_ == nullptr) {
+        return;
+    }
+    SQLDisconnect(handle_);
+    SQLFreeHandle(SQL_HANDLE_DBC, handle_);
+    handle_ = nullptr;
+}
+
+void Connection::reconnect() {
+    disconnect();
+    connect();
+}
+
+bool Connection::is_dead() const noexcept {
+    if (handle_ == nullptr) {
+        return true;
+    }
+    SQLUINTEGER dead = SQL_CD_FALSE;
+    const SQLRETURN rc = SQLGetConnectAttr(handle_, SQL_ATTR_CONNECTION_DEAD, &dead, 0, nullptr);
+    return SQL_SUCCEEDED(rc) && dead == SQL_CD_TRUE;
+}
+
+void Connection::apply_settings() {
+    // Isolation first: drivers refuse to change it inside a transaction.
+    if (isolation_) {
+        if (!SQL_SUCCEEDED(SQLSetConnectAttr(handle_, SQL_ATTR_TXN_ISOLATION,
+                                             integer_attribute(isolation_value(*isolation_)), 0))) {
+            fail(SQL_HANDLE_DBC, handle_, DatabasePhase::Execute);
+        }
+    }
+    const std::uintptr_t mode = autocommit_ ? SQL_AUTOCOMMIT_ON : SQL_AUTOCOMMIT_OFF;
+    if (!SQL_SUCCEEDED(
+            SQLSetConnectAttr(handle_, SQL_ATTR_AUTOCOMMIT, integer_attribute(mode), 0))) {
+        fail(SQL_HANDLE_DBC, handle_, DatabasePhase::Execute);
+    }
+}
+
+void Connection::set_autocommit(bool enabled) {
+    if (handle_ != nullptr && enabled != autocommit_) {
+        const std::uintptr_t mode = enabled ? SQL_AUTOCOMMIT_ON : SQL_AUTOCOMMIT_OFF;
+        if (!SQL_SUCCEEDED(
+                SQLSetConnectAttr(handle_, SQL_ATTR_AUTOCOMMIT, integer_attribute(mode), 0))) {
+            fail(SQL_HANDLE_DBC, handle_, DatabasePhase::Execute);
+        }
+    }
+    autocommit_ = enabled;
+}
+
+void Connection::set_query_timeout(std::optional<std::chrono::milliseconds> timeout) noexcept {
+    query_timeout_ = timeout;
+}
+
+void Connection::set_isolation(IsolationLevel level) {
+    if (handle_ != nullptr && isolation_ != level) {
+        if (!SQL_SUCCEEDED(SQLSetConnectAttr(handle_, SQL_ATTR_TXN_ISOLATION,
+                                             integer_attribute(isolation_value(level)), 0))) {
+            fail(SQL_HANDLE_DBC, handle_, DatabasePhase::Execute);
+        }
+    }
+    isolation_ = level;
+}
+
+std::int64_t Connection::execute(std::string_view sql, std::initializer_list<SqlValue> parameters) {
+    return execute(sql, std::vector<SqlValue>(parameters));
+}
+
+std::vector<SqlRow> Connection::query(std::string_view sql,
+                                      std::initializer_list<SqlValue> parameters) {
+    return query(sql, std::vector<SqlValue>(parameters));
+}
+
+std::optional<std::string> Connection::query_value(std::string_view sql,
+                                                   std::initializer_list<SqlValue> parameters) {
+    const std::vector<SqlRow> rows = query(sql, parameters);
+    if (rows.empty() || rows.front().empty()) {
+        return std::nullopt;
+    }
+    return rows.front().front();
+}
+
+namespace {
+
+// Allocates a statement, applies the timeout, binds the parameters, runs `sql` and hands the
+// statement to `body`. `fail(handle_type, handle)` throws the diagnostics of a failed call.
+template <class Fail, class Body>
+auto run_statement(SQLHDBC connection, std::optional<std::chrono::milliseconds> timeout,
+                   std::string_view sql, const std::vector<SqlValue>& parameters, const Fail& fail,
+                   Body&& body) {
+    if (connection == nullptr) {
+        fail(SQL_HANDLE_DBC, nullptr);
+    }
+    SQLHSTMT handle = nullptr;
+    if (!SQL_SUCCEEDED(SQLAllocHandle(SQL_HANDLE_STMT, connection, &handle))) {
+        fail(SQL_HANDLE_DBC, connection);
+    }
+    Statement statement(handle);
+    if (timeout) {
+        const auto milliseconds = timeout->count();
+        const auto seconds =
+            static_cast<std::uintptr_t>(milliseconds <= 0 ? 1 : (milliseconds + 999) / 1000);
+        if (!SQL_SUCCEEDED(
+                SQLSetStmtAttr(handle, SQL_ATTR_QUERY_TIMEOUT, integer_attribute(seconds), 0))) {
+            fail(SQL_HANDLE_STMT, handle);
+        }
+    }
+    BoundParameters bound(parameters);
+    if (!SQL_SUCCEEDED(bound.bind(handle))) {
+        fail(SQL_HANDLE_STMT, handle);
+    }
+    std::string text(sql);
+    const SQLRETURN rc = SQLExecDirect(handle, reinterpret_cast<SQLCHAR*>(text.data()),
+                                       static_cast<SQLINTEGER>(text.size()));
+    if (rc != SQL_NO_DATA && !SQL_SUCCEEDED(rc)) {
+        fail(SQL_HANDLE_STMT, handle);
+    }
+    return body(handle);
+}
+
+}  // namespace
+
+void Connection::apply_session_statement_limit() {
+    if (handle_ == nullptr || vendor_ != Vendor::MySql || !contains_mariadb(dbms_name_)) {
+        return;
+    }
+    const std::chrono::milliseconds wanted = query_timeout_.value_or(std::chrono::milliseconds{0});
+    if (session_statement_limit_ == wanted) {
+        return;
+    }
+    // Whole seconds, as the ODBC query timeout: max_statement_time takes seconds (0: no limit).
+    const auto seconds = std::chrono::ceil<std::chrono::seconds>(wanted).count();
+    session_statement_limit_ = wanted;
+    const std::vector<SqlValue> none;
+    const auto on_failure = [this](SQLSMALLINT type, SQLHANDLE handle) {
+        session_statement_limit_.reset();
+        fail(type, handle, DatabasePhase::Execute);
+    };
+    run_statement(handle_, std::nullopt,
+                  "SET SESSION max_statement_time = " + std::to_string(seconds), none, on_failure,
+                  [](SQLHSTMT) { return 0; });
+}
+
+std::int64_t Connection::execute(std::string_view sql, const std::vector<SqlValue>& parameters) {
+    apply_session_statement_limit();
+    const auto on_failure = [this](SQLSMALLINT type, SQLHANDLE handle) {
+        fail(type, handle, DatabasePhase::Execute);
+    };
+    return run_statement(handle_, query_timeout_, sql, parameters, on_failure,
+                         [&](SQLHSTMT statement) -> std::int64_t {
+                             SQLLEN count = -1;
+                             if (!SQL_SUCCEEDED(SQLRowCount(statement, &count))) {
+                                 return -1;
+                             }
+                             return static_cast<std::int64_t>(count);
+                         });
+}
+
+std::vector<SqlRow> Connection::query(std::string_view sql,
+                                      const std::vector<SqlValue>& parameters) {
+    apply_session_statement_limit();
+    const auto on_failure = [this](SQLSMALLINT type, SQLHANDLE handle) {
+        fail(type, handle, DatabasePhase::Execute);
+    };
+    return run_statement(
+        handle_, query_timeout_, sql, parameters, on_failure, [&](SQLHSTMT statement) {
+            std::vector<SqlRow> rows;
+            SQLSMALLINT columns = 0;
+            if (!SQL_SUCCEEDED(SQLNumResultCols(statement, &columns))) {
+                on_failure(SQL_HANDLE_STMT, statement);
+            }
+            if (columns <= 0) {
+                return rows;
+            }
+            for (;;) {
+                const SQLRETURN rc = SQLFetch(statement);
+                if (rc == SQL_NO_DATA) {
+                    break;
+                }
+                if (!SQL_SUCCEEDED(rc)) {
+                    on_failure(SQL_HANDLE_STMT, statement);
+                }
+                SqlRow row;
+                row.reserve(static_cast<std::size_t>(columns));
+                for (SQLSMALLINT column = 1; column <= columns; ++column) {
+                    bool ok = true;
+                    row.push_back(read_text(statement, static_cast<SQLUSMALLINT>(column), ok));
+                    if (!ok) {
+                        on_failure(SQL_HANDLE_STMT, statement);
+                    }
+                }
+                rows.push_back(std::move(row));
+            }
+            return rows;
+        });
+}
+
+void Connection::commit() {
+    if (handle_ == nullptr) {
+        fail(SQL_HANDLE_DBC, nullptr, DatabasePhase::Commit);
+    }
+    if (!SQL_SUCCEEDED(SQLEndTran(SQL_HANDLE_DBC, handle_, SQL_COMMIT))) {
+        fail(SQL_HANDLE_DBC, handle_, DatabasePhase::Commit);
+    }
+}
+
+void Connection::rollback() {
+    if (handle_ == nullptr) {
+        fail(SQL_HANDLE_DBC, nullptr, DatabasePhase::Execute);
+    }
+    if (!SQL_SUCCEEDED(SQLEndTran(SQL_HANDLE_DBC, handle_, SQL_ROLLBACK))) {
+        fail(SQL_HANDLE_DBC, handle_, DatabasePhase::Execute);
+    }
+}
+
+}  // namespace rebound::odbc

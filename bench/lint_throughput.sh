@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Lint throughput: generates N service files (default 1000; YAML and DSL, each with several
+# policies, handlers, inheritance and a few findings) into a temporary directory and times
+# `rebound lint` on the directory. Uses hyperfine when installed, else bash `time` (best of 5).
+# Not a test: the goal (1,000 files under 2 s) is recorded in docs/performance.md.
+#
+#   bench/lint_throughput.sh [path/to/rebound] [files]
+set -euo pipefail
+
+rebound=${1:-build/tools/rebound}
+count=${2:-1000}
+[ -x "$rebound" ] || { echo "no rebound binary at $rebound (build target rebound_cli)" >&2; exit 2; }
+
+dir=$(mktemp -d -t rebound-lint-bench.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+
+for ((i = 0; i < count; ++i)); do
+  sub="$dir/team$((i % 20))"
+  mkdir -p "$sub"
+  if ((i % 4 == 3)); then
+    cat > "$sub/service$i.rebound" <<DSL
+rebound 1
+service service$i
+
+defaults {
+  attempts 3
+  jitter full
+}
+
+policy interactive {
+  backoff exponential 50ms x2 max 200ms
+  jitter equal
+  deadline 3s
+  min_attempt_budget 100ms
+  retry on deadlock, serialization_failure, sqlstate 40001, sqlstate class 08
+  never on sqlstate class 23, constraint_violation
+}
+
+policy background extends interactive {
+  attempts 5
+  backoff exponential 100ms x2 max 5s
+  deadline 1m
+  on exhausted dead_letter
+  budget tokens 100 ratio 0.1
+}
+
+handler ApproveCase uses interactive
+handler Risk$i uses background idempotent
+handler orders.* uses background
+default uses interactive
+DSL
+  else
+    cat > "$sub/service$i.yaml" <<YAML
+rebound: 1
+service: service$i
+defaults:
+  max_attempts: 3
+  jitter: full
+policies:
+  interactive:
+    max_attempts: 3
+    backoff: { type: exponential, initial: 50ms, multiplier: 2.0, max: 200ms }
+    jitter: equal
+    deadline: 3s
+    min_attempt_budget: 100ms
+    attempt_timeout: 1s
+    retry_on: [deadlock, serialization_failure, { sqlstate: "40001" }, { sqlstate_class: "08" }]
+    never_retry_on: [{ sqlstate_class: "23" }, constraint_violation]
+  background:
+    extends: interactive
+    max_attempts: 6
+    backoff: { type: exponential, initial: 100ms, max: 5s }
+    jitter: none
+    deadline: 2s
+    on_exhausted: dead_letter
+  reports:
+    max_attempts: 4
+    backoff: { type: linear, initial: 1s, increment: 1s, max: 10s }
+    retry_on: [transient, statement_timeout, { sqlstate: "23505" }]
+    never_retry_on: [{ sqlstate_class: "23" }]
+handlers:
+  ApproveCase: interactive
+  "Risk$i": { policy: background, idempotent: true }
+  "orders.*": background
+YAML
+  fi
+done
+
+echo "linting $count files in $dir with $rebound ($(nproc) cores)"
+command=("$rebound" lint --format json --fail-on never "$dir")
+"${command[@]}" | python3 -c 'import json,sys; r=json.load(sys.stdin); print("files", r["files"], "errors", r["errors"], "warnings", r["warnings"], "notes", r["notes"])'
+
+if command -v hyperfine > /dev/null; then
+  hyperfine --warmup 1 --runs 10 "${command[*]} > /dev/null"
+else
+  TIMEFORMAT='%R'
+  best=""
+  for run in 1 2 3 4 5; do
+    seconds=$( { time "${command[@]}" > /dev/null; } 2>&1 )
+    echo "run $run: ${seconds}s"
+    if [ -z "$best" ] || awk "BEGIN { exit !($seconds < $best) }"; then best=$seconds; fi
+  done
+  echo "best of 5: ${best}s for $count files"
+fi

@@ -1,0 +1,85 @@
+// PolicyDirectory: every service file of one directory, compiled into one immutable snapshot,
+// and the glue that keeps a PolicyStore of them current.
+//
+//   rebound::dsl::PolicyDirectoryStore store;
+//   rebound::dsl::reload_policy_directory(store, "/etc/rebound", {.handlers = &registry},
+//                                          [](const auto& diagnostics) { ... });
+//   rebound::RetryExecutor executor({.resolver = rebound::dsl::make_resolver(store, registry,
+//                                                                             "payments")});
+//
+// The directory's files with a policy extension (.yaml .yml .json .rebound, mixed freely; other
+// files and subdirectories are ignored) are loaded in name order. The snapshot exists only when
+// every file compiled, no two files name the same service, and every tier named by a registered
+// handler is a policy of every service; otherwise the result carries the diagnostics and no
+// snapshot, so a store keeps its last good one.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rebound/dsl/diagnostic.hpp"
+#include "rebound/handler_registry.hpp"
+#include "rebound/policy.hpp"
+#include "rebound/policy_set.hpp"
+#include "rebound/policy_store.hpp"
+#include "rebound/retry_executor.hpp"
+
+namespace rebound::dsl {
+
+class PolicyDirectory {
+  public:
+    using Services = std::map<std::string, std::shared_ptr<const PolicySet>, std::less<>>;
+
+    PolicyDirectory(std::filesystem::path root, Services services,
+                    std::vector<std::filesystem::path> files);
+
+    const std::filesystem::path& root() const noexcept { return root_; }
+    // Compiled service files by service name.
+    const Services& services() const noexcept { return services_; }
+    // The set of service `name`, or null.
+    std::shared_ptr<const PolicySet> service(std::string_view name) const;
+    // The files loaded, in name order.
+    const std::vector<std::filesystem::path>& files() const noexcept { return files_; }
+
+  private:
+    std::filesystem::path root_;
+    Services services_;
+    std::vector<std::filesystem::path> files_;
+};
+
+struct DirectoryLoadOptions {
+    PolicyCompileOptions compile{};             // registries of error types and predicates
+    const HandlerRegistry* handlers = nullptr;  // when given, annotation tiers are checked
+};
+
+struct DirectoryLoadResult {
+    std::shared_ptr<const PolicyDirectory> directory;  // null when any error was found
+    Diagnostics diagnostics;                           // every file's, in file order
+};
+
+// Never throws for bad input: unreadable directories and files are diagnostics. An empty
+// directory (no policy file) is an error, so that a half-finished deployment is not taken for
+// "no policies".
+DirectoryLoadResult load_policy_directory(const std::filesystem::path& directory,
+                                          const DirectoryLoadOptions& options = {});
+
+using PolicyDirectoryStore = PolicyStore<PolicyDirectory, Diagnostics>;
+
+// Loads `directory` and installs it in `store` when it compiled; returns whether it swapped.
+// `on_diagnostics` (optional) receives the diagnostics when there are any.
+bool reload_policy_directory(PolicyDirectoryStore& store, const std::filesystem::path& directory,
+                             const DirectoryLoadOptions& options = {},
+                             const PolicyDirectoryStore::DiagnosticsCallback& on_diagnostics = {});
+
+// A resolver for RetryExecutor: at the start of each run, the policy of a handler in service
+// `service` of the store's current snapshot (the built-in policy and code registrations only
+// while the store is empty or lacks the service). `store` and `registry` must outlive it.
+PolicyResolver make_resolver(const PolicyDirectoryStore& store, const HandlerRegistry& registry,
+                             std::string service);
+
+}  // namespace rebound::dsl

@@ -1,0 +1,121 @@
+#include "rebound/dsl/policy_directory.hpp"
+
+#include <algorithm>
+#include <system_error>
+
+#include "rebound/dsl/load.hpp"
+#include "rebound/dsl/syntax.hpp"
+
+namespace rebound::dsl {
+namespace {
+
+Diagnostic error_at(DiagnosticCode code, std::string file, std::string message) {
+    Diagnostic d;
+    d.code = code;
+    d.severity = Severity::Error;
+    d.file = std::move(file);
+    d.message = std::move(message);
+    return d;
+}
+
+// The policy files of `directory` in name order, or a diagnostic when it cannot be listed.
+std::vector<std::filesystem::path> policy_files(const std::filesystem::path& directory,
+                                                Diagnostics& diagnostics) {
+    std::vector<std::filesystem::path> files;
+    std::error_code error;
+    std::filesystem::directory_iterator it(directory, error);
+    for (; !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+        std::error_code status_error;
+        if (it->is_regular_file(status_error) && syntax_for_path(it->path().string())) {
+            files.push_back(it->path());
+        }
+    }
+    if (error) {
+        diagnostics.push_back(error_at(DiagnosticCode::UnreadableFile, directory.string(),
+                                       "cannot read the policy directory: " + error.message()));
+        return {};
+    }
+    std::sort(files.begin(), files.end());
+    if (files.empty()) {
+        diagnostics.push_back(
+            error_at(DiagnosticCode::UnreadableFile, directory.string(),
+                     "the policy directory holds no policy file (.yaml, .yml, .json or .rebound)"));
+    }
+    return files;
+}
+
+}  // namespace
+
+PolicyDirectory::PolicyDirectory(std::filesystem::path root, Services services,
+                                 std::vector<std::filesystem::path> files)
+    : root_(std::move(root)), services_(std::move(services)), files_(std::move(files)) {}
+
+std::shared_ptr<const PolicySet> PolicyDirectory::service(std::string_view name) const {
+    const auto it = services_.find(name);
+    return it != services_.end() ? it->second : nullptr;
+}
+
+DirectoryLoadResult load_policy_directory(const std::filesystem::path& directory,
+                                          const DirectoryLoadOptions& options) {
+    DirectoryLoadResult result;
+    const std::vector<std::filesystem::path> files = policy_files(directory, result.diagnostics);
+    PolicyDirectory::Services services;
+    std::map<std::string, std::string, std::less<>> file_of_service;
+    for (const std::filesystem::path& file : files) {
+        LoadResult loaded = load_file(file, options.compile);
+        result.diagnostics.insert(result.diagnostics.end(),
+                                  std::make_move_iterator(loaded.diagnostics.begin()),
+                                  std::make_move_iterator(loaded.diagnostics.end()));
+        if (!loaded.policy_set) {
+            continue;
+        }
+        const std::string& service = loaded.policy_set->service();
+        if (const auto it = file_of_service.find(service); it != file_of_service.end()) {
+            result.diagnostics.push_back(
+                error_at(DiagnosticCode::DuplicateKey, file.string(),
+                         "service '" + service + "' is already defined in " + it->second));
+            continue;
+        }
+        if (options.handlers != nullptr) {
+            for (const UnknownTier& unknown : options.handlers->unknown_tiers(*loaded.policy_set)) {
+                result.diagnostics.push_back(error_at(
+                    DiagnosticCode::UnknownPolicy, file.string(),
+                    "handler '" + unknown.handler + "' is registered in code with tier '" +
+                        unknown.tier + "', which is not a policy of service '" + service + "'"));
+            }
+        }
+        file_of_service.emplace(service, file.string());
+        services.emplace(service, std::move(loaded.policy_set));
+    }
+    if (!files.empty() && !has_errors(result.diagnostics)) {
+        result.directory =
+            std::make_shared<const PolicyDirectory>(directory, std::move(services), files);
+    }
+    return result;
+}
+
+bool reload_policy_directory(PolicyDirectoryStore& store, const std::filesystem::path& directory,
+                             const DirectoryLoadOptions& options,
+                             const PolicyDirectoryStore::DiagnosticsCallback& on_diagnostics) {
+    return store.reload(
+        [&] {
+            DirectoryLoadResult loaded = load_policy_directory(directory, options);
+            return PolicyDirectoryStore::Compiled{std::move(loaded.directory),
+                                                  std::move(loaded.diagnostics)};
+        },
+        on_diagnostics);
+}
+
+PolicyResolver make_resolver(const PolicyDirectoryStore& store, const HandlerRegistry& registry,
+                             std::string service) {
+    return [&store, &registry, service = std::move(service)](std::string_view handler) {
+        const std::shared_ptr<const PolicyDirectory> snapshot = store.current();
+        const std::shared_ptr<const PolicySet> set =
+            snapshot ? snapshot->service(service) : nullptr;
+        HandlerResolution resolution = registry.resolve(handler, set.get());
+        resolution.binding_key = {};  // views the set, which may go with the next reload
+        return resolution;
+    };
+}
+
+}  // namespace rebound::dsl

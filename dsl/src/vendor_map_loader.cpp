@@ -1,0 +1,604 @@
+// Reads vendor map files (docs/vendor-maps.md) with yaml-cpp into SqlErrorRules, reporting every
+// problem with its position, then compiles them into one SqlErrorClassifier.
+//
+// yaml-cpp keeps duplicate keys silently and its marks are 0-based: every mapping is walked by
+// hand here, and positions get 1 added.
+#include "rebound/dsl/vendor_map_loader.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <span>
+#include <sstream>
+#include <system_error>
+#include <tuple>
+#include <utility>
+
+#include "rebound/dsl/load.hpp"
+#include "rebound/error_category.hpp"
+
+#ifndef REBOUND_INSTALLED_VENDOR_MAP_DIR
+#define REBOUND_INSTALLED_VENDOR_MAP_DIR "/usr/local/share/rebound/vendors"
+#endif
+
+namespace rebound::dsl {
+namespace {
+
+constexpr std::string_view kVersionKey = "rebound_vendor_map";
+constexpr std::int64_t kSupportedVersion = 1;
+constexpr std::string_view kTopLevelKeys[] = {kVersionKey, "vendor", "description", "sources",
+                                              "rules"};
+constexpr std::string_view kRuleKeys[] = {"native",  "sqlstate", "sqlstate_class", "category",
+                                          "connect", "execute",  "commit",         "name",
+                                          "note",    "source"};
+constexpr std::string_view kRuleKindKeys[] = {"native", "sqlstate", "sqlstate_class"};
+constexpr std::string_view kMapFileExtension = ".yaml";
+
+SourcePosition position_of(const YAML::Mark& mark) noexcept {
+    if (mark.line < 0 || mark.column < 0) {
+        return {};
+    }
+    return {static_cast<std::uint32_t>(mark.line) + 1U,
+            static_cast<std::uint32_t>(mark.column) + 1U};
+}
+
+std::string join_words(std::span<const std::string_view> words) {
+    std::string joined;
+    for (const std::string_view word : words) {
+        joined += joined.empty() ? "" : ", ";
+        joined += word;
+    }
+    return joined;
+}
+
+// "did you mean 'x'?" when one word is close, else "expected one of a, b, c".
+std::string suggestion_for(std::string_view word, std::span<const std::string_view> candidates) {
+    const std::string close =
+        closest_match(word, std::vector<std::string_view>(candidates.begin(), candidates.end()));
+    if (!close.empty()) {
+        return "did you mean '" + close + "'?";
+    }
+    return "expected one of " + join_words(candidates);
+}
+
+std::vector<std::string_view> category_words() {
+    std::vector<std::string_view> words;
+    for (const CategoryInfo& info : kCategoryTable) {
+        words.push_back(info.wire_name);
+    }
+    return words;
+}
+
+std::vector<std::string_view> vendor_words() {
+    std::vector<std::string_view> words;
+    for (const VendorInfo& info : kVendorTable) {
+        words.push_back(info.wire_name);
+    }
+    return words;
+}
+
+bool is_sqlstate_text(std::string_view text, std::size_t length) noexcept {
+    return text.size() == length && std::all_of(text.begin(), text.end(), [](char c) {
+               return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z');
+           });
+}
+
+// One rule read from a file, with the text its SqlErrorRule's view points into.
+struct ReadRule {
+    SqlErrorRule rule;
+    std::string sqlstate;
+    SourcePosition position;
+};
+
+struct ReadFile {
+    std::optional<Vendor> vendor;
+    SourcePosition vendor_position;
+    std::vector<ReadRule> rules;
+};
+
+// One entry of a mapping whose key was a unique scalar.
+struct Entry {
+    std::string key;
+    SourcePosition key_position;
+    YAML::Node value;
+};
+
+class VendorMapReader {
+  public:
+    VendorMapReader(std::string file, Diagnostics& diagnostics)
+        : file_(std::move(file)), diagnostics_(diagnostics) {}
+
+    ReadFile read(const YAML::Node& root);
+
+  private:
+    void read_sources(const Entry& entry);
+    void read_rules(const Entry& entry, ReadFile& result);
+    std::optional<ReadRule> read_rule(const YAML::Node& node, const std::string& path);
+    bool read_rule_key(const Entry& entry, const std::string& path, ReadRule& rule);
+    std::optional<ErrorCategory> read_category(const Entry& entry, const std::string& path);
+    void check_sources(const Entry& entry, const std::string& path);
+    std::optional<std::string> scalar_text(const YAML::Node& node, SourcePosition position,
+                                           const std::string& path, std::string_view expected);
+
+    // Every entry with a scalar, unique key; with `allowed`, only known keys (the others reported).
+    std::vector<Entry> entries(const YAML::Node& map, const std::string& path,
+                               std::span<const std::string_view> allowed, std::string_view where);
+
+    void report(DiagnosticCode code, SourcePosition position, std::string field,
+                std::string message, std::string suggestion = {});
+
+    std::string file_;
+    Diagnostics& diagnostics_;
+    std::optional<Vendor> vendor_;
+    std::map<std::string, SourcePosition, std::less<>> sources_;
+    bool sources_read_ = false;
+    std::vector<std::pair<std::string, SourcePosition>> pending_source_references_;
+    std::map<std::tuple<SqlRuleKey, std::int64_t, std::string>, SourcePosition> rule_keys_;
+};
+
+void VendorMapReader::report(DiagnosticCode code, SourcePosition position, std::string field,
+                             std::string message, std::string suggestion) {
+    Diagnostic diagnostic;
+    diagnostic.code = code;
+    diagnostic.severity = Severity::Error;
+    diagnostic.message = std::move(message);
+    diagnostic.file = file_;
+    diagnostic.position = position;
+    diagnostic.field = std::move(field);
+    diagnostic.suggestion = std::move(suggestion);
+    diagnostics_.push_back(std::move(diagnostic));
+}
+
+std::vector<Entry> VendorMapReader::entries(const YAML::Node& map, const std::string& path,
+                                            std::span<const std::string_view> allowed,
+                                            std::string_view where) {
+    std::vector<Entry> result;
+    std::map<std::string, SourcePosition, std::less<>> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+        const YAML::Node key = it->first;
+        const SourcePosition key_position = position_of(key.Mark());
+        if (!key.IsScalar()) {
+            report(DiagnosticCode::WrongType, key_position, path,
+                   "a key must be a word " + std::string(where));
+            continue;
+        }
+        const std::string& name = key.Scalar();
+        const std::string field = path.empty() ? name : path + "." + name;
+        if (const auto first = seen.find(name); first != seen.end()) {
+            report(DiagnosticCode::DuplicateKey, key_position, field,
+                   "'" + name + "' is given twice " + std::string(where) + " (first at line " +
+                       std::to_string(first->second.line) + ", column " +
+                       std::to_string(first->second.column) + ")");
+            continue;
+        }
+        seen.emplace(name, key_position);
+        if (!allowed.empty() &&
+            std::find(allowed.begin(), allowed.end(), std::string_view(name)) == allowed.end()) {
+            report(DiagnosticCode::UnknownKey, key_position, field,
+                   "unknown key '" + name + "' " + std::string(where),
+                   suggestion_for(name, allowed));
+            continue;
+        }
+        result.push_back(Entry{name, key_position, it->second});
+    }
+    return result;
+}
+
+std::optional<std::string> VendorMapReader::scalar_text(const YAML::Node& node,
+                                                        SourcePosition position,
+                                                        const std::string& path,
+                                                        std::string_view expected) {
+    if (!node.IsScalar()) {
+        report(DiagnosticCode::WrongType, position, path,
+               "'" + path + "' must be " + std::string(expected));
+        return std::nullopt;
+    }
+    return node.Scalar();
+}
+
+ReadFile VendorMapReader::read(const YAML::Node& root) {
+    ReadFile result;
+    if (!root.IsMap()) {
+        report(DiagnosticCode::WrongType, position_of(root.Mark()), "",
+               "a vendor map must be a mapping with the keys rebound_vendor_map, vendor, sources "
+               "and rules");
+        return result;
+    }
+    const std::vector<Entry> top = entries(root, "", kTopLevelKeys, "at the top level");
+    const auto find = [&](std::string_view key) -> const Entry* {
+        for (const Entry& entry : top) {
+            if (entry.key == key) {
+                return &entry;
+            }
+        }
+        return nullptr;
+    };
+    for (const std::string_view required :
+         {kVersionKey, std::string_view("vendor"), std::string_view("sources"),
+          std::string_view("rules")}) {
+        if (find(required) == nullptr) {
+            report(DiagnosticCode::MissingField, position_of(root.Mark()), std::string(required),
+                   "the vendor map has no '" + std::string(required) + "'");
+        }
+    }
+    if (const Entry* version = find(kVersionKey)) {
+        const auto text = scalar_text(version->value, position_of(version->value.Mark()),
+                                      version->key, "the format version 1");
+        if (text && *text != std::to_string(kSupportedVersion)) {
+            report(DiagnosticCode::UnsupportedVersion, position_of(version->value.Mark()),
+                   version->key, "unsupported vendor map version '" + *text + "': expected 1");
+        }
+    }
+    if (const Entry* vendor = find("vendor")) {
+        const SourcePosition position = position_of(vendor->value.Mark());
+        if (const auto text = scalar_text(vendor->value, position, "vendor", "a vendor name")) {
+            vendor_ = parse_vendor(*text);
+            if (!vendor_) {
+                const std::vector<std::string_view> words = vendor_words();
+                report(DiagnosticCode::UnknownValue, position, "vendor",
+                       "unknown vendor '" + *text + "'", suggestion_for(*text, words));
+            }
+        }
+        result.vendor = vendor_;
+        result.vendor_position = position;
+    }
+    if (const Entry* description = find("description")) {
+        (void)scalar_text(description->value, position_of(description->value.Mark()), "description",
+                          "text");
+    }
+    if (const Entry* sources = find("sources")) {
+        read_sources(*sources);
+    }
+    if (const Entry* rules = find("rules")) {
+        read_rules(*rules, result);
+    }
+    return result;
+}
+
+void VendorMapReader::read_sources(const Entry& entry) {
+    sources_read_ = true;
+    if (!entry.value.IsMap()) {
+        report(DiagnosticCode::WrongType, position_of(entry.value.Mark()), "sources",
+               "'sources' must be a mapping from a short name to the reference it stands for");
+        return;
+    }
+    for (const Entry& source : entries(entry.value, "sources", {}, "in 'sources'")) {
+        const std::string path = "sources." + source.key;
+        if (scalar_text(source.value, position_of(source.value.Mark()), path,
+                        "the text of a reference (title and address)")) {
+            sources_.emplace(source.key, source.key_position);
+        }
+    }
+}
+
+void VendorMapReader::read_rules(const Entry& entry, ReadFile& result) {
+    if (!entry.value.IsSequence()) {
+        report(DiagnosticCode::WrongType, position_of(entry.value.Mark()), "rules",
+               "'rules' must be a list of rules such as { native: 1213, category: deadlock, "
+               "source: vendor-docs }");
+        return;
+    }
+    std::size_t index = 0;
+    for (auto it = entry.value.begin(); it != entry.value.end(); ++it, ++index) {
+        const std::string path = "rules[" + std::to_string(index) + "]";
+        if (auto rule = read_rule(*it, path)) {
+            result.rules.push_back(std::move(*rule));
+        }
+    }
+}
+
+std::optional<ReadRule> VendorMapReader::read_rule(const YAML::Node& node,
+                                                   const std::string& path) {
+    const SourcePosition position = position_of(node.Mark());
+    if (!node.IsMap()) {
+        report(DiagnosticCode::WrongType, position, path,
+               "a rule must be a mapping such as { sqlstate: \"40001\", category: "
+               "serialization_failure, source: vendor-docs }");
+        return std::nullopt;
+    }
+    const std::size_t errors_before = diagnostics_.size();
+    ReadRule rule;
+    rule.position = position;
+    rule.rule.vendor = vendor_.value_or(Vendor::Generic);
+    const Entry* kind = nullptr;
+    const Entry* source = nullptr;
+    bool has_category = false;
+    const std::vector<Entry> fields = entries(node, path, kRuleKeys, "in a rule");
+    // A misspelt key is reported once, with its suggestion, not again as a missing field.
+    const bool keys_reported = diagnostics_.size() != errors_before;
+    for (const Entry& field : fields) {
+        const std::string field_path = path + "." + field.key;
+        if (std::find(std::begin(kRuleKindKeys), std::end(kRuleKindKeys), field.key) !=
+            std::end(kRuleKindKeys)) {
+            if (kind != nullptr) {
+                report(DiagnosticCode::ConflictingFields, field.key_position, field_path,
+                       "a rule keys on one of native, sqlstate or sqlstate_class; this one "
+                       "already has '" +
+                           kind->key + "'");
+                continue;
+            }
+            kind = &field;
+            read_rule_key(field, field_path, rule);
+        } else if (field.key == "category") {
+            if (const auto category = read_category(field, field_path)) {
+                rule.rule.set_category(*category);
+            }
+            has_category = true;
+        } else if (field.key == "source") {
+            source = &field;
+        } else if (field.key == "name" || field.key == "note") {
+            (void)scalar_text(field.value, position_of(field.value.Mark()), field_path, "text");
+        }
+    }
+    // Phase entries override `category` in their phase, whatever their order in the file.
+    for (const Entry& field : fields) {
+        if (const auto phase = parse_database_phase(field.key)) {
+            if (const auto category = read_category(field, path + "." + field.key)) {
+                rule.rule.set_category(*phase, *category);
+            }
+            has_category = true;
+        }
+    }
+    if (!keys_reported && kind == nullptr) {
+        report(DiagnosticCode::MissingField, position, path,
+               "the rule has no key: give one of native, sqlstate or sqlstate_class");
+    }
+    if (!keys_reported && !has_category) {
+        report(DiagnosticCode::MissingField, position, path + ".category",
+               "the rule has no category: give 'category' or a phase (connect, execute, commit)");
+    }
+    if (!keys_reported && source == nullptr) {
+        report(DiagnosticCode::MissingField, position, path + ".source",
+               "the rule names no source: give 'source' with the name of an entry of 'sources'");
+    } else if (source != nullptr) {
+        check_sources(*source, path + ".source");
+    }
+    if (diagnostics_.size() != errors_before) {
+        return std::nullopt;
+    }
+    const auto duplicate_key = std::make_tuple(rule.rule.key, rule.rule.native_code, rule.sqlstate);
+    if (const auto first = rule_keys_.find(duplicate_key); first != rule_keys_.end()) {
+        report(DiagnosticCode::DuplicateKey, kind->key_position, path,
+               "a rule for " + kind->key + " " +
+                   (rule.rule.key == SqlRuleKey::NativeCode ? std::to_string(rule.rule.native_code)
+                                                            : "'" + rule.sqlstate + "'") +
+                   " is given twice (first at line " + std::to_string(first->second.line) +
+                   ", column " + std::to_string(first->second.column) +
+                   "); put every phase of one key into one rule");
+        return std::nullopt;
+    }
+    rule_keys_.emplace(duplicate_key, kind->key_position);
+    return rule;
+}
+
+bool VendorMapReader::read_rule_key(const Entry& entry, const std::string& path, ReadRule& rule) {
+    const SourcePosition position = position_of(entry.value.Mark());
+    if (entry.key == "native") {
+        rule.rule.key = SqlRuleKey::NativeCode;
+        const auto text = scalar_text(entry.value, position, path, "an integer native error code");
+        if (!text) {
+            return false;
+        }
+        std::int64_t value = 0;
+        const char* end = text->data() + text->size();
+        const auto parsed =
+            std::from_chars(text->data() + (text->starts_with('+') ? 1 : 0), end, value);
+        if (text->empty() || parsed.ec != std::errc{} || parsed.ptr != end) {
+            report(DiagnosticCode::WrongType, position, path,
+                   "native code '" + *text + "' is not an integer such as 1213 or -911");
+            return false;
+        }
+        if (vendor_ == Vendor::Generic) {
+            report(DiagnosticCode::InvalidValue, position, path,
+                   "the generic map has no native codes: native codes belong to a vendor's map");
+            return false;
+        }
+        rule.rule.native_code = value;
+        return true;
+    }
+    const bool is_class = entry.key == "sqlstate_class";
+    rule.rule.key = is_class ? SqlRuleKey::SqlStateClass : SqlRuleKey::SqlState;
+    const std::size_t length = is_class ? 2 : 5;
+    const auto text =
+        scalar_text(entry.value, position, path,
+                    is_class ? "a SQLSTATE class such as \"08\"" : "a SQLSTATE such as \"40001\"");
+    if (!text) {
+        return false;
+    }
+    if (!is_sqlstate_text(*text, length)) {
+        report(DiagnosticCode::InvalidValue, position, path,
+               std::string(is_class ? "SQLSTATE class '" : "SQLSTATE '") + *text + "' is not " +
+                   std::to_string(length) + " characters of 0-9 and A-Z",
+               is_class ? "a class is the first two characters of a SQLSTATE, such as \"08\""
+                        : "a SQLSTATE is five characters, such as \"40001\" or \"HYT00\"");
+        return false;
+    }
+    if (!is_class && normalize_sqlstate(*text).view() != *text) {
+        report(DiagnosticCode::InvalidValue, position, path,
+               "'" + *text +
+                   "' is an ODBC 2 SQLSTATE; records are normalised to ODBC 3 before "
+                   "lookup, so this rule would never match",
+               "write '" + std::string(normalize_sqlstate(*text).view()) + "'");
+        return false;
+    }
+    rule.sqlstate = *text;
+    return true;
+}
+
+std::optional<ErrorCategory> VendorMapReader::read_category(const Entry& entry,
+                                                            const std::string& path) {
+    const SourcePosition position = position_of(entry.value.Mark());
+    const auto text = scalar_text(entry.value, position, path, "a category such as deadlock");
+    if (!text) {
+        return std::nullopt;
+    }
+    const auto category = parse_category(*text);
+    if (!category) {
+        const std::vector<std::string_view> words = category_words();
+        report(DiagnosticCode::UnknownValue, position, path, "unknown category '" + *text + "'",
+               suggestion_for(*text, words));
+    }
+    return category;
+}
+
+void VendorMapReader::check_sources(const Entry& entry, const std::string& path) {
+    std::vector<std::pair<std::string, SourcePosition>> names;
+    if (entry.value.IsSequence() && entry.value.size() > 0) {
+        for (auto it = entry.value.begin(); it != entry.value.end(); ++it) {
+            if (const auto text =
+                    scalar_text(*it, position_of(it->Mark()), path, "a source name")) {
+                names.emplace_back(*text, position_of(it->Mark()));
+            }
+        }
+    } else if (const auto text = scalar_text(entry.value, position_of(entry.value.Mark()), path,
+                                             "a source name or a list of them")) {
+        names.emplace_back(*text, position_of(entry.value.Mark()));
+    }
+    if (!sources_read_) {
+        return;  // 'sources' missing or not yet read: reported once at the top level
+    }
+    std::vector<std::string_view> known;
+    for (const auto& [name, position] : sources_) {
+        known.push_back(name);
+    }
+    for (const auto& [name, position] : names) {
+        if (!sources_.contains(name)) {
+            report(DiagnosticCode::UnknownValue, position, path,
+                   "source '" + name + "' is not an entry of 'sources'",
+                   suggestion_for(name, known));
+        }
+    }
+}
+
+std::string syntax_message(const YAML::ParserException& error) {
+    return "the vendor map is not valid YAML: " + error.msg;
+}
+
+// Reads one file's text into `rules`; every problem goes to `diagnostics`.
+ReadFile read_source(const VendorMapSource& source, Diagnostics& diagnostics) {
+    YAML::Node root;
+    try {
+        root = YAML::Load(source.text);
+    } catch (const YAML::ParserException& error) {
+        Diagnostic diagnostic;
+        diagnostic.code = DiagnosticCode::SyntaxError;
+        diagnostic.message = syntax_message(error);
+        diagnostic.file = source.file;
+        diagnostic.position = position_of(error.mark);
+        diagnostics.push_back(std::move(diagnostic));
+        return {};
+    }
+    VendorMapReader reader(source.file, diagnostics);
+    return reader.read(root);
+}
+
+}  // namespace
+
+VendorMapLoadResult load_vendor_map_sources(const std::vector<VendorMapSource>& sources) {
+    VendorMapLoadResult result;
+    std::vector<ReadFile> files;
+    std::map<Vendor, std::pair<std::string, SourcePosition>> vendor_files;
+    for (const VendorMapSource& source : sources) {
+        ReadFile file = read_source(source, result.diagnostics);
+        if (file.vendor) {
+            const auto [first, inserted] = vendor_files.emplace(
+                *file.vendor, std::make_pair(source.file, file.vendor_position));
+            if (!inserted) {
+                Diagnostic diagnostic;
+                diagnostic.code = DiagnosticCode::DuplicateKey;
+                diagnostic.message = "a second map for vendor '" +
+                                     std::string(to_string(*file.vendor)) + "' (the first is " +
+                                     first->second.first + "); give each vendor one file";
+                diagnostic.file = source.file;
+                diagnostic.position = file.vendor_position;
+                diagnostic.field = "vendor";
+                result.diagnostics.push_back(std::move(diagnostic));
+            }
+        }
+        result.files.push_back(
+            VendorMapFileSummary{source.file, source.text, file.vendor, file.rules.size()});
+        files.push_back(std::move(file));
+    }
+    if (has_errors(result.diagnostics)) {
+        return result;
+    }
+    std::vector<SqlErrorRule> rules;
+    for (ReadFile& file : files) {
+        for (ReadRule& read : file.rules) {
+            read.rule.sqlstate = read.sqlstate;
+            rules.push_back(read.rule);
+        }
+    }
+    result.classifier = std::make_shared<const SqlErrorClassifier>(rules);
+    return result;
+}
+
+VendorMapLoadResult load_vendor_maps(const std::filesystem::path& directory) {
+    std::error_code error;
+    std::vector<std::filesystem::path> paths;
+    for (std::filesystem::directory_iterator it(directory, error), end; !error && it != end;
+         it.increment(error)) {
+        if (it->path().extension() == kMapFileExtension && it->is_regular_file(error)) {
+            paths.push_back(it->path());
+        }
+    }
+    if (error || paths.empty()) {
+        VendorMapLoadResult result;
+        Diagnostic diagnostic;
+        diagnostic.code = DiagnosticCode::UnreadableFile;
+        diagnostic.file = directory.generic_string();
+        diagnostic.message =
+            error ? "cannot read the vendor map directory: " + error.message()
+                  : "the vendor map directory has no " + std::string(kMapFileExtension) + " files";
+        diagnostic.suggestion =
+            "set REBOUND_DATA_DIR to the directory that holds vendors/, or pass the directory";
+        result.diagnostics.push_back(std::move(diagnostic));
+        return result;
+    }
+    std::sort(paths.begin(), paths.end());
+    std::vector<VendorMapSource> sources;
+    Diagnostics unreadable;
+    for (const std::filesystem::path& path : paths) {
+        std::ifstream stream(path, std::ios::binary);
+        std::ostringstream text;
+        text << stream.rdbuf();
+        if (!stream) {
+            Diagnostic diagnostic;
+            diagnostic.code = DiagnosticCode::UnreadableFile;
+            diagnostic.file = path.generic_string();
+            diagnostic.message = "cannot read the vendor map file";
+            unreadable.push_back(std::move(diagnostic));
+            continue;
+        }
+        sources.push_back(VendorMapSource{path.generic_string(), text.str()});
+    }
+    VendorMapLoadResult result = load_vendor_map_sources(sources);
+    if (!unreadable.empty()) {
+        result.diagnostics.insert(result.diagnostics.begin(), unreadable.begin(), unreadable.end());
+        result.classifier.reset();
+    }
+    return result;
+}
+
+std::shared_ptr<const SqlErrorClassifier> load_vendor_maps_or_throw(
+    const std::filesystem::path& directory) {
+    VendorMapLoadResult result = load_vendor_maps(directory);
+    if (!result.classifier) {
+        throw LoadError(std::move(result.diagnostics));
+    }
+    return result.classifier;
+}
+
+std::filesystem::path default_vendor_map_directory() {
+    // Read once per call; the environment is the embedder's to set, not ours to cache.
+    if (const char* data_dir = std::getenv("REBOUND_DATA_DIR"); data_dir != nullptr && *data_dir) {
+        return std::filesystem::path(data_dir) / "vendors";
+    }
+    return std::filesystem::path(REBOUND_INSTALLED_VENDOR_MAP_DIR);
+}
+
+}  // namespace rebound::dsl

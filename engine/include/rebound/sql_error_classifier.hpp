@@ -1,0 +1,174 @@
+// SqlErrorClassifier: turns one database error (vendor, SQLSTATE, native code, phase) into an
+// ErrorCategory with the vendor error maps (spec: categories.md, "How the ODBC adapter
+// classifies").
+//
+// The classifier is immutable once built and shared as std::shared_ptr<const SqlErrorClassifier>;
+// classify() is noexcept, allocates nothing and takes no lock, so it may run on the decision hot
+// path from any number of threads. The maps themselves are data (policies/vendors/*.yaml) read by
+// the loader in rebound::dsl (rebound/dsl/vendor_map_loader.hpp); this header only knows the
+// compiled form.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "rebound/error_category.hpp"
+#include "rebound/vendor.hpp"
+
+namespace rebound {
+
+// When the error happened: the same record means different things while connecting, executing
+// or committing (`HYT00` connecting is connection_failure, executing statement_timeout; `08S01`
+// during commit is commit_outcome_unknown).
+enum class DatabasePhase : std::uint8_t { Connect, Execute, Commit };
+
+struct DatabasePhaseInfo {
+    DatabasePhase phase;
+    std::string_view wire_name;
+};
+
+inline constexpr std::array<DatabasePhaseInfo, 3> kDatabasePhaseTable{{
+    {DatabasePhase::Connect, "connect"},
+    {DatabasePhase::Execute, "execute"},
+    {DatabasePhase::Commit, "commit"},
+}};
+
+constexpr std::string_view to_string(DatabasePhase phase) noexcept {
+    return kDatabasePhaseTable[static_cast<std::size_t>(phase)].wire_name;
+}
+
+constexpr std::optional<DatabasePhase> parse_database_phase(std::string_view wire_name) noexcept {
+    for (const DatabasePhaseInfo& info : kDatabasePhaseTable) {
+        if (info.wire_name == wire_name) {
+            return info.phase;
+        }
+    }
+    return std::nullopt;
+}
+
+// One diagnostic record to classify. Text is borrowed; any part may be absent.
+struct SqlErrorRecord {
+    std::optional<Vendor> vendor;  // absent: only the generic SQLSTATE map applies
+    std::string_view sqlstate;     // 5 characters, ODBC 2 or 3; empty when absent
+    std::optional<std::int64_t> native_code;
+    DatabasePhase phase = DatabasePhase::Execute;
+};
+
+// The answer: the category and the rule that chose it, printed as in `rebound classify`
+// (`native:mysql:1213`, `sqlstate:postgresql:40P01`, `sqlstate_class:generic:08`, ...); `matched`
+// is empty when nothing matched and the category is `unknown`. The view stays valid as long as
+// the classifier that returned it.
+struct SqlClassification {
+    ErrorCategory category = ErrorCategory::Unknown;
+    std::string_view matched;
+    // How specific the winning rule was; used to pick the most specific of several records
+    // (higher wins): 0 none, then generic class, generic SQLSTATE, vendor class, vendor SQLSTATE,
+    // vendor native code.
+    std::uint8_t specificity = 0;
+};
+
+// Normalises an ODBC 2 SQLSTATE to ODBC 3 (`S1xxx` -> `HYxxx`, `37000` -> `42000`,
+// `S0002` -> `42S02`, `S0022` -> `42S22`, ...) and upper-cases it. Input that is not five
+// characters is returned unchanged (upper-cased, truncated to five).
+struct NormalizedSqlState {
+    std::array<char, 5> text{};
+    std::uint8_t length = 0;
+    constexpr std::string_view view() const noexcept { return {text.data(), length}; }
+};
+NormalizedSqlState normalize_sqlstate(std::string_view sqlstate) noexcept;
+
+// What a rule of a vendor map keys on.
+enum class SqlRuleKey : std::uint8_t {
+    NativeCode,     // the vendor's native error number (exact)
+    SqlState,       // the five-character SQLSTATE (exact, after normalisation)
+    SqlStateClass,  // the SQLSTATE's first two characters
+};
+
+inline constexpr std::size_t kDatabasePhaseCount = kDatabasePhaseTable.size();
+
+// One rule of a vendor map, in readable form (the loader fills these from policies/vendors/*.yaml;
+// code may build them directly). The rule applies in the phases whose entry is set; a phase left
+// empty falls through to the next, less specific rule (categories.md, step 4).
+struct SqlErrorRule {
+    Vendor vendor = Vendor::Generic;  // Generic: a rule of the ISO/ODBC SQLSTATE map
+    SqlRuleKey key = SqlRuleKey::SqlState;
+    std::int64_t native_code = 0;  // NativeCode
+    std::string_view sqlstate;     // SqlState: 5 characters; SqlStateClass: 2 characters
+    std::array<std::optional<ErrorCategory>, kDatabasePhaseCount> category_by_phase{};
+
+    // The same category in every phase.
+    void set_category(ErrorCategory category) noexcept { category_by_phase.fill(category); }
+    void set_category(DatabasePhase phase, ErrorCategory category) noexcept {
+        category_by_phase[static_cast<std::size_t>(phase)] = category;
+    }
+};
+
+// The compiled vendor maps: per vendor, flat arrays sorted by key and searched by bisection.
+//
+// Precedence (categories.md): vendor + native code, vendor + SQLSTATE, vendor + SQLSTATE class,
+// generic SQLSTATE, generic SQLSTATE class, else `unknown`. At each level only a rule that applies
+// in the record's phase matches. SQLite extended result codes fall back to their primary code
+// (`code & 0xFF`) when the map does not name the extended code. SQLSTATEs are normalised
+// (normalize_sqlstate) before lookup.
+//
+// Immutable after construction; safe to share between threads. Not copyable (the results' views
+// point into it); movable.
+class SqlErrorClassifier {
+  public:
+    // Throws std::invalid_argument when a rule has a malformed key (SQLSTATE not 5 characters of
+    // [0-9A-Z], class not 2), applies in no phase, or repeats the key of an earlier rule of the
+    // same vendor. The loader reports the same problems as positioned diagnostics first.
+    explicit SqlErrorClassifier(std::span<const SqlErrorRule> rules);
+
+    SqlErrorClassifier(const SqlErrorClassifier&) = delete;
+    SqlErrorClassifier& operator=(const SqlErrorClassifier&) = delete;
+    SqlErrorClassifier(SqlErrorClassifier&&) noexcept = default;
+    SqlErrorClassifier& operator=(SqlErrorClassifier&&) noexcept = default;
+    ~SqlErrorClassifier() = default;
+
+    // Classifies one record. Never allocates, never throws; nothing matched is `unknown` with an
+    // empty `matched`.
+    SqlClassification classify(const SqlErrorRecord& record) const noexcept;
+
+    // Classifies every record of one failure and returns the most specific result (categories.md
+    // step 1): class-01 warnings are skipped; among the rest the highest `specificity` wins, the
+    // earlier record on a tie. When every record is a warning, the first record's result; an empty
+    // span is `unknown`.
+    SqlClassification classify_most_specific(
+        std::span<const SqlErrorRecord> records) const noexcept;
+
+    // Number of rules of one vendor's map (`Generic`: the ISO/ODBC map).
+    std::size_t rule_count(Vendor vendor) const noexcept;
+
+  private:
+    static constexpr std::uint8_t kNoCategory = 0xFF;
+    static constexpr std::size_t kKeyKindCount = 3;
+
+    // One compiled rule. SQLSTATEs and classes are encoded as integers (base 36) so every table
+    // is searched the same way.
+    struct Entry {
+        std::int64_t key = 0;
+        std::array<std::uint8_t, kDatabasePhaseCount> category_by_phase{};  // or kNoCategory
+        std::uint8_t specificity = 0;
+        std::uint32_t text_offset = 0;  // of the `matched` text in texts_
+        std::uint32_t text_length = 0;
+    };
+    struct Range {
+        std::uint32_t first = 0;
+        std::uint32_t last = 0;
+    };
+
+    SqlClassification lookup(Vendor vendor, SqlRuleKey kind, std::int64_t key,
+                             DatabasePhase phase) const noexcept;
+
+    std::vector<Entry> entries_;  // grouped by vendor and key kind, each group sorted by key
+    std::vector<char> texts_;     // the `matched` texts of every entry, back to back
+    std::array<std::array<Range, kKeyKindCount>, kVendorTable.size()> ranges_{};
+};
+
+}  // namespace rebound

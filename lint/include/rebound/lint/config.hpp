@@ -1,0 +1,52 @@
+// The lint configuration: `.rebound-lint.yaml`, found in the current directory or a parent.
+//
+//   rules:                  # severity per rule (code or name): off, error, warning or note
+//     RB301: off
+//     retry-all-errors: error
+//   predicates: [is_retryable_http]   # retry_if names registered in code (checked by RB107)
+//
+// The file is linted with the same machinery as policy files: its problems are findings with
+// positions (unknown keys and severities with did-you-mean, unknown rules as RB317).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rebound/lint/finding.hpp"
+#include "rebound/lint/rule.hpp"
+
+namespace rebound::lint {
+
+inline constexpr std::string_view kConfigFileName = ".rebound-lint.yaml";
+
+struct LintSettings {
+    // Rule code -> severity to report at, or nullopt for off. Rules not listed keep their
+    // default severity. Compiler rules are never listed (they cannot change).
+    std::map<std::string, std::optional<Severity>, std::less<>> severities;
+    // retry_if predicate names known to be registered in code; nullopt when not configured.
+    std::optional<std::vector<std::string>> predicates;
+
+    // The severity `rule` reports at under these settings, or nullopt when it is off.
+    std::optional<Severity> severity_of(const RuleInfo& rule) const;
+};
+
+struct ConfigResult {
+    LintSettings settings;
+    Findings findings;   // problems in the configuration file itself
+    std::string source;  // the file's text, for carets
+};
+
+// Reads a configuration. Never throws for bad input: problems are findings with positions.
+ConfigResult load_config_text(std::string_view text, std::string_view file,
+                              const RuleRegistry& registry = RuleRegistry::standard());
+ConfigResult load_config_file(const std::filesystem::path& path,
+                              const RuleRegistry& registry = RuleRegistry::standard());
+
+// `.rebound-lint.yaml` in `start` or its nearest parent that has one, or nullopt.
+std::optional<std::filesystem::path> find_config(const std::filesystem::path& start);
+
+}  // namespace rebound::lint

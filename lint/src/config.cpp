@@ -1,0 +1,237 @@
+#include "rebound/lint/config.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <array>
+#include <fstream>
+#include <map>
+#include <span>
+#include <sstream>
+
+#include "make_finding.hpp"
+
+namespace rebound::lint {
+namespace {
+
+constexpr std::array<std::string_view, 2> kKeys{"rules", "predicates"};
+constexpr std::array<std::string_view, 4> kLevels{"off", "error", "warning", "note"};
+
+SourcePosition position_of(const YAML::Node& node) {
+    const YAML::Mark mark = node.Mark();
+    if (mark.line < 0 || mark.column < 0) {
+        return {};
+    }
+    // yaml-cpp marks are 0-based.
+    return SourcePosition{static_cast<std::uint32_t>(mark.line + 1),
+                          static_cast<std::uint32_t>(mark.column + 1)};
+}
+
+std::string did_you_mean(std::string_view word, std::span<const std::string_view> candidates) {
+    const std::vector<std::string_view> list(candidates.begin(), candidates.end());
+    const std::string close = dsl::closest_match(word, list);
+    if (!close.empty()) {
+        return "did you mean '" + close + "'?";
+    }
+    std::string expected = "expected one of";
+    for (const std::string_view candidate : candidates) {
+        expected += " " + std::string(candidate);
+    }
+    return expected;
+}
+
+class ConfigReader {
+  public:
+    ConfigReader(std::string file, const RuleRegistry& registry, ConfigResult& out)
+        : file_(std::move(file)), registry_(registry), out_(out) {}
+
+    void read(const YAML::Node& root) {
+        if (!root || root.IsNull()) {
+            return;  // an empty configuration is valid
+        }
+        if (!root.IsMap()) {
+            report("RB004", root,
+                   "the lint configuration is a mapping with 'rules' and "
+                   "'predicates', got " +
+                       kind(root));
+            return;
+        }
+        std::map<std::string, SourcePosition> seen;
+        for (const auto& entry : root) {
+            const std::string key = entry.first.as<std::string>("");
+            if (!first_time(seen, key, entry.first)) {
+                continue;
+            }
+            if (key == "rules") {
+                read_rules(entry.second);
+            } else if (key == "predicates") {
+                read_predicates(entry.second);
+            } else {
+                report("RB002", entry.first, "unknown key '" + key + "' in the lint configuration",
+                       did_you_mean(key, kKeys));
+            }
+        }
+    }
+
+  private:
+    static std::string kind(const YAML::Node& node) {
+        switch (node.Type()) {
+            case YAML::NodeType::Sequence:
+                return "a list";
+            case YAML::NodeType::Map:
+                return "a mapping";
+            case YAML::NodeType::Scalar:
+                return "'" + node.Scalar() + "'";
+            default:
+                return "nothing";
+        }
+    }
+
+    void report(std::string_view code, const YAML::Node& node, std::string message,
+                std::string suggestion = {}) {
+        out_.findings.push_back(make_finding(registry_, code, file_, position_of(node),
+                                             std::move(message), std::move(suggestion)));
+    }
+
+    bool first_time(std::map<std::string, SourcePosition>& seen, const std::string& key,
+                    const YAML::Node& node) {
+        const auto [it, inserted] = seen.emplace(key, position_of(node));
+        if (!inserted) {
+            report("RB003", node,
+                   "duplicate key '" + key + "' (first given at line " +
+                       std::to_string(it->second.line) + ")");
+        }
+        return inserted;
+    }
+
+    void read_rules(const YAML::Node& rules) {
+        if (rules.IsNull()) {
+            return;
+        }
+        if (!rules.IsMap()) {
+            report("RB004", rules,
+                   "'rules' maps rule codes or names to off, error, warning or "
+                   "note, got " +
+                       kind(rules));
+            return;
+        }
+        std::map<std::string, SourcePosition> seen;
+        for (const auto& entry : rules) {
+            const std::string name = entry.first.as<std::string>("");
+            const Rule* rule = registry_.find(name);
+            if (!rule) {
+                report(rule_code::kUnknownRule, entry.first,
+                       "unknown rule '" + name + "' in the lint configuration",
+                       registry_.suggest(name));
+                continue;
+            }
+            if (!first_time(seen, std::string(rule->info.code), entry.first)) {
+                continue;
+            }
+            const std::string level = entry.second.IsScalar() ? entry.second.Scalar() : "";
+            if (rule->info.origin == RuleOrigin::Compiler) {
+                report("RB110", entry.first,
+                       std::string(rule->info.code) + " " + std::string(rule->info.name) +
+                           " is a compiler error and cannot be changed: a file with it does not "
+                           "load");
+                continue;
+            }
+            std::optional<Severity> severity;
+            if (level == "error") {
+                severity = Severity::Error;
+            } else if (level == "warning") {
+                severity = Severity::Warning;
+            } else if (level == "note") {
+                severity = Severity::Note;
+            } else if (level != "off") {
+                report("RB008", entry.second,
+                       "unknown level '" + (level.empty() ? kind(entry.second) : level) +
+                           "' for rule " + std::string(rule->info.code),
+                       did_you_mean(level, kLevels));
+                continue;
+            }
+            out_.settings.severities[std::string(rule->info.code)] = severity;
+        }
+    }
+
+    void read_predicates(const YAML::Node& predicates) {
+        std::vector<std::string> names;
+        if (!predicates.IsNull() && !predicates.IsSequence()) {
+            report("RB004", predicates,
+                   "'predicates' is a list of retry_if names, got " + kind(predicates));
+            return;
+        }
+        for (const auto& item : predicates) {
+            if (!item.IsScalar()) {
+                report("RB004", item, "a predicate is a name, got " + kind(item));
+                continue;
+            }
+            names.push_back(item.Scalar());
+        }
+        out_.settings.predicates = std::move(names);
+    }
+
+    std::string file_;
+    const RuleRegistry& registry_;
+    ConfigResult& out_;
+};
+
+}  // namespace
+
+std::optional<Severity> LintSettings::severity_of(const RuleInfo& rule) const {
+    if (rule.origin != RuleOrigin::Compiler) {
+        if (const auto it = severities.find(rule.code); it != severities.end()) {
+            return it->second;
+        }
+    }
+    return rule.default_severity;
+}
+
+ConfigResult load_config_text(std::string_view text, std::string_view file,
+                              const RuleRegistry& registry) {
+    ConfigResult result;
+    result.source = std::string(text);
+    try {
+        const YAML::Node root = YAML::Load(result.source);
+        ConfigReader(std::string(file), registry, result).read(root);
+    } catch (const YAML::Exception& error) {
+        const SourcePosition position{static_cast<std::uint32_t>(error.mark.line + 1),
+                                      static_cast<std::uint32_t>(error.mark.column + 1)};
+        result.findings.push_back(make_finding(registry, "RB001", std::string(file), position,
+                                               "not valid YAML: " + error.msg));
+    }
+    return result;
+}
+
+ConfigResult load_config_file(const std::filesystem::path& path, const RuleRegistry& registry) {
+    const std::string file = path.generic_string();
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        ConfigResult result;
+        result.findings.push_back(
+            make_finding(registry, "RB109", file, {}, "cannot read the lint configuration"));
+        return result;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return load_config_text(text.str(), file, registry);
+}
+
+std::optional<std::filesystem::path> find_config(const std::filesystem::path& start) {
+    std::error_code error;
+    std::filesystem::path directory = std::filesystem::absolute(start, error);
+    if (error) {
+        return std::nullopt;
+    }
+    while (true) {
+        const std::filesystem::path candidate = directory / kConfigFileName;
+        if (std::filesystem::is_regular_file(candidate, error)) {
+            return candidate;
+        }
+        if (!directory.has_parent_path() || directory.parent_path() == directory) {
+            return std::nullopt;
+        }
+        directory = directory.parent_path();
+    }
+}
+
+}  // namespace rebound::lint

@@ -1,0 +1,86 @@
+#include "rebound/lint/finding.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace rebound::lint {
+namespace {
+
+std::string_view line_of(std::string_view source, std::uint32_t line) {
+    std::size_t start = 0;
+    for (std::uint32_t current = 1; current < line; ++current) {
+        const auto next = source.find('\n', start);
+        if (next == std::string_view::npos) {
+            return {};
+        }
+        start = next + 1;
+    }
+    const auto end = source.find('\n', start);
+    std::string_view text =
+        source.substr(start, end == std::string_view::npos ? source.size() - start : end - start);
+    if (!text.empty() && text.back() == '\r') {
+        text.remove_suffix(1);
+    }
+    return text;
+}
+
+}  // namespace
+
+void sort_findings(Findings& findings) {
+    std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+        return std::tie(a.file, a.position.line, a.position.column, a.code) <
+               std::tie(b.file, b.position.line, b.position.column, b.code);
+    });
+}
+
+std::string finding_headline(const Finding& finding) {
+    std::string text = finding.file;
+    if (finding.position.known()) {
+        text += ":" + std::to_string(finding.position.line) + ":" +
+                std::to_string(finding.position.column);
+    }
+    text += ": " + std::string(dsl::to_string(finding.severity)) + ": " + finding.message + " [" +
+            finding.code + " " + finding.rule + "]";
+    return text;
+}
+
+std::string format_finding(const Finding& finding, std::string_view source) {
+    std::string text = finding_headline(finding);
+    if (!source.empty() && finding.position.known()) {
+        const std::string_view line = line_of(source, finding.position.line);
+        // Very long lines (minified files) are not echoed.
+        constexpr std::size_t kMaxEcho = 200;
+        if (!line.empty() && line.size() <= kMaxEcho) {
+            text += "\n    " + std::string(line) + "\n    ";
+            for (std::uint32_t column = 1;
+                 column < finding.position.column && column <= line.size(); ++column) {
+                text += line[column - 1] == '\t' ? '\t' : ' ';
+            }
+            text += "^";
+        }
+    }
+    if (!finding.suggestion.empty()) {
+        text += "\n    " + finding.suggestion;
+    }
+    return text;
+}
+
+SeverityCounts count_by_severity(const Findings& findings) noexcept {
+    SeverityCounts counts;
+    for (const Finding& finding : findings) {
+        switch (finding.severity) {
+            case Severity::Error:
+                ++counts.errors;
+                break;
+            case Severity::Warning:
+                ++counts.warnings;
+                break;
+            case Severity::Note:
+                ++counts.notes;
+                break;
+        }
+    }
+    return counts;
+}
+
+}  // namespace rebound::lint

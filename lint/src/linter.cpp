@@ -1,0 +1,195 @@
+#include "rebound/lint/linter.hpp"
+
+#include <algorithm>
+
+#include "make_finding.hpp"
+#include "policy_file.hpp"
+#include "rebound/dsl/load.hpp"
+#include "rebound/dsl/vendor_map_loader.hpp"
+#include "suppression.hpp"
+
+namespace rebound::lint {
+namespace {
+
+namespace fs = std::filesystem;
+
+Finding from_diagnostic(const dsl::Diagnostic& d) {
+    Finding finding;
+    finding.code = std::string(dsl::code_id(d.code));
+    finding.rule = std::string(dsl::rule_name(d.code));
+    finding.severity = d.severity;
+    finding.message = d.message;
+    finding.file = d.file;
+    finding.position = d.position;
+    finding.suggestion = d.suggestion;
+    return finding;
+}
+
+// Applies the configured severities; drops findings of rules that are off.
+void apply_settings(Findings& findings, const LintSettings& settings,
+                    const RuleRegistry& registry) {
+    std::erase_if(findings, [&](Finding& finding) {
+        const Rule* rule = registry.find(finding.code);
+        if (!rule || rule->info.origin == RuleOrigin::Compiler) {
+            return false;
+        }
+        const std::optional<Severity> severity = settings.severity_of(rule->info);
+        if (!severity) {
+            return true;
+        }
+        finding.severity = *severity;
+        return false;
+    });
+}
+
+// Vendor maps (policies/vendors/*.yaml) open with the top-level key `rebound_vendor_map:`.
+bool is_vendor_map(std::string_view source) {
+    constexpr std::string_view kMarker = "rebound_vendor_map:";
+    for (std::size_t at = source.find(kMarker); at != std::string_view::npos;
+         at = source.find(kMarker, at + 1)) {
+        if (at == 0 || source[at - 1] == '\n') {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+Linter::Linter(LintSettings settings, const RuleRegistry& registry)
+    : settings_(std::move(settings)), registry_(registry) {}
+
+FileReport Linter::lint_file(const fs::path& path) const {
+    return lint_loaded(dsl::load_file(path), path.generic_string());
+}
+
+FileReport Linter::lint_text(std::string_view text, std::string_view file,
+                             dsl::Syntax syntax) const {
+    return lint_loaded(dsl::load_text(text, file, syntax), std::string(file));
+}
+
+FileReport Linter::lint_loaded(dsl::LoadResult loaded, std::string file) const {
+    FileReport report;
+    report.file = std::move(file);
+    report.source = std::move(loaded.source);
+    Findings findings;
+    for (const dsl::Diagnostic& d : loaded.diagnostics) {
+        report.unreadable = report.unreadable || d.code == dsl::DiagnosticCode::UnreadableFile;
+        findings.push_back(from_diagnostic(d));
+    }
+    if (report.unreadable) {
+        report.findings = std::move(findings);
+        return report;
+    }
+    if (is_vendor_map(report.source)) {
+        // Checked by the vendor-map loader instead of the policy compiler; its diagnostics use
+        // the same codes, so they are compiler rules here too.
+        findings.clear();
+        const dsl::VendorMapLoadResult vendor_map =
+            dsl::load_vendor_map_sources({dsl::VendorMapSource{report.file, report.source}});
+        for (const dsl::Diagnostic& d : vendor_map.diagnostics) {
+            findings.push_back(from_diagnostic(d));
+        }
+        SuppressionScan scan = scan_suppressions(report.source, report.file, registry_);
+        findings.insert(findings.end(), scan.problems.begin(), scan.problems.end());
+        apply_settings(findings, settings_, registry_);
+        sort_findings(findings);
+        report.findings = std::move(findings);
+        return report;
+    }
+    const bool compiled = loaded.policy_set != nullptr;
+    if (compiled) {
+        const PolicyFileContext context(loaded.document, loaded.policy_set, settings_);
+        for (const Rule& rule : registry_.rules()) {
+            if (rule.check && settings_.severity_of(rule.info)) {
+                RuleReporter reporter(rule.info, report.file, findings);
+                rule.check(context, reporter);
+            }
+        }
+    }
+    SuppressionScan scan = scan_suppressions(report.source, report.file, registry_);
+    apply_suppressions(scan.suppressions, findings, registry_);
+    // Unused suppressions are only known when every rule ran on a compiled file; a suppression
+    // of a rule that is turned off is not unused, merely idle.
+    if (compiled) {
+        for (const Suppression& suppression : scan.suppressions) {
+            for (std::size_t i = 0; i < suppression.codes.size(); ++i) {
+                const Rule* rule = registry_.find(suppression.codes[i]);
+                if (suppression.used[i] || !rule || !settings_.severity_of(rule->info)) {
+                    continue;
+                }
+                findings.push_back(make_finding(
+                    registry_, rule_code::kUnusedSuppression, report.file, suppression.position,
+                    "suppression of " + suppression.codes[i] + " " + std::string(rule->info.name) +
+                        " silences nothing" +
+                        (suppression.scope == Suppression::Scope::NextLine
+                             ? " on line " + std::to_string(suppression.target_line)
+                             : " in this file"),
+                    "remove it"));
+            }
+        }
+    }
+    findings.insert(findings.end(), scan.problems.begin(), scan.problems.end());
+    apply_settings(findings, settings_, registry_);
+    sort_findings(findings);
+    report.findings = std::move(findings);
+    return report;
+}
+
+LintReport Linter::lint_paths(const std::vector<std::string>& paths) const {
+    LintReport report;
+    for (const std::string& file : collect_policy_files(paths)) {
+        report.files.push_back(lint_file(file));
+    }
+    return report;
+}
+
+std::vector<std::string> collect_policy_files(const std::vector<std::string>& paths) {
+    std::vector<std::string> files;
+    for (const std::string& path : paths) {
+        std::error_code error;
+        if (!fs::is_directory(path, error)) {
+            files.push_back(fs::path(path).generic_string());
+            continue;
+        }
+        std::vector<std::string> found;
+        for (auto it = fs::recursive_directory_iterator(path, error);
+             !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+            const std::string name = it->path().generic_string();
+            if (it->is_regular_file(error) && dsl::syntax_for_path(name)) {
+                found.push_back(name);
+            }
+        }
+        std::sort(found.begin(), found.end());
+        files.insert(files.end(), found.begin(), found.end());
+    }
+    return files;
+}
+
+Findings LintReport::all_findings() const {
+    Findings all = config_findings;
+    for (const FileReport& file : files) {
+        all.insert(all.end(), file.findings.begin(), file.findings.end());
+    }
+    sort_findings(all);
+    return all;
+}
+
+std::string_view LintReport::source_of(std::string_view file) const noexcept {
+    if (file == config_file) {
+        return config_source;
+    }
+    for (const FileReport& report : files) {
+        if (report.file == file) {
+            return report.source;
+        }
+    }
+    return {};
+}
+
+bool LintReport::any_unreadable() const noexcept {
+    return std::any_of(files.begin(), files.end(),
+                       [](const FileReport& file) { return file.unreadable; });
+}
+
+}  // namespace rebound::lint

@@ -1,0 +1,34 @@
+// The rules of `rebound lint`, one per source file in this directory. The registry
+// (rule_registry.cpp) lists them; codes and names never change once released.
+#pragma once
+
+#include <vector>
+
+#include "rebound/lint/rule.hpp"
+
+namespace rebound::lint::rules {
+
+// RB001..RB110 except RB107: the compiler's diagnostics (compiler_rules.cpp).
+std::vector<Rule> compiler_rules();
+
+extern const Rule kUnknownPredicate;               // RB107 unknown-predicate
+extern const Rule kNoJitter;                       // RB301 no-jitter
+extern const Rule kRetryAllErrors;                 // RB302 retry-all-errors
+extern const Rule kRetryPermanentError;            // RB303 retry-permanent-error
+extern const Rule kRetryStatementTimeout;          // RB304 retry-statement-timeout
+extern const Rule kRetryPoolExhausted;             // RB305 retry-pool-exhausted
+extern const Rule kRetriesBeyondDeadline;          // RB306 retries-beyond-deadline
+extern const Rule kMinBudgetExceedsDeadline;       // RB307 min-budget-exceeds-deadline
+extern const Rule kAttemptTimeoutExceedsDeadline;  // RB308 attempt-timeout-exceeds-deadline
+extern const Rule kUnboundedTotalTime;             // RB309 unbounded-total-time
+extern const Rule kJitterWiderThanDelay;           // RB310 jitter-wider-than-delay
+extern const Rule kUnreachableRetryRule;           // RB311 unreachable-retry-rule
+extern const Rule kOutcomeUnknownNotIdempotent;    // RB312 outcome-unknown-not-idempotent
+extern const Rule kUnusedPolicy;                   // RB313 unused-policy
+extern const Rule kBuiltinFallback;                // RB314 builtin-fallback
+
+// RB315 unused-suppression, RB316 invalid-suppression, RB317 unknown-rule: reported by the
+// suppression and configuration machinery (machinery_rules.cpp).
+std::vector<Rule> machinery_rules();
+
+}  // namespace rebound::lint::rules

@@ -1,0 +1,46 @@
+// JsonLogListener: one JSON object per line for every executor event (JSON Lines).
+//
+//   {"event":"retry_scheduled","handler":"ApproveCase","attempt":1,"reason":"deadlock",
+//    "delay_ms":37.5,"command_id":"c-81"}
+//
+// Every line has the fields event (attempt_started, retry_scheduled, succeeded, stopped), handler,
+// attempt, reason (error category for retry_scheduled, outcome for succeeded and stopped, null
+// for attempt_started), delay_ms (0 except for retry_scheduled) and command_id (null when the
+// caller gave none). Lines are written whole, one at a time, from any thread; writing allocates.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "rebound/retry_listener.hpp"
+
+namespace rebound::observability {
+
+class JsonLogListener final : public RetryListener {
+  public:
+    // Receives each line without its newline. Called under the listener's lock; must not throw.
+    using LineSink = std::function<void(std::string_view line)>;
+
+    explicit JsonLogListener(LineSink sink);
+    // Writes each line and a newline to `out`, which must outlive the listener.
+    explicit JsonLogListener(std::ostream& out);
+
+    void on_attempt_started(const RetryEvent& event) noexcept override;
+    void on_retry_scheduled(const RetryEvent& event) noexcept override;
+    void on_succeeded(const RetryEvent& event) noexcept override;
+    void on_stopped(const RetryEvent& event) noexcept override;
+
+    // The line for `event` (without newline).
+    static std::string format(const RetryEvent& event);
+
+  private:
+    void write(const RetryEvent& event) noexcept;
+
+    std::mutex mutex_;
+    LineSink sink_;
+};
+
+}  // namespace rebound::observability

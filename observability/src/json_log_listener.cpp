@@ -1,0 +1,53 @@
+#include "rebound/observability/json_log_listener.hpp"
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+namespace rebound::observability {
+
+JsonLogListener::JsonLogListener(LineSink sink) : sink_(std::move(sink)) {}
+
+JsonLogListener::JsonLogListener(std::ostream& out)
+    : sink_([&out](std::string_view line) { out << line << '\n'
+                                                << std::flush; }) {}
+
+std::string JsonLogListener::format(const RetryEvent& event) {
+    // nlohmann::ordered_json keeps the documented field order.
+    nlohmann::ordered_json line;
+    line["event"] = to_string(event.kind);
+    line["handler"] = event.handler;
+    line["attempt"] = event.attempt;
+    const std::string_view reason = event.reason();
+    line["reason"] =
+        reason.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(reason);
+    line["delay_ms"] = to_milliseconds(event.delay);
+    line["command_id"] = event.command_id.empty() ? nlohmann::ordered_json(nullptr)
+                                                  : nlohmann::ordered_json(event.command_id);
+    // Invalid UTF-8 in a handler or command id is replaced rather than thrown about.
+    return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+void JsonLogListener::write(const RetryEvent& event) noexcept {
+    try {
+        const std::string line = format(event);
+        std::lock_guard lock(mutex_);
+        sink_(line);
+    } catch (...) {
+        // Logging must never fail the work: a line that cannot be built or written is dropped.
+    }
+}
+
+void JsonLogListener::on_attempt_started(const RetryEvent& event) noexcept {
+    write(event);
+}
+void JsonLogListener::on_retry_scheduled(const RetryEvent& event) noexcept {
+    write(event);
+}
+void JsonLogListener::on_succeeded(const RetryEvent& event) noexcept {
+    write(event);
+}
+void JsonLogListener::on_stopped(const RetryEvent& event) noexcept {
+    write(event);
+}
+
+}  // namespace rebound::observability

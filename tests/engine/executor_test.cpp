@@ -1,0 +1,468 @@
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "manual_clock.hpp"
+#include "rebound/retry_executor.hpp"
+#include "recording_sleeper.hpp"
+#include "scripted_random_source.hpp"
+
+using namespace std::chrono_literals;
+using rebound::ErrorCategory;
+using rebound::RetryOutcome;
+
+namespace {
+
+// Records every listener event as one line of text.
+class EventLog final : public rebound::RetryListener {
+  public:
+    void on_attempt_started(const rebound::RetryEvent& e) noexcept override {
+        add("start " + std::to_string(e.attempt));
+    }
+    void on_retry_scheduled(const rebound::RetryEvent& e) noexcept override {
+        add("retry " + std::to_string(e.attempt) + " " + std::string(e.reason()) + " " +
+            std::to_string(e.delay.count()) + "us");
+    }
+    void on_succeeded(const rebound::RetryEvent& e) noexcept override {
+        add("succeeded after " + std::to_string(e.attempt));
+    }
+    void on_stopped(const rebound::RetryEvent& e) noexcept override {
+        add("stopped " + std::string(e.reason()) + " after " + std::to_string(e.attempt));
+    }
+    std::vector<std::string> lines;
+
+  private:
+    void add(std::string line) { lines.push_back(std::move(line)); }
+};
+
+rebound::HandlerResolution resolved(std::shared_ptr<const rebound::Policy> policy,
+                                    bool idempotent = false) {
+    rebound::HandlerResolution resolution;
+    resolution.policy = std::move(policy);
+    resolution.via = rebound::ResolvedVia::Code;
+    resolution.idempotent = idempotent;
+    return resolution;
+}
+
+std::shared_ptr<const rebound::Policy> fixed_policy(int attempts) {
+    return rebound::PolicyBuilder("fixed")
+        .max_attempts(attempts)
+        .backoff(rebound::Backoff::fixed(100ms))
+        .jitter(rebound::Jitter::none())
+        .retry_on(rebound::Matcher::transient())
+        .build();
+}
+
+struct Harness {
+    rebound::testing::ManualClock clock;
+    rebound::testing::RecordingSleeper sleeper{&clock};
+    rebound::testing::ScriptedRandomSource random{0.5};
+    EventLog log;
+
+    rebound::RetryExecutor executor(rebound::ExecutorOptions options = {}) {
+        options.clock = &clock;
+        options.sleeper = &sleeper;
+        options.random = &random;
+        options.listeners.push_back(&log);
+        return rebound::RetryExecutor(std::move(options));
+    }
+};
+
+class MissingRow : public std::runtime_error {
+  public:
+    MissingRow() : std::runtime_error("row not found") {}
+};
+class MissingInvoice : public MissingRow {};
+
+}  // namespace
+
+TEST_CASE("a retryable failure then success retries the whole work", "[executor]") {
+    Harness h;
+    const auto executor = h.executor();
+    std::vector<int> seen;
+    const auto result =
+        executor.run(resolved(fixed_policy(3)), "ApproveCase",
+                     [&](const rebound::AttemptInfo& attempt) {
+                         seen.push_back(attempt.attempt);
+                         CHECK(attempt.handler == "ApproveCase");
+                         CHECK(attempt.command_id == "cmd-1");
+                         if (attempt.attempt == 1) {
+                             throw rebound::Error(ErrorCategory::Deadlock, "victim");
+                         }
+                     },
+                     {.command_id = "cmd-1"});
+    CHECK(result.outcome == RetryOutcome::Succeeded);
+    CHECK(result.attempts == 2);
+    CHECK(seen == std::vector<int>{1, 2});
+    CHECK(h.sleeper.delays() == std::vector<rebound::Duration>{100ms});
+    CHECK(result.elapsed == 100ms);
+    REQUIRE(result.last_error);
+    CHECK(result.last_error->description().category == ErrorCategory::Deadlock);
+    CHECK(result.last_error->description().message == "victim");
+    CHECK(h.log.lines == std::vector<std::string>{"start 1", "retry 1 deadlock 100000us", "start 2",
+                                                  "succeeded after 2"});
+}
+
+TEST_CASE("a failure on every attempt ends exhausted with the last error", "[executor]") {
+    Harness h;
+    const auto executor = h.executor();
+    int calls = 0;
+    const auto result = executor.run(resolved(fixed_policy(3)), "h", [&] {
+        ++calls;
+        throw rebound::Error(ErrorCategory::LockTimeout, "attempt " + std::to_string(calls));
+    });
+    CHECK(result.outcome == RetryOutcome::Exhausted);
+    CHECK(result.attempts == 3);
+    CHECK(calls == 3);
+    CHECK(result.last_error->description().message == "attempt 3");
+    CHECK(result.last_decision.reason == rebound::DecisionReason::Exhausted);
+    CHECK(h.sleeper.delays().size() == 2);
+    CHECK(h.log.lines.back() == "stopped exhausted after 3");
+}
+
+TEST_CASE("a non-retryable failure is not retried", "[executor]") {
+    Harness h;
+    const auto executor = h.executor();
+    int calls = 0;
+    const auto result = executor.run(resolved(fixed_policy(5)), "h", [&] {
+        ++calls;
+        throw rebound::Error(ErrorCategory::ConstraintViolation, "duplicate key");
+    });
+    CHECK(result.outcome == RetryOutcome::NonRetryable);
+    CHECK(calls == 1);
+    CHECK(h.sleeper.delays().empty());
+}
+
+TEST_CASE("commit_outcome_unknown stops unless the handler is idempotent", "[executor]") {
+    Harness h;
+    const auto executor = h.executor();
+    const auto work = [](const rebound::AttemptInfo& a) {
+        if (a.attempt == 1) {
+            throw rebound::Error(ErrorCategory::CommitOutcomeUnknown, "lost during commit");
+        }
+    };
+    const auto policy = rebound::PolicyBuilder("any")
+                            .backoff(rebound::Backoff::fixed(1ms))
+                            .jitter(rebound::Jitter::none())
+                            .build();
+    CHECK(executor.run(resolved(policy), "h", work).outcome == RetryOutcome::OutcomeUnknown);
+    CHECK(executor.run(resolved(policy, true), "h", work).outcome == RetryOutcome::Succeeded);
+}
+
+TEST_CASE("the deadline stops a run and each attempt is told the time left", "[executor]") {
+    Harness h;
+    const auto executor = h.executor();
+    const auto policy = rebound::PolicyBuilder("deadline")
+                            .max_attempts(10)
+                            .backoff(rebound::Backoff::fixed(100ms))
+                            .jitter(rebound::Jitter::none())
+                            .deadline(1s)
+                            .attempt_timeout(250ms)
+                            .retry_on(rebound::Matcher::transient())
+                            .build();
+    std::vector<rebound::Duration> time_left;
+    const auto result = executor.run(resolved(policy), "h", [&](const rebound::AttemptInfo& a) {
+        REQUIRE(a.time_left);
+        CHECK(a.attempt_timeout == 250ms);
+        time_left.push_back(*a.time_left);
+        h.clock.advance(200ms);  // each attempt takes 200ms
+        throw rebound::Error(ErrorCategory::ConnectionLost, "reset");
+    });
+    // Attempts start at 0, 300ms, 600ms; after the third (at 800ms) 800+100 ms fits, the
+    // fourth starts at 900ms; after it (1100ms) the next wait would pass the deadline.
+    CHECK(result.outcome == RetryOutcome::Deadline);
+    CHECK(result.attempts == 4);
+    CHECK(time_left == std::vector<rebound::Duration>{1000ms, 700ms, 400ms, 100ms});
+}
+
+TEST_CASE("cancellation during a wait ends the run at once", "[executor]") {
+    rebound::testing::ManualClock clock;
+    // A sleeper that requests the stop while waiting, as another thread would.
+    class CancellingSleeper final : public rebound::Sleeper {
+      public:
+        explicit CancellingSleeper(std::stop_source* source) : source_(source) {}
+        bool sleep_for(rebound::Duration, std::stop_token stop) override {
+            ++waits;
+            source_->request_stop();
+            return !stop.stop_requested();
+        }
+        int waits = 0;
+
+      private:
+        std::stop_source* source_;
+    };
+    std::stop_source stop;
+    CancellingSleeper sleeper(&stop);
+    EventLog log;
+    const rebound::RetryExecutor executor(
+        {.clock = &clock, .sleeper = &sleeper, .listeners = {&log}});
+    int calls = 0;
+    const auto result = executor.run(resolved(fixed_policy(5)), "h",
+                                     [&] {
+                                         ++calls;
+                                         throw rebound::Error(ErrorCategory::Deadlock, "victim");
+                                     },
+                                     {.stop = stop.get_token()});
+    CHECK(result.outcome == RetryOutcome::Cancelled);
+    CHECK(calls == 1);
+    CHECK(sleeper.waits == 1);
+    CHECK(result.last_error->description().category == ErrorCategory::Deadlock);
+    CHECK(log.lines.back() == "stopped cancelled after 1");
+}
+
+TEST_CASE("a run cancelled before it starts runs nothing", "[executor]") {
+    Harness h;
+    const auto executor = h.executor();
+    std::stop_source stop;
+    stop.request_stop();
+    int calls = 0;
+    const auto result =
+        executor.run(resolved(fixed_policy(3)), "h", [&] { ++calls; }, {.stop = stop.get_token()});
+    CHECK(result.outcome == RetryOutcome::Cancelled);
+    CHECK(calls == 0);
+    CHECK_FALSE(result.last_error);
+}
+
+namespace {
+class RecordingSink final : public rebound::DeadLetterSink {
+  public:
+    bool accept(const rebound::DeadLetter& letter) override {
+        handler = letter.handler;
+        command_id = letter.command_id;
+        attempts = letter.attempts;
+        message = letter.error.description().message;
+        item = std::any_cast<std::string>(letter.item);
+        return keep;
+    }
+    bool keep = true;
+    std::string handler, command_id, message, item;
+    int attempts = 0;
+};
+}  // namespace
+
+TEST_CASE("on_exhausted dead_letter hands the item and the last error to the sink", "[executor]") {
+    Harness h;
+    RecordingSink sink;
+    const auto executor = h.executor({.dead_letter_sink = &sink});
+    const auto policy = rebound::PolicyBuilder("background")
+                            .max_attempts(2)
+                            .backoff(rebound::Backoff::fixed(10ms))
+                            .jitter(rebound::Jitter::none())
+                            .retry_on(rebound::Matcher::transient())
+                            .on_exhausted(rebound::ExhaustedAction::DeadLetter)
+                            .build();
+    rebound::RunOptions options;
+    options.command_id = "cmd-9";
+    options.item = std::string("order 42");
+    const auto fail = [] { throw rebound::Error(ErrorCategory::ServiceUnavailable, "down"); };
+    auto result = executor.run(resolved(policy), "orders.ship", fail, options);
+    CHECK(result.outcome == RetryOutcome::DeadLettered);
+    CHECK(sink.handler == "orders.ship");
+    CHECK(sink.command_id == "cmd-9");
+    CHECK(sink.attempts == 2);
+    CHECK(sink.message == "down");
+    CHECK(sink.item == "order 42");
+
+    sink.keep = false;  // a sink that cannot keep the letter leaves the run exhausted
+    result = executor.run(resolved(policy), "orders.ship", fail, options);
+    CHECK(result.outcome == RetryOutcome::Exhausted);
+    // A non-retryable failure is never dead-lettered.
+    sink.handler.clear();
+    result = executor.run(
+        resolved(policy), "orders.ship",
+        [] { throw rebound::Error(ErrorCategory::SyntaxError, "bad"); }, options);
+    CHECK(result.outcome == RetryOutcome::NonRetryable);
+    CHECK(sink.handler.empty());
+}
+
+TEST_CASE("registered exception types map to error types, matching base types", "[executor]") {
+    rebound::ExceptionClassifier exceptions;
+    exceptions.add<MissingRow>("db.missing_row", ErrorCategory::DataError);
+    exceptions.add<std::runtime_error>("app.runtime");
+    exceptions.add<std::logic_error>("app.bug", ErrorCategory::ClientError);
+    CHECK_THROWS_AS(exceptions.add<MissingRow>("again"), std::invalid_argument);
+    CHECK_THROWS_AS(exceptions.add<rebound::Error>("again"), std::invalid_argument);
+    CHECK_THROWS_AS(exceptions.add<std::out_of_range>("not a name!"), std::invalid_argument);
+
+    const auto describe = [&](auto&& thrower) {
+        try {
+            thrower();
+        } catch (...) {
+            return exceptions.describe_current();
+        }
+        FAIL("nothing thrown");
+        return rebound::ErrorDescription{};
+    };
+    const auto derived = describe([] { throw MissingInvoice(); });
+    CHECK(derived.error_type == "db.missing_row");  // via its base MissingRow
+    CHECK(derived.category == ErrorCategory::DataError);
+    CHECK(derived.message == "row not found");
+    CHECK(describe([] { throw std::runtime_error("x"); }).error_type == "app.runtime");
+    CHECK(describe([] { throw std::range_error("x"); }).error_type == "app.runtime");
+    CHECK(describe([] { throw std::out_of_range("x"); }).error_type == "app.bug");
+    // Built-in types beat a registered base class.
+    const auto own = describe([] { throw rebound::Error(ErrorCategory::Deadlock, "d"); });
+    CHECK(own.category == ErrorCategory::Deadlock);
+    CHECK(own.error_type.empty());
+    const auto unknown = describe([] { throw 42; });
+    CHECK_FALSE(unknown.category);
+    CHECK(unknown.effective_category() == ErrorCategory::Unknown);
+}
+
+TEST_CASE("a type registered after its subclass still loses to it", "[executor]") {
+    rebound::ExceptionClassifier exceptions;
+    exceptions.add<std::runtime_error>("app.runtime");
+    exceptions.add<MissingInvoice>("billing.missing_invoice");
+    exceptions.add<MissingRow>("db.missing_row");
+    try {
+        throw MissingInvoice();
+    } catch (...) {
+        CHECK(exceptions.describe_current().error_type == "billing.missing_invoice");
+    }
+    try {
+        throw MissingRow();
+    } catch (...) {
+        CHECK(exceptions.describe_current().error_type == "db.missing_row");
+    }
+}
+
+TEST_CASE("std::system_error is classified through its error code", "[executor]") {
+    rebound::ExceptionClassifier exceptions;
+    exceptions.add_error_condition(std::errc::device_or_resource_busy, "io.busy",
+                                   ErrorCategory::LockTimeout);
+    const auto describe = [&](std::errc code) {
+        try {
+            throw std::system_error(std::make_error_code(code), "socket");
+        } catch (...) {
+            return exceptions.describe_current();
+        }
+    };
+    CHECK(describe(std::errc::connection_refused).category == ErrorCategory::ConnectionFailure);
+    CHECK(describe(std::errc::connection_reset).category == ErrorCategory::ConnectionLost);
+    CHECK(describe(std::errc::no_such_file_or_directory).category == ErrorCategory::SystemError);
+    const auto busy = describe(std::errc::device_or_resource_busy);
+    CHECK(busy.error_type == "io.busy");
+    CHECK(busy.category == ErrorCategory::LockTimeout);
+    CHECK(std::string_view(busy.message).find("socket") != std::string_view::npos);
+
+    // Through the executor: a refused connection is retried, an unknown exception is not.
+    Harness h;
+    const auto executor = h.executor({.exceptions = &exceptions});
+    const auto result = executor.run(resolved(fixed_policy(3)), "h", [](const auto& a) {
+        if (a.attempt == 1) {
+            throw std::system_error(std::make_error_code(std::errc::connection_refused));
+        }
+    });
+    CHECK(result.outcome == RetryOutcome::Succeeded);
+    CHECK(executor.run(resolved(fixed_policy(3)), "h", [] { throw 1; }).outcome ==
+          RetryOutcome::NonRetryable);
+}
+
+TEST_CASE("work may return its error instead of throwing", "[executor]") {
+    Harness h;
+    const auto executor = h.executor();
+    const auto result =
+        executor.run(resolved(fixed_policy(3)), "h",
+                     [](const rebound::AttemptInfo& a) -> std::optional<rebound::Error> {
+                         if (a.attempt < 3) {
+                             rebound::ErrorDescription e;
+                             e.sqlstate = "40001";
+                             e.category = ErrorCategory::SerializationFailure;
+                             e.message = "could not serialize";
+                             return rebound::Error(e);
+                         }
+                         return std::nullopt;
+                     });
+    CHECK(result.outcome == RetryOutcome::Succeeded);
+    CHECK(result.attempts == 3);
+    REQUIRE(result.last_error);
+    CHECK_FALSE(result.last_error->exception());
+    CHECK(result.last_error->description().sqlstate == "40001");
+    // The description outlives the work's locals: its text is owned by the kept Error.
+    const auto copy = result;
+    CHECK(copy.last_error->description().message == "could not serialize");
+    CHECK_THROWS_AS(copy.last_error->rethrow(), rebound::Error);
+}
+
+namespace {
+// Classifies a caller's own exception type and fills in categories from SQLSTATEs, as the ODBC
+// adapter does.
+struct SqlFailure {
+    std::string sqlstate;
+};
+class SqlClassifier final : public rebound::FailureClassifier {
+  public:
+    std::optional<rebound::ErrorDescription> classify_exception(
+        const std::exception_ptr&) const noexcept override {
+        try {
+            throw;
+        } catch (const SqlFailure& failure) {
+            rebound::ErrorDescription e;
+            e.sqlstate = failure.sqlstate;
+            return e;
+        } catch (...) {
+            return std::nullopt;
+        }
+    }
+    rebound::ErrorDescription refine(const rebound::ErrorDescription& d) const noexcept override {
+        rebound::ErrorDescription refined = d;
+        if (!refined.category && d.sqlstate == "40P01") {
+            refined.category = ErrorCategory::Deadlock;
+        }
+        return refined;
+    }
+};
+}  // namespace
+
+TEST_CASE("a classify hook and a failure hook see every failure before the wait", "[executor]") {
+    Harness h;
+    SqlClassifier classifier;
+    const auto executor = h.executor({.classifier = &classifier});
+    std::vector<std::string> trace;
+    const auto on_failure = [&](const rebound::FailureEvent& e) {
+        trace.push_back("rollback after " + std::to_string(e.attempt) + " " +
+                        std::string(rebound::to_string(e.decision.reason)) + " waits so far " +
+                        std::to_string(h.sleeper.delays().size()));
+    };
+    const auto result = executor.run(resolved(fixed_policy(2)), "h",
+                                     [&](const rebound::AttemptInfo&) {
+                                         trace.push_back("attempt");
+                                         throw SqlFailure{"40P01"};
+                                     },
+                                     {.on_failure = on_failure});
+    CHECK(result.outcome == RetryOutcome::Exhausted);
+    CHECK(result.last_error->description().category == ErrorCategory::Deadlock);
+    CHECK(trace == std::vector<std::string>{"attempt", "rollback after 1 retry waits so far 0",
+                                            "attempt",
+                                            "rollback after 2 exhausted waits so far 1"});
+}
+
+TEST_CASE("the budget is shared by every run of one compiled policy", "[executor]") {
+    Harness h;
+    const auto executor = h.executor();
+    const auto policy = rebound::PolicyBuilder("budgeted")
+                            .max_attempts(2)
+                            .backoff(rebound::Backoff::fixed(1ms))
+                            .jitter(rebound::Jitter::none())
+                            .retry_on(rebound::Matcher::transient())
+                            .budget({4, 1.0})
+                            .build();
+    const auto fail = [] { throw rebound::Error(ErrorCategory::Deadlock, "d"); };
+    // 4 tokens, retries allowed while more than 2 remain after taking one.
+    CHECK(executor.run(resolved(policy), "a", fail).outcome == RetryOutcome::Exhausted);
+    CHECK(executor.run(resolved(policy), "b", fail).outcome == RetryOutcome::Throttled);
+    // A success gives a token back.
+    CHECK(executor.run(resolved(policy), "c", [] {}).outcome == RetryOutcome::Succeeded);
+    CHECK(policy->budget()->tokens() == Approx(3.0));
+}
+
+TEST_CASE("without a resolver every handler runs under the built-in policy", "[executor]") {
+    Harness h;
+    const auto executor = h.executor();
+    const auto result = executor.run("anything", [] {});
+    CHECK(result.via == rebound::ResolvedVia::Builtin);
+    CHECK(result.policy->name() == "builtin");
+}

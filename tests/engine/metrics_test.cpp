@@ -1,0 +1,63 @@
+#include <catch2/catch.hpp>
+
+#include "manual_clock.hpp"
+#include "rebound/retry_executor.hpp"
+#include "rebound/retry_metrics.hpp"
+#include "recording_sleeper.hpp"
+
+using namespace std::chrono_literals;
+using rebound::ErrorCategory;
+
+TEST_CASE("metrics render in the Prometheus text format exactly", "[metrics]") {
+    rebound::testing::ManualClock clock;
+    rebound::testing::RecordingSleeper sleeper(&clock);
+    rebound::RetryMetrics metrics;
+    const rebound::RetryExecutor executor(
+        {.clock = &clock, .sleeper = &sleeper, .listeners = {&metrics}});
+    rebound::HandlerResolution resolution;
+    resolution.policy = rebound::PolicyBuilder("p")
+                            .max_attempts(3)
+                            .backoff(rebound::Backoff::fixed(250ms))
+                            .jitter(rebound::Jitter::none())
+                            .retry_on(rebound::Matcher::transient())
+                            .build();
+    const auto fail_once = [](const rebound::AttemptInfo& a) {
+        if (a.attempt == 1) {
+            throw rebound::Error(ErrorCategory::Deadlock, "d");
+        }
+    };
+    executor.run(resolution, "ApproveCase", fail_once, {.command_id = "id-1"});
+    executor.run(resolution, "ApproveCase", fail_once, {.command_id = "id-2"});
+    executor.run(resolution, "orders.\"ship\"",
+                 [] { throw rebound::Error(ErrorCategory::ConnectionLost, "gone"); });
+
+    CHECK(metrics.attempts("ApproveCase") == 4);
+    CHECK(metrics.retries("ApproveCase", ErrorCategory::Deadlock) == 2);
+    CHECK(metrics.runs("orders.\"ship\"", rebound::RetryOutcome::Exhausted) == 1);
+    CHECK(metrics.attempts("nobody") == 0);
+    CHECK(metrics.render() ==
+          "# HELP rebound_attempts_total Attempts started, first attempts included.\n"
+          "# TYPE rebound_attempts_total counter\n"
+          "rebound_attempts_total{handler=\"ApproveCase\"} 4\n"
+          "rebound_attempts_total{handler=\"orders.\\\"ship\\\"\"} 3\n"
+          "# HELP rebound_retries_total Retries scheduled, by the error category of the failed "
+          "attempt.\n"
+          "# TYPE rebound_retries_total counter\n"
+          "rebound_retries_total{handler=\"ApproveCase\",reason=\"deadlock\"} 2\n"
+          "rebound_retries_total{handler=\"orders.\\\"ship\\\"\",reason=\"connection_lost\"} 2\n"
+          "# HELP rebound_retry_delay_seconds_total Total time of the waits scheduled before "
+          "retries.\n"
+          "# TYPE rebound_retry_delay_seconds_total counter\n"
+          "rebound_retry_delay_seconds_total{handler=\"ApproveCase\"} 0.5\n"
+          "rebound_retry_delay_seconds_total{handler=\"orders.\\\"ship\\\"\"} 0.5\n"
+          "# HELP rebound_runs_total Finished runs, by outcome.\n"
+          "# TYPE rebound_runs_total counter\n"
+          "rebound_runs_total{handler=\"ApproveCase\",reason=\"succeeded\"} 2\n"
+          "rebound_runs_total{handler=\"orders.\\\"ship\\\"\",reason=\"exhausted\"} 1\n");
+    // Command ids never become labels.
+    CHECK(metrics.render().find("id-1") == std::string::npos);
+}
+
+TEST_CASE("label values are escaped", "[metrics]") {
+    CHECK(rebound::escape_label_value("a\\b\"c\nd") == "a\\\\b\\\"c\\nd");
+}

@@ -1,0 +1,204 @@
+// The controls of `rebound lint`: inline suppressions, the configuration file, --disable,
+// --fail-on and the exit codes of cli.md, through the library and through the binary.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "rebound/lint/config.hpp"
+#include "rebound/lint/linter.hpp"
+#include "run_command.hpp"
+
+namespace fs = std::filesystem;
+using namespace rebound::lint;
+using nlohmann::json;
+using rebound::testing::CommandResult;
+
+namespace {
+
+const std::string kCli = REBOUND_CLI_PATH;
+
+// Lockstep retries (RB301 at 6:13) and nothing else.
+constexpr std::string_view kNoJitter = R"(rebound: 1
+service: payments
+policies:
+  interactive:
+    max_attempts: 4
+    jitter: none
+    retry_on: [deadlock]
+)";
+
+std::vector<std::string> codes(const Findings& findings) {
+    std::vector<std::string> out;
+    for (const Finding& f : findings) {
+        out.push_back(f.code + "@" + std::to_string(f.position.line));
+    }
+    return out;
+}
+
+Findings lint_yaml(std::string_view text, const LintSettings& settings = {}) {
+    return Linter(settings).lint_text(text, "p.yaml", rebound::dsl::Syntax::Yaml).findings;
+}
+
+std::string with_line_before(std::string_view text, std::string_view anchor,
+                             std::string_view line) {
+    std::string out(text);
+    out.insert(out.find(anchor), std::string(line) + "\n");
+    return out;
+}
+
+struct TemporaryDirectory {
+    fs::path path = rebound::testing::make_temporary_directory("rebound-lint-test");
+    ~TemporaryDirectory() {
+        std::error_code ignored;
+        fs::remove_all(path, ignored);
+    }
+    fs::path write(const std::string& name, std::string_view text) const {
+        const fs::path file = path / name;
+        fs::create_directories(file.parent_path());
+        std::ofstream(file, std::ios::binary) << text;
+        return file;
+    }
+};
+
+CommandResult run_cli(std::vector<std::string> arguments) {
+    arguments.insert(arguments.begin(), kCli);
+    return rebound::testing::run_command(arguments);
+}
+
+}  // namespace
+
+TEST_CASE("lint controls: disable-next-line silences only the named rule on the next line",
+          "[lint][suppression]") {
+    CHECK(codes(lint_yaml(kNoJitter)) == std::vector<std::string>{"RB301@6"});
+    const std::string silenced = with_line_before(
+        kNoJitter, "    jitter", "    # rebound: disable-next-line RB301 -- one client per row");
+    CHECK(lint_yaml(silenced).empty());
+    // By name, with a second rule in the list, stacked above another comment line.
+    const std::string by_name = with_line_before(
+        kNoJitter, "    jitter",
+        "    # rebound: disable-next-line no-jitter, RB302 -- one client\n    # a comment");
+    CHECK(codes(lint_yaml(by_name)) == std::vector<std::string>{"RB315@6"});  // RB302 unused
+    // Another rule does not silence RB301; the suppression is then unused.
+    const std::string other = with_line_before(
+        kNoJitter, "    jitter", "    # rebound: disable-next-line RB303 -- wrong rule");
+    CHECK(codes(lint_yaml(other)) == std::vector<std::string>{"RB315@6", "RB301@7"});
+}
+
+TEST_CASE("lint controls: disable-file works only at the top of the file", "[lint][suppression]") {
+    const std::string top =
+        "# policies of payments\n# rebound: disable-file RB301 -- batch only\n" +
+        std::string(kNoJitter);
+    CHECK(lint_yaml(top).empty());
+    const std::string late =
+        with_line_before(kNoJitter, "policies:", "# rebound: disable-file RB301 -- batch only");
+    CHECK(codes(lint_yaml(late)) == std::vector<std::string>{"RB316@3", "RB301@7"});
+}
+
+TEST_CASE("lint controls: suppressions need a reason and known rules", "[lint][suppression]") {
+    const std::string no_reason =
+        with_line_before(kNoJitter, "    jitter", "    # rebound: disable-next-line RB301");
+    CHECK(codes(lint_yaml(no_reason)) == std::vector<std::string>{"RB316@6"});  // still applies
+    const std::string unknown =
+        with_line_before(kNoJitter, "    jitter", "    # rebound: disable-next-line RB3O1 -- typo");
+    const Findings findings = lint_yaml(unknown);
+    REQUIRE(codes(findings) == std::vector<std::string>{"RB317@6", "RB301@7"});
+    CHECK(findings[0].suggestion == "did you mean 'RB301 no-jitter'?");
+}
+
+TEST_CASE("lint controls: configuration sets severities, turns rules off, declares predicates",
+          "[lint][config]") {
+    const ConfigResult config = load_config_text(
+        "rules:\n  no-jitter: error\n  RB302: off\npredicates: [is_http_retryable]\n",
+        ".rebound-lint.yaml");
+    REQUIRE(config.findings.empty());
+    const Findings findings = lint_yaml(kNoJitter, config.settings);
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].severity == Severity::Error);
+    REQUIRE(config.settings.predicates);
+    CHECK(*config.settings.predicates == std::vector<std::string>{"is_http_retryable"});
+
+    const ConfigResult off = load_config_text("rules: {RB301: off}\n", "c.yaml");
+    CHECK(lint_yaml(kNoJitter, off.settings).empty());
+}
+
+TEST_CASE("lint controls: configuration problems are findings with positions", "[lint][config]") {
+    const ConfigResult config = load_config_text(
+        "rules:\n  RB301: warn\n  RB002: off\n  no-jiter: off\nrulez: {}\nrules: {}\n",
+        ".rebound-lint.yaml");
+    REQUIRE(codes(config.findings) ==
+            std::vector<std::string>{"RB008@2", "RB110@3", "RB317@4", "RB002@5", "RB003@6"});
+    CHECK(config.findings[0].suggestion == "expected one of off error warning note");
+    CHECK(config.findings[2].suggestion == "did you mean 'RB301 no-jitter'?");
+    CHECK(config.findings[3].suggestion == "did you mean 'rules'?");
+    CHECK(codes(load_config_text("rules: [\n", "c").findings) ==
+          std::vector<std::string>{"RB001@2"});
+}
+
+TEST_CASE("lint controls: the configuration is found in the directory or a parent",
+          "[lint][config]") {
+    const TemporaryDirectory dir;
+    dir.write("project/.rebound-lint.yaml", "rules: {RB301: off}\n");
+    fs::create_directories(dir.path / "project/policies/deep");
+    const auto found = find_config(dir.path / "project/policies/deep");
+    REQUIRE(found);
+    CHECK(fs::equivalent(*found, dir.path / "project/.rebound-lint.yaml"));
+    CHECK_FALSE(find_config(dir.path));
+}
+
+TEST_CASE("lint controls: exit codes 0, 1 and 2 of the binary", "[lint][cli]") {
+    const TemporaryDirectory dir;
+    const fs::path clean = dir.write("clean/p.yaml", R"(rebound: 1
+service: payments
+policies:
+  interactive:
+    jitter: equal
+    retry_on: [deadlock]
+)");
+    const fs::path warned = dir.write("warned/p.yaml", kNoJitter);
+    const fs::path broken = dir.write("broken/p.yaml", "rebound: 1\nservice: x\npolicies: [\n");
+
+    CHECK(run_cli({"lint", clean.string()}).exit_code == 0);
+    CHECK(run_cli({"lint", warned.string()}).exit_code == 0);  // warnings pass by default
+    CHECK(run_cli({"lint", "--fail-on", "warning", warned.string()}).exit_code == 1);
+    CHECK(run_cli({"lint", "--fail-on", "warning", "--disable", "RB301", warned.string()})
+              .exit_code == 0);
+    CHECK(run_cli({"lint", broken.string()}).exit_code == 1);
+    CHECK(run_cli({"lint", "--fail-on", "never", broken.string()}).exit_code == 0);
+    CHECK(run_cli({"lint", (dir.path / "missing.yaml").string()}).exit_code == 2);
+    CHECK(run_cli({"lint", "--format", "xml", clean.string()}).exit_code == 2);
+
+    const CommandResult unknown = run_cli({"lint", "--disable", "no-jiter", clean.string()});
+    CHECK(unknown.exit_code == 2);
+    CHECK(unknown.err.find("did you mean 'RB301 no-jitter'?") != std::string::npos);
+    CHECK(run_cli({"lint", "--disable", "RB001", clean.string()}).exit_code == 2);
+
+    const fs::path config = dir.write("strict.yaml", "rules: {no-jitter: error}\n");
+    CHECK(run_cli({"lint", "--config", config.string(), warned.string()}).exit_code == 1);
+    const fs::path bad_config = dir.write("bad.yaml", "rules: {RB001: off}\n");
+    const CommandResult broken_config =
+        run_cli({"lint", "--format", "json", "--config", bad_config.string(), clean.string()});
+    CHECK(broken_config.exit_code == 2);
+    const json report = json::parse(broken_config.out);
+    REQUIRE(report["diagnostics"].size() == 1);
+    CHECK(report["diagnostics"][0]["code"] == "RB110");
+}
+
+TEST_CASE("lint controls: a directory is searched recursively, files sorted", "[lint][cli]") {
+    const TemporaryDirectory dir;
+    dir.write("policies/b.yaml", kNoJitter);
+    dir.write("policies/nested/a.rebound",
+              "rebound 1\nservice s\npolicy p {\n  jitter none\n  "
+              "attempts 4\n  retry on deadlock\n}\n");
+    dir.write("policies/notes.txt", "not a policy file");
+    const CommandResult result =
+        run_cli({"lint", "--format", "json", (dir.path / "policies").string()});
+    CHECK(result.exit_code == 0);
+    const json report = json::parse(result.out);
+    CHECK(report["files"] == 2);
+    REQUIRE(report["diagnostics"].size() == 2);
+    CHECK(report["diagnostics"][0]["file"].get<std::string>().ends_with("policies/b.yaml"));
+    CHECK(
+        report["diagnostics"][1]["file"].get<std::string>().ends_with("policies/nested/a.rebound"));
+}

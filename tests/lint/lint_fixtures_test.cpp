@@ -1,0 +1,178 @@
+// Fixture-driven tests of every lint rule (the actionlint / Ruff layout):
+//
+//   tests/lint/CODE-name/bad-*.{yaml,yml,json,rebound,txt}   files the rule must report
+//   tests/lint/CODE-name/bad-*.EXT.expected                  the exact findings (text, no source)
+//   tests/lint/CODE-name/good-*.EXT                          files the rule must stay silent on
+//   tests/lint/CODE-name/*.rebound-lint.yaml                 lint configurations, linted as such
+//   tests/lint/CODE-name/.rebound-lint.yaml                  optional settings for the folder
+//
+// Every registered rule must have a fixture folder with at least one bad and one good file and a
+// documentation page docs/rules/CODE-name.md with the sections every page has.
+// REBOUND_UPDATE_LINT_FIXTURES=1 rewrites the .expected files (review the diff before keeping it).
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "rebound/lint/config.hpp"
+#include "rebound/lint/linter.hpp"
+#include "rebound/lint/output.hpp"
+
+namespace fs = std::filesystem;
+using namespace rebound::lint;
+
+namespace {
+
+const fs::path kFixtures = REBOUND_LINT_FIXTURE_DIR;
+const fs::path kDocs = REBOUND_DOCS_DIR;
+constexpr std::string_view kConfigSuffix = ".rebound-lint.yaml";
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+fs::path folder_of(const RuleInfo& rule) {
+    return kFixtures / (std::string(rule.code) + "-" + std::string(rule.name));
+}
+
+bool is_config_fixture(const fs::path& file) {
+    return file.filename().string().ends_with(kConfigSuffix);
+}
+
+std::vector<fs::path> fixtures(const fs::path& folder, std::string_view prefix) {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(folder)) {
+        const std::string name = entry.path().filename().string();
+        if (name.starts_with(prefix) && !name.ends_with(".expected")) {
+            files.push_back(entry.path());
+        }
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+LintSettings folder_settings(const fs::path& folder) {
+    const fs::path config = folder / std::string(kConfigFileName);
+    if (!fs::exists(config)) {
+        return {};
+    }
+    ConfigResult result = load_config_file(config);
+    INFO(format_text(LintReport{{}, result.findings, "", ""}));
+    REQUIRE(result.findings.empty());
+    return result.settings;
+}
+
+// The findings for one fixture file, as the text format prints them without sources, with
+// paths relative to the fixture folder.
+Findings lint_fixture(const fs::path& file, const LintSettings& settings) {
+    Findings findings;
+    const std::string given = file.generic_string();
+    if (is_config_fixture(file)) {
+        findings = load_config_file(file).findings;
+    } else {
+        findings = Linter(settings).lint_file(file).findings;
+    }
+    const std::string prefix = file.parent_path().generic_string() + "/";
+    for (Finding& finding : findings) {
+        if (finding.file.starts_with(prefix)) {
+            finding.file.erase(0, prefix.size());
+        }
+    }
+    return findings;
+}
+
+std::string render(const Findings& findings) {
+    LintReport report;
+    report.config_findings = findings;  // any list renders the same way
+    return format_text(report, TextOptions{false});
+}
+
+bool has_rule(const Findings& findings, std::string_view code) {
+    return std::any_of(findings.begin(), findings.end(),
+                       [&](const Finding& f) { return f.code == code; });
+}
+
+}  // namespace
+
+TEST_CASE("lint fixtures: every rule has a fixture folder and a documentation page",
+          "[lint][fixtures]") {
+    for (const Rule& rule : RuleRegistry::standard().rules()) {
+        INFO("rule " << rule.info.code << " " << rule.info.name);
+        const fs::path folder = folder_of(rule.info);
+        CHECK(fs::is_directory(folder));
+        if (fs::is_directory(folder)) {
+            CHECK_FALSE(fixtures(folder, "bad").empty());
+            CHECK_FALSE(fixtures(folder, "good").empty());
+        }
+        const fs::path page = kDocs / fs::path(docs_path(rule.info)).filename();
+        REQUIRE(fs::is_regular_file(page));
+        const std::string text = read_file(page);
+        CHECK(text.find("# " + std::string(rule.info.code) + " " + std::string(rule.info.name)) !=
+              std::string::npos);
+        for (const char* section : {"## What it finds", "## Why it matters", "## Bad", "## Good",
+                                    "## How to silence", "## References"}) {
+            INFO("section " << section);
+            CHECK(text.find(section) != std::string::npos);
+        }
+        CHECK_FALSE(rule.info.summary.empty());
+        CHECK_FALSE(rule.info.help.empty());
+    }
+}
+
+TEST_CASE("lint fixtures: every fixture folder belongs to a registered rule", "[lint][fixtures]") {
+    for (const auto& entry : fs::directory_iterator(kFixtures)) {
+        if (!entry.is_directory()) {
+            continue;
+        }
+        const std::string name = entry.path().filename().string();
+        const std::string code = name.substr(0, name.find('-'));
+        const Rule* rule = RuleRegistry::standard().find(code);
+        INFO("folder " << name);
+        REQUIRE(rule != nullptr);
+        CHECK(name == std::string(rule->info.code) + "-" + std::string(rule->info.name));
+    }
+}
+
+TEST_CASE("lint fixtures: bad fixtures report exactly the expected findings", "[lint][fixtures]") {
+    const bool update = std::getenv("REBOUND_UPDATE_LINT_FIXTURES") != nullptr;
+    for (const Rule& rule : RuleRegistry::standard().rules()) {
+        const fs::path folder = folder_of(rule.info);
+        if (!fs::is_directory(folder)) {
+            continue;  // reported by the test above
+        }
+        const LintSettings settings = folder_settings(folder);
+        for (const fs::path& file : fixtures(folder, "bad")) {
+            INFO("fixture " << file.generic_string());
+            const Findings findings = lint_fixture(file, settings);
+            CHECK(has_rule(findings, rule.info.code));
+            const std::string actual = render(findings);
+            const fs::path expected_file = file.string() + ".expected";
+            if (update) {
+                std::ofstream(expected_file, std::ios::binary) << actual;
+            }
+            REQUIRE(fs::is_regular_file(expected_file));
+            CHECK(actual == read_file(expected_file));
+        }
+    }
+}
+
+TEST_CASE("lint fixtures: good fixtures stay silent for their rule", "[lint][fixtures]") {
+    for (const Rule& rule : RuleRegistry::standard().rules()) {
+        const fs::path folder = folder_of(rule.info);
+        if (!fs::is_directory(folder)) {
+            continue;
+        }
+        const LintSettings settings = folder_settings(folder);
+        for (const fs::path& file : fixtures(folder, "good")) {
+            INFO("fixture " << file.generic_string());
+            const Findings findings = lint_fixture(file, settings);
+            INFO(render(findings));
+            CHECK_FALSE(has_rule(findings, rule.info.code));
+        }
+    }
+}

@@ -1,0 +1,56 @@
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "manual_clock.hpp"
+#include "rebound/observability/json_log_listener.hpp"
+#include "rebound/retry_executor.hpp"
+#include "recording_sleeper.hpp"
+
+using namespace std::chrono_literals;
+
+TEST_CASE("every event is one JSON line with the documented fields", "[observability]") {
+    rebound::testing::ManualClock clock;
+    rebound::testing::RecordingSleeper sleeper(&clock);
+    std::ostringstream out;
+    rebound::observability::JsonLogListener log(out);
+    const rebound::RetryExecutor executor(
+        {.clock = &clock, .sleeper = &sleeper, .listeners = {&log}});
+    rebound::HandlerResolution resolution;
+    resolution.policy = rebound::PolicyBuilder("p")
+                            .max_attempts(2)
+                            .backoff(rebound::Backoff::fixed(1500us))
+                            .jitter(rebound::Jitter::none())
+                            .retry_on(rebound::Matcher::transient())
+                            .build();
+    executor.run(resolution, "ApproveCase",
+                 [] { throw rebound::Error(rebound::ErrorCategory::Deadlock, "d"); },
+                 {.command_id = "c-81"});
+    executor.run(resolution, "Quiet", [] {});
+
+    std::istringstream lines(out.str());
+    std::vector<nlohmann::json> events;
+    for (std::string line; std::getline(lines, line);) {
+        events.push_back(nlohmann::json::parse(line));  // throws if a line is not JSON
+    }
+    REQUIRE(events.size() == 6);
+    for (const auto& e : events) {
+        for (const char* field :
+             {"event", "handler", "attempt", "reason", "delay_ms", "command_id"}) {
+            CHECK(e.contains(field));
+        }
+    }
+    CHECK(events[0] == nlohmann::json::parse(R"({"event":"attempt_started","handler":"ApproveCase",
+        "attempt":1,"reason":null,"delay_ms":0.0,"command_id":"c-81"})"));
+    CHECK(events[1] == nlohmann::json::parse(R"({"event":"retry_scheduled","handler":"ApproveCase",
+        "attempt":1,"reason":"deadlock","delay_ms":1.5,"command_id":"c-81"})"));
+    CHECK(events[2]["delay_ms"] == 0.0);
+    CHECK(events[3] == nlohmann::json::parse(R"({"event":"stopped","handler":"ApproveCase",
+        "attempt":2,"reason":"exhausted","delay_ms":0.0,"command_id":"c-81"})"));
+    CHECK(events[5] == nlohmann::json::parse(R"({"event":"succeeded","handler":"Quiet",
+        "attempt":1,"reason":"succeeded","delay_ms":0.0,"command_id":null})"));
+    // Field order is the documented one.
+    CHECK(out.str().starts_with(
+        R"({"event":"attempt_started","handler":"ApproveCase","attempt":1,"reason":null,)"));
+}

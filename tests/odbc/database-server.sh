@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Starts or stops a throw-away database server for the ODBC tests.
+#
+#   tests/odbc/database-server.sh start postgresql|mariadb STATE_DIR
+#   tests/odbc/database-server.sh stop  postgresql|mariadb STATE_DIR
+#
+# `start` creates a data directory under a fresh temporary directory, starts the server on
+# 127.0.0.1 with a free port, waits until it accepts connections, and writes the ODBC connection
+# string (Driver=..., no odbc.ini needed) to STATE_DIR/connection-string. It installs nothing: the
+# packages come from scripts/install-deps.sh.
+#
+# A server must never outlive the test run, even when ctest is killed: `start` leaves a watchdog
+# that stops the server once the process that ran `start` (ctest, or REBOUND_DB_OWNER_PID) is gone,
+# or after REBOUND_DB_MAX_SECONDS (default 1800). `start` also stops a server left in STATE_DIR
+# by an earlier run. `stop` is idempotent.
+set -euo pipefail
+
+action=$1
+kind=$2
+state_dir=$3
+mkdir -p "$state_dir"
+state_dir=$(cd "$state_dir" && pwd)
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+stop_server() {
+  local runtime_dir
+  runtime_dir=$(cat "$state_dir/runtime-dir" 2>/dev/null || true)
+  if [ -f "$state_dir/watchdog-pid" ]; then
+    local watchdog
+    watchdog=$(cat "$state_dir/watchdog-pid")
+    # Only our own watchdog: its command line names this state directory.
+    if tr '\0' ' ' <"/proc/$watchdog/cmdline" 2>/dev/null | grep -qF -- "$state_dir"; then
+      kill "$watchdog" 2>/dev/null || true
+    fi
+    rm -f "$state_dir/watchdog-pid"
+  fi
+  if [ -n "$runtime_dir" ] && [ -d "$runtime_dir" ]; then
+    case $kind in
+      postgresql)
+        if [ -f "$runtime_dir/data/postmaster.pid" ]; then
+          runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$runtime_dir/data" \
+            -m immediate -w -t 20 stop >/dev/null 2>&1 || true
+        fi
+        ;;
+      mariadb)
+        if [ -f "$runtime_dir/mariadbd.pid" ]; then
+          local pid
+          pid=$(cat "$runtime_dir/mariadbd.pid")
+          kill "$pid" 2>/dev/null || true
+          for _ in $(seq 1 100); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+          done
+          kill -9 "$pid" 2>/dev/null || true
+        fi
+        ;;
+    esac
+    rm -rf "$runtime_dir"
+  fi
+  rm -f "$state_dir/runtime-dir" "$state_dir/connection-string"
+}
+
+start_watchdog() {
+  local owner=${REBOUND_DB_OWNER_PID:-$PPID}
+  local max_seconds=${REBOUND_DB_MAX_SECONDS:-1800}
+  local script
+  script=$(readlink -f "$0")
+  # setsid: the watchdog must survive the end of the process group that ran `start`.
+  setsid bash -c '
+    owner=$1; max=$2; script=$3; kind=$4; state=$5
+    waited=0
+    while kill -0 "$owner" 2>/dev/null && [ "$waited" -lt "$max" ] && [ -f "$state/runtime-dir" ]; do
+      sleep 1; waited=$((waited + 1))
+    done
+    if [ -f "$state/runtime-dir" ]; then
+      rm -f "$state/watchdog-pid"
+      "$script" stop "$kind" "$state"
+    fi' rebound-db-watchdog "$owner" "$max_seconds" "$script" "$kind" "$state_dir" \
+    </dev/null >/dev/null 2>&1 &
+  echo $! >"$state_dir/watchdog-pid"
+}
+
+start_postgresql() {
+  local runtime_dir=$1 port=$2
+  local bin=/usr/lib/postgresql/15/bin
+  chown postgres:postgres "$runtime_dir"
+  # PostgreSQL refuses to run as root.
+  runuser -u postgres -- "$bin/initdb" -D "$runtime_dir/data" -U postgres --auth=trust \
+    --no-sync -E UTF8 --locale=C.UTF-8 >"$runtime_dir/initdb.log" 2>&1
+  # deadlock_timeout is lowered so that deadlock tests finish quickly.
+  runuser -u postgres -- "$bin/pg_ctl" -D "$runtime_dir/data" -l "$runtime_dir/server.log" -w -t 60 \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $runtime_dir -c fsync=off \
+        -c deadlock_timeout=100ms -c max_connections=50" start >/dev/null
+  echo "Driver={PostgreSQL Unicode};Server=127.0.0.1;Port=$port;Database=postgres;Uid=postgres;Pwd=;CommLog=0;Debug=0"
+}
+
+start_mariadb() {
+  local runtime_dir=$1 port=$2
+  mariadb-install-db --no-defaults --datadir="$runtime_dir/data" --user=root \
+    --auth-root-authentication-method=normal --skip-test-db >"$runtime_dir/install.log" 2>&1
+  mariadbd --no-defaults --datadir="$runtime_dir/data" --socket="$runtime_dir/mariadbd.sock" \
+    --port="$port" --bind-address=127.0.0.1 --user=root --pid-file="$runtime_dir/mariadbd.pid" \
+    --skip-name-resolve --innodb-buffer-pool-size=64M --innodb-log-file-size=16M \
+    --innodb-flush-log-at-trx-commit=0 --log-error="$runtime_dir/server.log" \
+    </dev/null >/dev/null 2>&1 &
+  for _ in $(seq 1 300); do
+    if mariadb --no-defaults --socket="$runtime_dir/mariadbd.sock" -uroot -e 'SELECT 1' >/dev/null 2>&1; then
+      break
+    fi
+    sleep 0.1
+  done
+  mariadb --no-defaults --socket="$runtime_dir/mariadbd.sock" -uroot -e "
+    CREATE DATABASE rebound;
+    CREATE USER 'rebound'@'127.0.0.1' IDENTIFIED BY 'rebound';
+    GRANT ALL PRIVILEGES ON *.* TO 'rebound'@'127.0.0.1';"
+  echo "Driver={MariaDB Unicode};Server=127.0.0.1;Port=$port;Database=rebound;Uid=rebound;Pwd=rebound"
+}
+
+case $action in
+  start)
+    stop_server
+    runtime_dir=$(mktemp -d "/tmp/rebound-$kind.XXXXXX")
+    echo "$runtime_dir" >"$state_dir/runtime-dir"
+    start_watchdog
+    port=$(free_port)
+    if ! connection=$("start_$kind" "$runtime_dir" "$port"); then
+      echo "failed to start $kind; logs:" >&2
+      cat "$runtime_dir"/*.log >&2 || true
+      stop_server
+      exit 1
+    fi
+    echo "$connection" >"$state_dir/connection-string"
+    echo "$kind running on 127.0.0.1:$port (data in $runtime_dir)"
+    ;;
+  stop)
+    stop_server
+    echo "$kind stopped"
+    ;;
+  *)
+    echo "usage: $0 start|stop postgresql|mariadb STATE_DIR" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,129 @@
+// `rebound simulate` as a user runs it.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "run_command.hpp"
+
+namespace fs = std::filesystem;
+using rebound::testing::CommandResult;
+using rebound::testing::run_command;
+
+namespace {
+
+const std::string kCli = REBOUND_CLI_PATH;
+
+CommandResult simulate(std::vector<std::string> arguments) {
+    arguments.insert(arguments.begin(), {kCli, "simulate"});
+    return run_command(arguments);
+}
+
+std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> result;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        result.push_back(line);
+    }
+    return result;
+}
+
+// The part of each CSV line after the strategy name.
+std::vector<std::string> numbers(const std::vector<std::string>& csv) {
+    std::vector<std::string> result;
+    for (std::size_t i = 1; i < csv.size(); ++i) {
+        result.push_back(csv[i].substr(csv[i].find(',')));
+    }
+    return result;
+}
+
+}  // namespace
+
+TEST_CASE("simulate --format csv prints the header and one row per strategy and client count") {
+    const auto result = simulate(
+        {"--format", "csv", "--runs", "3", "--clients", "10,20,40", "--strategies", "full,none"});
+    REQUIRE(result.exit_code == 0);
+    const auto csv = lines(result.out);
+    REQUIRE(csv.size() == 1 + 2 * 3);
+    CHECK(csv[0] == "strategy,clients,calls,time_ms");
+    CHECK(csv[1].rfind("full,10,", 0) == 0);
+    CHECK(csv[6].rfind("none,40,", 0) == 0);
+}
+
+TEST_CASE("simulate without --strategies runs the five built-ins") {
+    const auto result = simulate({"--format", "csv", "--runs", "1", "--clients", "5"});
+    REQUIRE(result.exit_code == 0);
+    const auto csv = lines(result.out);
+    REQUIRE(csv.size() == 6);
+    CHECK(csv[1].rfind("exponential,5,", 0) == 0);
+    CHECK(csv[5].rfind("none,5,", 0) == 0);
+}
+
+TEST_CASE("simulate is deterministic with --seed") {
+    const std::vector<std::string> arguments{
+        "--format", "csv", "--runs", "3", "--clients", "30", "--strategies", "decorrelated,equal"};
+    auto with_seed = [&](const std::string& seed) {
+        auto all = arguments;
+        all.insert(all.end(), {"--seed", seed});
+        return simulate(all).out;
+    };
+    CHECK(with_seed("5") == with_seed("5"));
+    CHECK(with_seed("5") != with_seed("6"));
+}
+
+TEST_CASE("simulate prints a table by default") {
+    const auto result = simulate({"--runs", "2", "--clients", "10", "--strategies", "full"});
+    REQUIRE(result.exit_code == 0);
+    CHECK(result.out.find("Write calls (mean of 2 runs)") != std::string::npos);
+    CHECK(result.out.find("Completion time, ms (mean of 2 runs)") != std::string::npos);
+}
+
+TEST_CASE("simulate reports an unknown strategy as a usage error with a suggestion") {
+    const auto result = simulate({"--strategies", "ful"});
+    CHECK(result.exit_code == 2);
+    CHECK(result.err.find("unknown strategy 'ful': did you mean 'full'?") != std::string::npos);
+    CHECK(simulate({"--runs", "0"}).exit_code == 2);
+    CHECK(simulate({"--clients", "10,0"}).exit_code == 2);
+    CHECK(simulate({"--handler", "checkout"}).exit_code == 2);
+}
+
+TEST_CASE("simulate runs a handler's policy from a file through the same engine code") {
+    const fs::path scratch = rebound::testing::make_temporary_directory("rebound-simulate");
+    const fs::path file = scratch / "service.yaml";
+    std::ofstream(file) << "rebound: 1\n"
+                           "service: shop\n"
+                           "policies:\n"
+                           "  mine:\n"
+                           "    max_attempts: 3\n"
+                           "    backoff: { type: exponential, initial: 10ms, max: 2s }\n"
+                           "    jitter: full\n"
+                           "handlers:\n"
+                           "  checkout: mine\n";
+    const std::vector<std::string> common{"--format", "csv", "--runs", "3", "--clients", "10,25"};
+    auto from_file = common;
+    from_file.insert(from_file.end(), {"--policy", file.string(), "--handler", "checkout"});
+    auto builtin = common;
+    builtin.insert(builtin.end(), {"--strategies", "full"});
+    const auto mine = simulate(from_file);
+    const auto full = simulate(builtin);
+    fs::remove_all(scratch);
+    REQUIRE(mine.exit_code == 0);
+    const auto mine_csv = lines(mine.out);
+    REQUIRE(mine_csv.size() == 3);
+    CHECK(mine_csv[1].rfind("mine,10,", 0) == 0);
+    // The same backoff and jitter as the built-in `full`, the same seeds: the same numbers.
+    CHECK(numbers(mine_csv) == numbers(lines(full.out)));
+    CHECK(mine.err.find("handler 'checkout' uses policy 'mine'") != std::string::npos);
+}
+
+TEST_CASE("simulate reports a broken policy file as input errors") {
+    const fs::path scratch = rebound::testing::make_temporary_directory("rebound-simulate");
+    const fs::path file = scratch / "broken.yaml";
+    std::ofstream(file) << "rebound: 1\nservice: shop\npolicies:\n  p:\n    max_attempts: 0\n";
+    const auto result = simulate({"--policy", file.string(), "--handler", "h"});
+    fs::remove_all(scratch);
+    CHECK(result.exit_code == 1);
+    CHECK_FALSE(result.err.empty());
+}

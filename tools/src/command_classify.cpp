@@ -1,0 +1,93 @@
+// rebound classify [--vendor V] [--sqlstate S] [--native N] [--phase connect|execute|commit]
+//                  [--format text|json] [--vendor-maps DIR]
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli_support.hpp"
+#include "explain_report.hpp"
+#include "vendor_maps.hpp"
+
+namespace rebound::cli {
+namespace {
+
+struct ClassifyOptions {
+    std::string vendor = "generic";
+    std::string sqlstate;
+    std::optional<std::int64_t> native;
+    std::string phase = "execute";
+    std::string format = "text";
+    std::string vendor_maps;
+};
+
+Json classification_json(const SqlErrorRecord& record, const SqlClassification& result) {
+    const CategoryInfo& info = category_info(result.category);
+    const std::string_view sqlstate = normalize_sqlstate(record.sqlstate).view();
+    return Json{
+        {"vendor", std::string(to_string(record.vendor.value_or(Vendor::Generic)))},
+        {"sqlstate", sqlstate.empty() ? Json(nullptr) : Json(std::string(sqlstate))},
+        {"native", record.native_code ? Json(*record.native_code) : Json(nullptr)},
+        {"phase", std::string(to_string(record.phase))},
+        {"category", std::string(info.wire_name)},
+        {"retryable_by_default", info.retryable_by_default},
+        {"restart_scope", std::string(to_string(info.restart_scope))},
+        {"matched", result.matched.empty() ? Json(nullptr) : Json(std::string(result.matched))}};
+}
+
+std::string classification_text(const SqlClassification& result) {
+    const CategoryInfo& info = category_info(result.category);
+    std::ostringstream out;
+    out << info.wire_name << " ("
+        << (info.retryable_by_default ? "retryable by default" : "not retryable by default")
+        << ", restart " << to_string(info.restart_scope) << ", matched "
+        << (result.matched.empty() ? std::string_view("nothing") : result.matched) << ")";
+    return out.str();
+}
+
+int run_classify(const ClassifyOptions& options) {
+    if (options.sqlstate.empty() && !options.native) {
+        std::cerr << "rebound classify: give --sqlstate, --native or both\n";
+        return kExitUsage;
+    }
+    const auto record = sql_error_record("classify", options.vendor, options.sqlstate,
+                                         options.native, options.phase);
+    if (!record) {
+        return kExitUsage;
+    }
+    int exit_code = kExitOk;
+    const auto classifier = load_vendor_maps_or_report(options.vendor_maps, exit_code);
+    if (!classifier) {
+        return exit_code;
+    }
+    const SqlClassification result = classifier->classify(*record);
+    print_line(options.format == "json" ? classification_json(*record, result).dump()
+                                        : classification_text(result));
+    return kExitOk;
+}
+
+}  // namespace
+
+void register_classify(CLI::App& app, CommandOutcome& outcome) {
+    auto o = std::make_shared<ClassifyOptions>();
+    CLI::App* command = app.add_subcommand(
+        "classify", "Classify one database error with the vendor maps, as the ODBC adapter does");
+    command
+        ->add_option("--vendor", o->vendor,
+                     "postgresql mysql sqlserver oracle db2 sqlite cockroachdb generic")
+        ->capture_default_str();
+    command->add_option("--sqlstate", o->sqlstate,
+                        "SQLSTATE, e.g. 40001 (ODBC 2 states are normalised)");
+    command->add_option("--native", o->native, "Vendor's native error code, e.g. 1213");
+    command->add_option("--phase", o->phase, "Phase of the failure")
+        ->check(CLI::IsMember({"connect", "execute", "commit"}))
+        ->capture_default_str();
+    command->add_option("--format", o->format, "Output format")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+    command->add_option(
+        "--vendor-maps", o->vendor_maps,
+        "Directory of vendor maps (default: $REBOUND_DATA_DIR/vendors or the shipped maps)");
+    command->callback([o, &outcome] { outcome.exit_code = run_classify(*o); });
+}
+
+}  // namespace rebound::cli
