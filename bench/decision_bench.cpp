@@ -667,16 +667,16 @@ template <JitterType kJitter>
         delay = uniform(random, (base + 1) / 2, base);
     } else if constexpr (kJitter == JitterType::Decorrelated) {
         const std::int64_t previous = std::max(context.previous_delay.count(), kSimpleInitial);
-        delay = uniform(random, kSimpleInitial, std::min(3 * previous, kSimpleCap));
+        delay = std::min(uniform(random, kSimpleInitial, 3 * previous), kSimpleCap);
     } else if constexpr (kJitter == JitterType::Bounded) {
-        delay = uniform(random, base > kBoundedAmount ? base - kBoundedAmount : 0,
-                        std::min(base + kBoundedAmount, kSimpleCap));
+        delay = std::min(
+            uniform(random, base > kBoundedAmount ? base - kBoundedAmount : 0, base + kBoundedAmount),
+            kSimpleCap);
     } else if constexpr (kJitter == JitterType::Proportional) {
         const auto b = static_cast<double>(base);
-        delay = uniform(
-            random,
-            std::min<std::int64_t>(std::llround(b * (1.0 - kProportionalFactor)), kSimpleCap),
-            std::min<std::int64_t>(std::llround(b * (1.0 + kProportionalFactor)), kSimpleCap));
+        delay = std::min(uniform(random, std::llround(b * (1.0 - kProportionalFactor)),
+                                 std::llround(b * (1.0 + kProportionalFactor))),
+                         kSimpleCap);
     }
     d.retry = true;
     d.reason = DecisionReason::Retry;

@@ -24,10 +24,14 @@ Duration decorrelated_floor(const Backoff& backoff, Duration base) noexcept {
     return backoff.has_initial() ? backoff.initial : base;
 }
 
-}  // namespace
+// Clamps one delay to the backoff's `max`, where it has one.
+Duration clamp_to_cap(Duration delay, const Backoff& backoff) noexcept {
+    return backoff.has_initial() ? std::min(delay, backoff.max) : delay;
+}
 
-DelayRange jitter_range(const Jitter& jitter, const Backoff& backoff, Duration base,
-                        Duration previous) noexcept {
+// The interval the jitter draws from, before the result is clamped to the backoff's `max`.
+DelayRange draw_range(const Jitter& jitter, const Backoff& backoff, Duration base,
+                      Duration previous) noexcept {
     base = std::max(base, Duration{0});
     DelayRange range{base, base};
     switch (jitter.type) {
@@ -58,16 +62,28 @@ DelayRange jitter_range(const Jitter& jitter, const Backoff& backoff, Duration b
             range.max = saturating_scale(base, 1.0 + jitter.factor, kDurationInfinity);
             break;
     }
-    return clamp_to_cap(range, backoff);
+    return range;
 }
 
+}  // namespace
+
+DelayRange jitter_range(const Jitter& jitter, const Backoff& backoff, Duration base,
+                        Duration previous) noexcept {
+    return clamp_to_cap(draw_range(jitter, backoff, base, previous), backoff);
+}
+
+// The spec draws first and clamps the result ("after jitter the delay is clamped to the
+// backoff's max"): drawing from the clamped interval instead would give a different
+// distribution whenever the interval reaches past `max` (for decorrelated jitter, a mean near
+// max/2 instead of near 5/6 of max).
 Duration jittered_delay(const Jitter& jitter, const Backoff& backoff, Duration base,
                         Duration previous, RandomSource& random) noexcept {
-    const DelayRange range = jitter_range(jitter, backoff, base, previous);
+    const DelayRange range = draw_range(jitter, backoff, base, previous);
     if (range.max <= range.min) {
-        return range.min;
+        return clamp_to_cap(range.min, backoff);
     }
-    return Duration{uniform_between(random, range.min.count(), range.max.count())};
+    return clamp_to_cap(Duration{uniform_between(random, range.min.count(), range.max.count())},
+                        backoff);
 }
 
 DelayRange schedule_range(const Jitter& jitter, const Backoff& backoff, int k) noexcept {

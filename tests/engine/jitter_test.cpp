@@ -59,6 +59,17 @@ TEST_CASE("decorrelated jitter draws from [initial, 3 * previous], capped at max
           DelayRange{100ms, 1s});
 }
 
+TEST_CASE("jitter draws from the whole interval, then clamps the result to max", "[jitter]") {
+    // previous 900ms: decorrelated draws from [100ms, 2700ms]; the middle, 1400ms, is clamped to
+    // 1s. Drawing from the clamped interval [100ms, 1s] instead would give 550ms.
+    ScriptedRandomSource middle{0.5};
+    CHECK(jittered_delay(Jitter::decorrelated(), kExponential, 800ms, 900ms, middle) == 1s);
+    // A quarter of the way: 100ms + 0.25 * 2600ms = 750ms, below max, kept.
+    ScriptedRandomSource quarter{0.25};
+    CHECK(jittered_delay(Jitter::decorrelated(), kExponential, 800ms, 900ms, quarter) ==
+          Duration(750000));
+}
+
 TEST_CASE("bounded jitter draws from [max(0, d - D), d + D], clamped to the backoff max",
           "[jitter]") {
     ScriptedRandomSource random{0.0, 0.999999999};
