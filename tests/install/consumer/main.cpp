@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include <rebound/decision.hpp>
+#include <rebound/odbc/vendor_detection.hpp>
 
 int main() {
     using namespace std::chrono_literals;
@@ -16,5 +17,7 @@ int main() {
         *policy, rebound::ErrorDescription::of(rebound::ErrorCategory::Deadlock), context, random);
     std::printf("retry=%d delay_us=%lld\n", decision.retry ? 1 : 0,
                 static_cast<long long>(decision.delay.count()));
-    return decision.retry && decision.delay == 10ms ? 0 : 1;
+    const bool odbc_linked =
+        rebound::odbc::vendor_from_dbms_name("PostgreSQL") == rebound::Vendor::PostgreSql;
+    return decision.retry && decision.delay == 10ms && odbc_linked ? 0 : 1;
 }
