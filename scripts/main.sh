@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 BUILD_DIR=${BUILD_DIR:-build} bash scripts/build.sh
 build=${BUILD_DIR:-build}
-"$build/tools/rebound" lint policies/tiers/ examples/order_service/
+"$build/tools/rebound" lint policies/ examples/
 "$build/tools/rebound" explain policies/tiers/standard.yaml
 "$build/tools/rebound" explain examples/order_service/order_service.yaml --handler orders.place
-"$build/examples/rebound_example_order_service" --policy examples/order_service/order_service.yaml
+# The example service with its embedded default policy (no --policy), SQLite through ODBC.
+"$build/examples/rebound_example_order_service"

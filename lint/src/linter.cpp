@@ -156,7 +156,10 @@ std::vector<std::string> collect_policy_files(const std::vector<std::string>& pa
         for (auto it = fs::recursive_directory_iterator(path, error);
              !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
             const std::string name = it->path().generic_string();
-            if (it->is_regular_file(error) && dsl::syntax_for_path(name)) {
+            // JSON Schemas (`*.schema.json`, such as policies/schema/) live beside policy files
+            // but are not policy files; named on the command line, they are linted as given.
+            const bool is_json_schema = name.ends_with(".schema.json");
+            if (it->is_regular_file(error) && dsl::syntax_for_path(name) && !is_json_schema) {
                 found.push_back(name);
             }
         }

@@ -2,6 +2,7 @@
 // --fail-on and the exit codes of cli.md, through the library and through the binary.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -201,4 +202,21 @@ TEST_CASE("lint controls: a directory is searched recursively, files sorted", "[
     CHECK(report["diagnostics"][0]["file"].get<std::string>().ends_with("policies/b.yaml"));
     CHECK(
         report["diagnostics"][1]["file"].get<std::string>().ends_with("policies/nested/a.rebound"));
+}
+
+TEST_CASE("the shipped policies and vendor maps lint clean, and schemas are not policy files",
+          "[lint]") {
+    const std::vector<std::string> files = collect_policy_files({REBOUND_POLICIES_DIR});
+    CHECK(std::none_of(files.begin(), files.end(),
+                       [](const std::string& f) { return f.ends_with(".schema.json"); }));
+    CHECK(std::any_of(files.begin(), files.end(),
+                      [](const std::string& f) { return f.ends_with("vendors/mysql.yaml"); }));
+    const CommandResult result =
+        rebound::testing::run_command({kCli, "lint", "--format", "json", REBOUND_POLICIES_DIR});
+    INFO(result.err);
+    CHECK(result.exit_code == 0);
+    const json report = json::parse(result.out);
+    CHECK(report.at("errors") == 0);
+    CHECK(report.at("warnings") == 0);
+    CHECK(report.at("files").get<std::size_t>() == files.size());
 }

@@ -78,7 +78,8 @@ class Linter {
     const RuleRegistry& registry_;
 };
 
-// The files `lint_paths` would lint: named files as given, directories searched recursively.
+// The files `lint_paths` would lint: named files as given, directories searched recursively for
+// .yaml, .yml, .json and .rebound files (JSON Schemas, `*.schema.json`, are skipped).
 // Paths that do not exist are returned as they are (linting reports them).
 std::vector<std::string> collect_policy_files(const std::vector<std::string>& paths);
 
