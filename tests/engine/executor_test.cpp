@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -287,14 +290,22 @@ TEST_CASE("registered exception types map to error types, matching base types", 
     CHECK_THROWS_AS(exceptions.add<rebound::Error>("again"), std::invalid_argument);
     CHECK_THROWS_AS(exceptions.add<std::out_of_range>("not a name!"), std::invalid_argument);
 
+    // The description's views point into the exception, which dies with the catch block: copy
+    // what the checks need while it is alive.
+    struct Described {
+        std::string error_type;
+        std::optional<ErrorCategory> category;
+        std::string message;
+    };
     const auto describe = [&](auto&& thrower) {
         try {
             thrower();
         } catch (...) {
-            return exceptions.describe_current();
+            const rebound::ErrorDescription d = exceptions.describe_current();
+            return Described{std::string(d.error_type), d.category, std::string(d.message)};
         }
         FAIL("nothing thrown");
-        return rebound::ErrorDescription{};
+        return Described{};
     };
     const auto derived = describe([] { throw MissingInvoice(); });
     CHECK(derived.error_type == "db.missing_row");  // via its base MissingRow
@@ -309,7 +320,7 @@ TEST_CASE("registered exception types map to error types, matching base types", 
     CHECK(own.error_type.empty());
     const auto unknown = describe([] { throw 42; });
     CHECK_FALSE(unknown.category);
-    CHECK(unknown.effective_category() == ErrorCategory::Unknown);
+    CHECK(unknown.error_type.empty());
 }
 
 TEST_CASE("a type registered after its subclass still loses to it", "[executor]") {
@@ -333,11 +344,17 @@ TEST_CASE("std::system_error is classified through its error code", "[executor]"
     rebound::ExceptionClassifier exceptions;
     exceptions.add_error_condition(std::errc::device_or_resource_busy, "io.busy",
                                    ErrorCategory::LockTimeout);
+    struct Described {
+        std::string error_type;
+        std::optional<ErrorCategory> category;
+        std::string message;  // copied: the description's view dies with the exception
+    };
     const auto describe = [&](std::errc code) {
         try {
             throw std::system_error(std::make_error_code(code), "socket");
         } catch (...) {
-            return exceptions.describe_current();
+            const rebound::ErrorDescription d = exceptions.describe_current();
+            return Described{std::string(d.error_type), d.category, std::string(d.message)};
         }
     };
     CHECK(describe(std::errc::connection_refused).category == ErrorCategory::ConnectionFailure);
@@ -465,4 +482,139 @@ TEST_CASE("without a resolver every handler runs under the built-in policy", "[e
     const auto result = executor.run("anything", [] {});
     CHECK(result.via == rebound::ResolvedVia::Builtin);
     CHECK(result.policy->name() == "builtin");
+}
+
+namespace {
+// Records work calls and listener events in one sequence, with the command id each one saw.
+class TracingListener final : public rebound::RetryListener {
+  public:
+    explicit TracingListener(std::vector<std::string>* trace) : trace_(trace) {}
+    void on_attempt_started(const rebound::RetryEvent& e) noexcept override { add("start", e); }
+    void on_retry_scheduled(const rebound::RetryEvent& e) noexcept override { add("retry", e); }
+    void on_succeeded(const rebound::RetryEvent& e) noexcept override { add("end", e); }
+    void on_stopped(const rebound::RetryEvent& e) noexcept override { add("end", e); }
+
+  private:
+    void add(const char* what, const rebound::RetryEvent& e) {
+        trace_->push_back(std::string(what) + " " + std::string(e.command_id));
+    }
+    std::vector<std::string>* trace_;
+};
+}  // namespace
+
+TEST_CASE("the work is never called after the run ended", "[executor]") {
+    rebound::testing::ManualClock clock;
+    rebound::testing::RecordingSleeper sleeper{&clock};
+    rebound::testing::ScriptedRandomSource random{0.5};
+    std::vector<std::string> trace;
+    TracingListener listener(&trace);
+    const rebound::RetryExecutor executor(
+        {.clock = &clock, .sleeper = &sleeper, .random = &random, .listeners = {&listener}});
+    std::stop_source stop;
+    int calls = 0;
+    std::function<void(int)> fail = [](int) {};
+    const auto work = [&](const rebound::AttemptInfo& attempt) {
+        ++calls;
+        trace.push_back("work " + std::string(attempt.command_id));
+        fail(attempt.attempt);
+    };
+    const rebound::RunOptions options{.command_id = "c", .stop = stop.get_token()};
+    RetryOutcome expected = RetryOutcome::Succeeded;
+    int expected_calls = 1;
+
+    SECTION("success") {
+        fail = [](int attempt) {
+            if (attempt < 3)
+                throw rebound::Error(ErrorCategory::Deadlock, "victim");
+        };
+        expected_calls = 3;
+    }
+    SECTION("exhausted") {
+        fail = [](int) { throw rebound::Error(ErrorCategory::Deadlock, "victim"); };
+        expected = RetryOutcome::Exhausted;
+        expected_calls = 3;
+    }
+    SECTION("non-retryable") {
+        fail = [](int) { throw rebound::Error(ErrorCategory::ConstraintViolation, "dup"); };
+        expected = RetryOutcome::NonRetryable;
+    }
+    SECTION("cancelled by the work itself") {
+        fail = [&stop](int) {
+            stop.request_stop();
+            throw rebound::Error(ErrorCategory::Deadlock, "victim");
+        };
+        expected = RetryOutcome::Cancelled;
+    }
+
+    const auto result = executor.run(resolved(fixed_policy(3)), "h", work, options);
+    CHECK(result.outcome == expected);
+    CHECK(calls == expected_calls);
+    CHECK(result.attempts == expected_calls);
+    // Every work call happened before the final event, and nothing followed the final event.
+    REQUIRE(!trace.empty());
+    CHECK(trace.back() == "end c");
+    CHECK(std::count(trace.begin(), trace.end(), "end c") == 1);
+    // Each call was announced by its attempt_started event.
+    CHECK(std::count(trace.begin(), trace.end(), "start c") == expected_calls);
+}
+
+TEST_CASE("a throwing failure hook ends the run without another attempt", "[executor]") {
+    Harness h;
+    const auto executor = h.executor();
+    int calls = 0;
+    const auto on_failure = [](const rebound::FailureEvent&) {
+        throw std::runtime_error("rolled back and gave up");
+    };
+    rebound::RunOptions options;
+    options.on_failure = on_failure;
+    CHECK_THROWS_AS(executor.run(
+                        resolved(fixed_policy(5)), "h",
+                        [&] {
+                            ++calls;
+                            throw rebound::Error(ErrorCategory::Deadlock, "victim");
+                        },
+                        options),
+                    std::runtime_error);
+    CHECK(calls == 1);
+    CHECK(h.sleeper.delays().empty());
+}
+
+TEST_CASE("the command id is the same on every attempt, event and dead letter", "[executor]") {
+    Harness h;
+    RecordingSink sink;
+    std::vector<std::string> trace;
+    TracingListener listener(&trace);
+    const auto executor = h.executor({.listeners = {&listener}, .dead_letter_sink = &sink});
+    const auto policy = rebound::PolicyBuilder("background")
+                            .max_attempts(4)
+                            .backoff(rebound::Backoff::fixed(10ms))
+                            .jitter(rebound::Jitter::none())
+                            .retry_on(rebound::Matcher::transient())
+                            .on_exhausted(rebound::ExhaustedAction::DeadLetter)
+                            .build();
+    // The caller's buffer: the executor must hand out views of it, never a copy that changes.
+    const std::string command_id = "order-7f3a-cmd";
+    std::vector<const char*> seen_data;
+    std::vector<std::string> seen_text;
+    rebound::RunOptions options;
+    options.command_id = command_id;
+    options.item = std::string("payload");
+    const auto result = executor.run(
+        resolved(policy), "h",
+        [&](const rebound::AttemptInfo& attempt) {
+            seen_data.push_back(attempt.command_id.data());
+            seen_text.emplace_back(attempt.command_id);
+            throw rebound::Error(ErrorCategory::Deadlock, "victim");
+        },
+        options);
+    CHECK(result.outcome == RetryOutcome::DeadLettered);
+    REQUIRE(seen_text.size() == 4);
+    CHECK(seen_text == std::vector<std::string>(4, command_id));
+    CHECK(seen_data == std::vector<const char*>(4, command_id.data()));
+    // 4 starts, 3 retries, 1 end: every event carries the same id.
+    CHECK(trace == std::vector<std::string>{"start order-7f3a-cmd", "retry order-7f3a-cmd",
+                                            "start order-7f3a-cmd", "retry order-7f3a-cmd",
+                                            "start order-7f3a-cmd", "retry order-7f3a-cmd",
+                                            "start order-7f3a-cmd", "end order-7f3a-cmd"});
+    CHECK(sink.command_id == command_id);
 }

@@ -22,7 +22,8 @@ struct ClassifyOptions {
 
 Json classification_json(const SqlErrorRecord& record, const SqlClassification& result) {
     const CategoryInfo& info = category_info(result.category);
-    const std::string_view sqlstate = normalize_sqlstate(record.sqlstate).view();
+    const NormalizedSqlState normalized = normalize_sqlstate(record.sqlstate);
+    const std::string_view sqlstate = normalized.view();
     return Json{
         {"vendor", std::string(to_string(record.vendor.value_or(Vendor::Generic)))},
         {"sqlstate", sqlstate.empty() ? Json(nullptr) : Json(std::string(sqlstate))},

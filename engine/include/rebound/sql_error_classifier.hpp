@@ -78,6 +78,7 @@ struct SqlClassification {
 struct NormalizedSqlState {
     std::array<char, 5> text{};
     std::uint8_t length = 0;
+    // A view into this object: keep the object alive while the view is used.
     constexpr std::string_view view() const noexcept { return {text.data(), length}; }
 };
 NormalizedSqlState normalize_sqlstate(std::string_view sqlstate) noexcept;
