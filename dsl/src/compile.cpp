@@ -473,6 +473,11 @@ private:
                 }
                 current = &document_.policies[index_.at(parent)];
             }
+            // An ancestor extends an unknown policy (reported there): this one cannot be
+            // resolved either.
+            if (current->fields.extends && !index_.contains(current->fields.extends->value)) {
+                broken_.insert(policy.name.value);
+            }
         }
     }
 

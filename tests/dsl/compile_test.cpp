@@ -290,3 +290,16 @@ TEST_CASE("after a parse error, findings that only echo it are not reported", "[
         rebound::dsl::load_text(two_problems, "x.yaml", rebound::dsl::Syntax::Yaml);
     CHECK(both.diagnostics.size() == 2);
 }
+
+TEST_CASE("a policy whose ancestor extends an unknown policy is reported once, not resolved",
+          "[compile]") {
+    // Found by the fuzzer: resolving `child` walked into the unknown parent and threw.
+    const std::string text =
+        "rebound: 1\nservice: s\npolicies:\n  a:\n    extends: missing\n  child:\n"
+        "    extends: a\n";
+    const LoadResult result = load_yaml(text);
+    REQUIRE(result.diagnostics.size() == 1);
+    CHECK(result.diagnostics[0].code == rebound::dsl::DiagnosticCode::UnknownPolicy);
+    CHECK(result.diagnostics[0].position.line == 5);
+    CHECK(result.policy_set == nullptr);
+}
