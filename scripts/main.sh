@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The README's main command: installs what is missing, builds, lints and explains the shipped
-# policy files, and runs the main job: the example order service, which runs transactions through
-# the ODBC transactional runner against SQLite and retries a real "database is locked".
+# policy files, and runs the main job: the example bank service, whose worker threads make
+# transfers through the ODBC transactional runner against SQLite, retry the real "database is
+# locked" errors they cause each other, and print a summary, the invariant check and the metrics.
+# (The order service, examples/order_service/, is the second example; ctest runs it.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,5 +13,5 @@ build=${BUILD_DIR:-build}
 "$build/tools/rebound" lint policies/ examples/
 "$build/tools/rebound" explain policies/tiers/standard.yaml
 "$build/tools/rebound" explain examples/order_service/order_service.yaml --handler orders.place
-# The example service with its embedded default policy (no --policy), SQLite through ODBC.
-"$build/examples/rebound_example_order_service"
+# The bank service with its embedded default policy (no options): SQLite through ODBC.
+"$build/examples/rebound_example_bank"

@@ -109,11 +109,20 @@ bool reload_policy_directory(PolicyDirectoryStore& store, const std::filesystem:
 PolicyResolver make_resolver(const PolicyDirectoryStore& store, const HandlerRegistry& registry,
                              std::string service) {
     return [&store, &registry, service = std::move(service)](std::string_view handler) {
+        // The snapshot keeps its sets alive for this call: no further reference counting until
+        // the one policy the run keeps.
         const std::shared_ptr<const PolicyDirectory> snapshot = store.current();
-        const std::shared_ptr<const PolicySet> set =
-            snapshot ? snapshot->service(service) : nullptr;
-        HandlerResolution resolution = registry.resolve(handler, set.get());
-        resolution.binding_key = {};  // views the set, which may go with the next reload
+        const PolicySet* set = nullptr;
+        if (snapshot) {
+            const auto it = snapshot->services().find(service);
+            set = it != snapshot->services().end() ? it->second.get() : nullptr;
+        }
+        const HandlerRegistry::Choice choice = registry.choose(handler, set);
+        HandlerResolution resolution;
+        resolution.policy = *choice.policy;
+        resolution.via = choice.via;
+        resolution.idempotent = choice.idempotent;
+        // binding_key stays empty: it would view the set, which may go with the next reload.
         return resolution;
     };
 }

@@ -1,5 +1,7 @@
 #include "rebound/handler_registry.hpp"
 
+#include <algorithm>
+
 #include "rebound/error_type_registry.hpp"
 
 namespace rebound {
@@ -28,10 +30,24 @@ void HandlerRegistry::add(HandlerRegistration registration) {
         throw HandlerRegistrationError("handler " + quoted(registration.name) + ": tier " +
                                        quoted(registration.tier) + " is not a valid name");
     }
-    const auto [it, inserted] = handlers_.try_emplace(registration.name, registration);
-    if (!inserted) {
+    if (index_.find(registration.name) != NameIndex::npos) {
         throw HandlerRegistrationError("handler " + quoted(registration.name) +
                                        " is already registered");
+    }
+    if (handlers_.size() >= NameIndex::npos) {
+        throw HandlerRegistrationError("too many handlers");
+    }
+    const std::uint64_t tier_hash = NameIndex::hash(registration.tier);
+    handlers_.push_back(Entry{std::move(registration), tier_hash});
+    try {
+        index_.insert(handlers_.back().registration.name,
+                      static_cast<std::uint32_t>(handlers_.size() - 1));
+    } catch (...) {
+        handlers_.pop_back();
+        throw;
+    }
+    if (handlers_.back().registration.policy) {
+        ++code_policies_;
     }
 }
 
@@ -48,44 +64,68 @@ void HandlerRegistry::add(std::string_view name, const RetryPolicyProvider& hand
     add(std::move(registration));
 }
 
-const HandlerRegistration* HandlerRegistry::find(std::string_view handler) const {
-    const auto it = handlers_.find(handler);
-    return it != handlers_.end() ? &it->second : nullptr;
+const HandlerRegistration* HandlerRegistry::find(std::string_view handler) const noexcept {
+    const std::uint32_t at = index_.find(handler);
+    return at != NameIndex::npos ? &handlers_[at].registration : nullptr;
+}
+
+HandlerRegistry::Choice HandlerRegistry::choose(std::string_view handler,
+                                                const PolicySet* set) const noexcept {
+    const std::uint64_t handler_hash = NameIndex::hash(handler);
+    const HandlerBinding* binding =
+        set != nullptr ? set->find_binding(handler, handler_hash) : nullptr;
+    Choice choice;
+    // A file binding loses only to a policy given in code (and gives idempotent itself): without
+    // any such registration the registry need not be probed.
+    if (binding != nullptr && code_policies_ == 0) {
+        choice.policy = &set->policy_of(*binding);
+        choice.via = ResolvedVia::Binding;
+        choice.idempotent = binding->idempotent;
+        choice.binding_key = binding->key;
+        return choice;
+    }
+    const std::uint32_t at = index_.find(handler, handler_hash);
+    const Entry* entry = at != NameIndex::npos ? &handlers_[at] : nullptr;
+    const HandlerRegistration* registration = entry != nullptr ? &entry->registration : nullptr;
+    choice.idempotent = binding != nullptr ? binding->idempotent
+                                           : (registration != nullptr && registration->idempotent);
+    if (registration != nullptr && registration->policy) {
+        choice.policy = &registration->policy;
+        choice.via = ResolvedVia::Code;
+        return choice;
+    }
+    if (binding != nullptr) {
+        choice.policy = &set->policy_of(*binding);
+        choice.via = ResolvedVia::Binding;
+        choice.binding_key = binding->key;
+        return choice;
+    }
+    if (registration != nullptr && !registration->tier.empty() && set != nullptr) {
+        if (const auto* tier_policy = set->find_policy(registration->tier, entry->tier_hash)) {
+            choice.policy = tier_policy;
+            choice.via = ResolvedVia::Annotation;
+            return choice;
+        }
+    }
+    if (set != nullptr) {
+        if (const auto* default_policy = set->default_policy_ptr()) {
+            choice.policy = default_policy;
+            choice.via = ResolvedVia::Default;
+            return choice;
+        }
+    }
+    choice.policy = &PolicySet::builtin();
+    choice.via = ResolvedVia::Builtin;
+    return choice;
 }
 
 HandlerResolution HandlerRegistry::resolve(std::string_view handler, const PolicySet* set) const {
-    const HandlerRegistration* registration = find(handler);
-    const HandlerBinding* binding = set != nullptr ? set->find_binding(handler) : nullptr;
-    const bool idempotent = binding != nullptr
-                                ? binding->idempotent
-                                : (registration != nullptr && registration->idempotent);
+    const Choice choice = choose(handler, set);
     HandlerResolution resolution;
-    resolution.idempotent = idempotent;
-    if (registration != nullptr && registration->policy) {
-        resolution.policy = registration->policy;
-        resolution.via = ResolvedVia::Code;
-        return resolution;
-    }
-    if (binding != nullptr) {
-        resolution.policy = set->find(binding->policy);
-        resolution.via = ResolvedVia::Binding;
-        resolution.binding_key = binding->key;
-        return resolution;
-    }
-    if (registration != nullptr && !registration->tier.empty() && set != nullptr) {
-        if (auto tier_policy = set->find(registration->tier)) {
-            resolution.policy = std::move(tier_policy);
-            resolution.via = ResolvedVia::Annotation;
-            return resolution;
-        }
-    }
-    if (set != nullptr && set->default_policy()) {
-        resolution.policy = set->find(*set->default_policy());
-        resolution.via = ResolvedVia::Default;
-        return resolution;
-    }
-    resolution.policy = PolicySet::builtin();
-    resolution.via = ResolvedVia::Builtin;
+    resolution.policy = *choice.policy;
+    resolution.via = choice.via;
+    resolution.idempotent = choice.idempotent;
+    resolution.binding_key = choice.binding_key;
     return resolution;
 }
 
@@ -139,11 +179,15 @@ HandlerExplanation HandlerRegistry::explain(std::string_view handler, const Poli
 
 std::vector<UnknownTier> HandlerRegistry::unknown_tiers(const PolicySet& set) const {
     std::vector<UnknownTier> unknown;
-    for (const auto& [name, registration] : handlers_) {
-        if (!registration.tier.empty() && !set.find(registration.tier)) {
-            unknown.push_back({name, registration.tier});
+    for (const Entry& entry : handlers_) {
+        const HandlerRegistration& registration = entry.registration;
+        if (!registration.tier.empty() &&
+            set.find_policy(registration.tier, entry.tier_hash) == nullptr) {
+            unknown.push_back({registration.name, registration.tier});
         }
     }
+    std::sort(unknown.begin(), unknown.end(),
+              [](const UnknownTier& a, const UnknownTier& b) { return a.handler < b.handler; });
     return unknown;
 }
 

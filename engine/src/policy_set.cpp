@@ -23,7 +23,7 @@ PolicySet::PolicySet(std::string service, std::vector<std::shared_ptr<const Poli
         if (!policies_[i]) {
             throw std::invalid_argument("policy set '" + service_ + "' holds a null policy");
         }
-        if (!policy_index_.emplace(policies_[i]->name(), i).second) {
+        if (!policy_index_.insert(policies_[i]->name(), static_cast<std::uint32_t>(i))) {
             throw std::invalid_argument("policy '" + policies_[i]->name() + "' is defined twice");
         }
     }
@@ -35,17 +35,19 @@ PolicySet::PolicySet(std::string service, std::vector<std::shared_ptr<const Poli
     for (std::size_t i = 0; i < bindings_.size(); ++i) {
         const HandlerBinding& binding = bindings_[i];
         require_policy(binding.policy, "handler '" + binding.key + "'");
+        binding_policies_.push_back(find(binding.policy));
         const std::string_view key = binding.key;
-        const bool inserted =
-            is_prefix_key(key)
-                ? prefix_bindings_.emplace(std::string(key.substr(0, key.size() - 1)), i).second
-                : exact_bindings_.emplace(binding.key, i).second;
+        const auto index = static_cast<std::uint32_t>(i);
+        const bool inserted = is_prefix_key(key)
+                                  ? prefix_bindings_.insert(key.substr(0, key.size() - 1), index)
+                                  : exact_bindings_.insert(key, index);
         if (!inserted) {
             throw std::invalid_argument("handler key '" + binding.key + "' is bound twice");
         }
     }
     if (default_policy_) {
         require_policy(*default_policy_, "default");
+        default_ = find(*default_policy_);
     }
 }
 
@@ -60,26 +62,35 @@ const std::shared_ptr<const Policy>& PolicySet::builtin() {
     return policy;
 }
 
-std::shared_ptr<const Policy> PolicySet::find(std::string_view name) const {
-    if (const auto it = policy_index_.find(name); it != policy_index_.end()) {
-        return policies_[it->second];
+const std::shared_ptr<const Policy>* PolicySet::find_policy(
+    std::string_view name, std::uint64_t name_hash) const noexcept {
+    if (const std::uint32_t at = policy_index_.find(name, name_hash); at != NameIndex::npos) {
+        return &policies_[at];
     }
-    if (name == builtin()->name()) {
-        return builtin();
-    }
-    return nullptr;
+    const std::shared_ptr<const Policy>& fallback = builtin();
+    return name == fallback->name() ? &fallback : nullptr;
 }
 
-const HandlerBinding* PolicySet::find_binding(std::string_view handler) const {
-    if (const auto it = exact_bindings_.find(handler); it != exact_bindings_.end()) {
-        return &bindings_[it->second];
+std::shared_ptr<const Policy> PolicySet::find(std::string_view name) const {
+    const std::shared_ptr<const Policy>* policy = find_policy(name, NameIndex::hash(name));
+    return policy != nullptr ? *policy : nullptr;
+}
+
+const HandlerBinding* PolicySet::find_binding(std::string_view handler,
+                                              std::uint64_t handler_hash) const noexcept {
+    if (const std::uint32_t at = exact_bindings_.find(handler, handler_hash);
+        at != NameIndex::npos) {
+        return &bindings_[at];
+    }
+    if (prefix_bindings_.size() == 0) {
+        return nullptr;
     }
     // Longest prefix first: for a.b.c try "a.b." then "a.".
     for (auto dot = handler.rfind('.'); dot != std::string_view::npos && dot > 0;
          dot = handler.rfind('.', dot - 1)) {
-        if (const auto it = prefix_bindings_.find(handler.substr(0, dot + 1));
-            it != prefix_bindings_.end()) {
-            return &bindings_[it->second];
+        if (const std::uint32_t at = prefix_bindings_.find(handler.substr(0, dot + 1));
+            at != NameIndex::npos) {
+            return &bindings_[at];
         }
     }
     return nullptr;
@@ -88,14 +99,14 @@ const HandlerBinding* PolicySet::find_binding(std::string_view handler) const {
 HandlerResolution PolicySet::resolve(std::string_view handler) const {
     HandlerResolution resolution;
     if (const HandlerBinding* binding = find_binding(handler)) {
-        resolution.policy = find(binding->policy);
+        resolution.policy = policy_of(*binding);
         resolution.via = ResolvedVia::Binding;
         resolution.idempotent = binding->idempotent;
         resolution.binding_key = binding->key;
         return resolution;
     }
     if (default_policy_) {
-        resolution.policy = find(*default_policy_);
+        resolution.policy = default_;
         resolution.via = ResolvedVia::Default;
         return resolution;
     }

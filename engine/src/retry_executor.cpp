@@ -55,12 +55,12 @@ Failure RetryExecutor::classify_returned(Error error) const noexcept {
     return Failure::returned(std::move(error), description);
 }
 
-RunResult RetryExecutor::run_attempts(const HandlerResolution& resolution, std::string_view handler,
+RunResult RetryExecutor::run_attempts(HandlerResolution resolution, std::string_view handler,
                                       FunctionRef<std::optional<Error>(const AttemptInfo&)> attempt,
                                       const RunOptions& options) const {
     RunResult result;
-    result.policy = resolution.policy ? resolution.policy : PolicySet::builtin();
     result.via = resolution.policy ? resolution.via : ResolvedVia::Builtin;
+    result.policy = resolution.policy ? std::move(resolution.policy) : PolicySet::builtin();
     const Policy& policy = *result.policy;
     const PolicySpec& spec = policy.spec();
 

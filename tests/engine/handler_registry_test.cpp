@@ -147,3 +147,45 @@ TEST_CASE("unknown annotation tiers are listed with the handler name", "[registr
     CHECK(unknown[0].tier == "no_such_tier");
     CHECK(unknown[1].handler == "z.job");
 }
+
+TEST_CASE("a binding wins the same way whether or not any handler gives a policy in code",
+          "[registry]") {
+    const auto set = payments();
+    rebound::HandlerRegistry registry;
+    // Registered idempotent with a tier; the file binds it (orders.*, idempotent) and
+    // ApproveCase (exact, not idempotent).
+    registry.add({.name = "orders.ship", .tier = "fast", .idempotent = false});
+    registry.add({.name = "ApproveCase", .tier = "fast", .idempotent = true});
+    const auto expect_bindings = [&] {
+        const auto ship = registry.choose("orders.ship", set.get());
+        CHECK((*ship.policy)->name() == "background");
+        CHECK(ship.via == ResolvedVia::Binding);
+        CHECK(ship.idempotent);
+        CHECK(ship.binding_key == "orders.*");
+        const auto approve = registry.choose("ApproveCase", set.get());
+        CHECK((*approve.policy)->name() == "interactive");
+        CHECK(approve.via == ResolvedVia::Binding);
+        CHECK_FALSE(approve.idempotent);  // the binding's, not the registration's
+        CHECK(approve.binding_key == "ApproveCase");
+    };
+    expect_bindings();  // no registration gives a policy in code
+    registry.add({.name = "orders.refund", .policy = named("from_code")});
+    expect_bindings();  // one does, for another handler
+    const auto refund = registry.choose("orders.refund", set.get());
+    CHECK((*refund.policy)->name() == "from_code");
+    CHECK(refund.via == ResolvedVia::Code);
+    CHECK(refund.idempotent);  // from the orders.* binding
+}
+
+TEST_CASE("unknown tiers are listed in name order whatever the registration order", "[registry]") {
+    const auto set = payments();
+    rebound::HandlerRegistry registry;
+    registry.add({.name = "zeta", .tier = "missing_z"});
+    registry.add({.name = "alpha", .tier = "missing_a"});
+    registry.add({.name = "mid", .tier = "fast"});
+    const auto unknown = registry.unknown_tiers(*set);
+    REQUIRE(unknown.size() == 2);
+    CHECK(unknown[0].handler == "alpha");
+    CHECK(unknown[1].handler == "zeta");
+    CHECK(unknown[1].tier == "missing_z");
+}

@@ -29,13 +29,16 @@
 #pragma once
 
 #include <concepts>
-#include <map>
+#include <cstdint>
+#include <deque>
+#include <map>  // kept for includers that relied on it
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "rebound/name_index.hpp"
 #include "rebound/policy_set.hpp"
 
 // Declares, inside a handler type, its handler name and retry tier, the way an annotation would.
@@ -145,14 +148,27 @@ class HandlerRegistry {
     // Registers a handler object that provides its own policy (asked once, here).
     void add(std::string_view name, const RetryPolicyProvider& handler, bool idempotent = false);
 
-    // The registration of `handler`, or null.
-    const HandlerRegistration* find(std::string_view handler) const;
+    // The registration of `handler`, or null. Stays valid while the registry lives.
+    const HandlerRegistration* find(std::string_view handler) const noexcept;
     std::size_t size() const noexcept { return handlers_.size(); }
 
     // The policy of `handler` against the service file `set` (null: no file). Handlers that were
     // never registered resolve by the file and the built-in policy alone. The result's
     // binding_key views `set`. Allocates nothing for registered or unregistered names.
     HandlerResolution resolve(std::string_view handler, const PolicySet* set) const;
+
+    // What resolve() chooses, as views that touch no reference count: `policy` points into
+    // `set`, into this registry or to the built-in policy, and is never null.
+    struct Choice {
+        const std::shared_ptr<const Policy>* policy = nullptr;
+        ResolvedVia via = ResolvedVia::Builtin;
+        bool idempotent = false;
+        std::string_view binding_key{};
+    };
+    // The hot path of resolve(): one hash of `handler`, one probe of `set`'s exact bindings
+    // (prefixes are walked only when no exact binding exists), and one probe of this registry
+    // unless a binding was found and no registration gives a policy in code.
+    Choice choose(std::string_view handler, const PolicySet* set) const noexcept;
 
     // resolve(), with the reasoning spelled out.
     HandlerExplanation explain(std::string_view handler, const PolicySet* set) const;
@@ -161,7 +177,14 @@ class HandlerRegistry {
     std::vector<UnknownTier> unknown_tiers(const PolicySet& set) const;
 
   private:
-    std::map<std::string, HandlerRegistration, std::less<>> handlers_;
+    struct Entry {
+        HandlerRegistration registration;
+        std::uint64_t tier_hash = 0;  // NameIndex::hash(registration.tier)
+    };
+
+    std::deque<Entry> handlers_;     // in registration order; a deque keeps find() results valid
+    NameIndex index_;                // name -> handlers_ index
+    std::size_t code_policies_ = 0;  // registrations that give a policy in code
 };
 
 }  // namespace rebound

@@ -7,13 +7,15 @@
 // handler registry.
 #pragma once
 
-#include <map>
+#include <cstdint>
+#include <map>  // kept for includers that relied on it
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "rebound/name_index.hpp"
 #include "rebound/policy.hpp"
 
 namespace rebound {
@@ -72,7 +74,26 @@ public:
     HandlerResolution resolve(std::string_view handler) const;
 
     // The binding that applies to `handler` (exact, else longest prefix), or null.
-    const HandlerBinding* find_binding(std::string_view handler) const;
+    const HandlerBinding* find_binding(std::string_view handler) const noexcept {
+        return find_binding(handler, NameIndex::hash(handler));
+    }
+    // The same with `handler_hash` = NameIndex::hash(handler), computed once by the caller.
+    // Hot path: an exact binding costs one hash probe; prefixes are tried only without one.
+    const HandlerBinding* find_binding(std::string_view handler,
+                                       std::uint64_t handler_hash) const noexcept;
+
+    // The policy `binding` (one of bindings()) names, looked up at construction.
+    const std::shared_ptr<const Policy>& policy_of(const HandlerBinding& binding) const noexcept {
+        return binding_policies_[static_cast<std::size_t>(&binding - bindings_.data())];
+    }
+    // The policy named `name` (`builtin` included), or null; `name_hash` = NameIndex::hash(name).
+    // Does not touch reference counts.
+    const std::shared_ptr<const Policy>* find_policy(std::string_view name,
+                                                     std::uint64_t name_hash) const noexcept;
+    // The file's default policy, or null without one.
+    const std::shared_ptr<const Policy>* default_policy_ptr() const noexcept {
+        return default_ ? &default_ : nullptr;
+    }
 
     // The shared built-in policy (semantics.md step 5).
     static const std::shared_ptr<const Policy>& builtin();
@@ -82,9 +103,12 @@ private:
     std::vector<std::shared_ptr<const Policy>> policies_;
     std::vector<HandlerBinding> bindings_;
     std::optional<std::string> default_policy_;
-    std::map<std::string, std::size_t, std::less<>> policy_index_;
-    std::map<std::string, std::size_t, std::less<>> exact_bindings_;   // name -> bindings_ index
-    std::map<std::string, std::size_t, std::less<>> prefix_bindings_;  // "jobs." -> index
+    // Parallel to bindings_: the policy each names.
+    std::vector<std::shared_ptr<const Policy>> binding_policies_;
+    std::shared_ptr<const Policy> default_;  // null without a default
+    NameIndex policy_index_;                 // policy name -> policies_ index
+    NameIndex exact_bindings_;               // handler name -> bindings_ index
+    NameIndex prefix_bindings_;              // "jobs." -> bindings_ index
 };
 
 }  // namespace rebound

@@ -1,0 +1,352 @@
+// Benchmarks of the executor, handler lookup and shared-policy decisions (docs/performance.md,
+// section "Executor and handler lookup").
+//
+// Cases (the names are stable: bench/run.sh and the goals refer to them):
+//   executor_overhead/direct_call       the work called directly: the floor
+//   executor_overhead/run_resolved      RetryExecutor::run(resolution, handler, work), success on
+//                                       the first attempt, no listeners
+//                                       goal: run_resolved - direct_call <= 30 ns
+//   executor_overhead/run_resolved_coarse_clock
+//                                       run_resolved with a CLOCK_MONOTONIC_COARSE clock: the
+//                                       executor's own cost without the two precise clock reads
+//                                       every run makes (start and end, for RunResult::elapsed)
+//   executor_overhead/steady_clock_now  one std::chrono::steady_clock::now(), for reference
+//   executor_overhead/run_by_handler    RetryExecutor::run(handler, work) through
+//                                       dsl::make_resolver (store snapshot, registry, file)
+//   handler_lookup/unordered_map_string the baseline: std::unordered_map<std::string, ...> looked
+//                                       up with a std::string built from the string_view
+//   handler_lookup/policy_set_resolve   PolicySet::resolve (exact binding)
+//   handler_lookup/registry_resolve     HandlerRegistry::resolve against the PolicySet (returns
+//                                       a HandlerResolution: one reference count on the policy)
+//   handler_lookup/registry_choose      HandlerRegistry::choose, what the resolver calls per
+//                                       run: the same choice as views, no reference counting
+//   handler_lookup/registry_resolve_by_tier
+//                                       registry_resolve against a file without bindings, so
+//                                       every handler resolves by its registered tier (both the
+//                                       file and the registry are probed)
+//   handler_lookup/directory_resolver   the whole resolver of dsl::make_resolver (takes the
+//                                       store's snapshot, finds the service, then as above)
+//                                       goal: registry_resolve <= 20 ns and
+//                                             <= 0.5 x unordered_map_string
+//   decide_shared_policy/no_budget/threads:N    decide() on one policy shared by N threads
+//   decide_shared_policy/with_budget/threads:N  the same policy with a retry budget (every
+//                                       iteration takes a token and gives one back)
+//                                       goal: items_per_second at threads:2 >= 1.8 x threads:1
+//
+// Handler lookup uses 1,000 registered handlers with names of 24 to 48 characters, each bound
+// exactly in the service file, and looks them up in a scattered order.
+
+#include <benchmark/benchmark.h>
+
+#include <time.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "rebound/decision.hpp"
+#include "rebound/dsl/policy_directory.hpp"
+#include "rebound/handler_registry.hpp"
+#include "rebound/policy.hpp"
+#include "rebound/policy_set.hpp"
+#include "rebound/random_source.hpp"
+#include "rebound/retry_executor.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr std::size_t kHandlerCount = 1000;
+// Co-prime with kHandlerCount: consecutive lookups land far apart.
+constexpr std::size_t kLookupStride = 617;
+
+std::shared_ptr<const rebound::Policy> make_policy(const std::string& name, bool with_budget) {
+    rebound::PolicyBuilder builder(name);
+    builder.max_attempts(5)
+        .backoff(rebound::Backoff::exponential(50ms, 2.0, 2s))
+        .jitter(rebound::Jitter::full())
+        .retry_on(rebound::Matcher::transient());
+    if (with_budget) {
+        builder.budget({.max_tokens = 100, .token_ratio = 1.0});
+    }
+    return builder.build();
+}
+
+// Names of 24 to 48 characters, dotted like real handler names.
+std::vector<std::string> make_handler_names() {
+    static constexpr std::string_view areas[] = {"orders", "billing", "shipping", "catalog",
+                                                 "accounts"};
+    std::vector<std::string> names;
+    names.reserve(kHandlerCount);
+    for (std::size_t i = 0; i < kHandlerCount; ++i) {
+        std::string name = std::string(areas[i % 5]) + ".commands.Handle";
+        const std::size_t length = 24 + (i * 7) % 25;  // 24..48
+        std::string suffix = std::to_string(i);
+        while (name.size() + suffix.size() < length) {
+            name.push_back(static_cast<char>('A' + (name.size() + i) % 26));
+        }
+        name += suffix;
+        names.push_back(std::move(name));
+    }
+    return names;
+}
+
+struct LookupFixture {
+    std::vector<std::string> names = make_handler_names();
+    std::vector<std::shared_ptr<const rebound::Policy>> policies;
+    std::shared_ptr<const rebound::PolicySet> set;
+    std::shared_ptr<const rebound::PolicySet> set_without_bindings;
+    rebound::HandlerRegistry registry;
+    rebound::dsl::PolicyDirectoryStore store;
+    rebound::PolicyResolver resolver;
+
+    LookupFixture() {
+        for (const char* name : {"interactive", "background", "batch", "critical"}) {
+            policies.push_back(make_policy(name, false));
+        }
+        std::vector<rebound::HandlerBinding> bindings;
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            bindings.push_back({names[i], policies[i % policies.size()]->name(), i % 3 == 0});
+            registry.add({.name = names[i], .tier = "interactive"});
+        }
+        bindings.push_back({"orders.*", "background", false});
+        bindings.push_back({"billing.commands.*", "batch", false});
+        set = std::make_shared<const rebound::PolicySet>("payments", policies, std::move(bindings),
+                                                         "interactive");
+        set_without_bindings = std::make_shared<const rebound::PolicySet>(
+            "payments", policies, std::vector<rebound::HandlerBinding>{}, "background");
+        store.replace(std::make_shared<const rebound::dsl::PolicyDirectory>(
+            "/etc/rebound", rebound::dsl::PolicyDirectory::Services{{"payments", set}},
+            std::vector<std::filesystem::path>{}));
+        resolver = rebound::dsl::make_resolver(store, registry, "payments");
+    }
+
+    static const LookupFixture& instance() {
+        static const LookupFixture fixture;
+        return fixture;
+    }
+};
+
+// The names to look up, in a scattered order, as views (how a service holds its handler names).
+std::vector<std::string_view> lookup_order(const LookupFixture& fixture) {
+    std::vector<std::string_view> order;
+    order.reserve(kHandlerCount);
+    for (std::size_t i = 0; i < kHandlerCount; ++i) {
+        order.emplace_back(fixture.names[(i * kLookupStride) % kHandlerCount]);
+    }
+    return order;
+}
+
+template <typename Lookup>
+void run_lookups(benchmark::State& state, Lookup&& lookup) {
+    const std::vector<std::string_view> order = lookup_order(LookupFixture::instance());
+    std::size_t next = 0;
+    for (auto _ : state) {
+        lookup(order[next]);
+        next = next + 1 == order.size() ? 0 : next + 1;
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+
+void lookup_unordered_map_string(benchmark::State& state) {
+    struct Entry {
+        const rebound::Policy* policy;
+        rebound::ResolvedVia via;
+        bool idempotent;
+    };
+    const LookupFixture& fixture = LookupFixture::instance();
+    std::unordered_map<std::string, Entry> map;
+    for (std::size_t i = 0; i < fixture.names.size(); ++i) {
+        map.emplace(fixture.names[i], Entry{fixture.policies[i % fixture.policies.size()].get(),
+                                            rebound::ResolvedVia::Binding, i % 3 == 0});
+    }
+    run_lookups(state, [&map](std::string_view name) {
+        const auto it = map.find(std::string(name));
+        benchmark::DoNotOptimize(it->second.policy);
+    });
+}
+
+void lookup_policy_set_resolve(benchmark::State& state) {
+    const rebound::PolicySet& set = *LookupFixture::instance().set;
+    run_lookups(state, [&set](std::string_view name) {
+        const rebound::HandlerResolution resolution = set.resolve(name);
+        benchmark::DoNotOptimize(resolution.policy.get());
+    });
+}
+
+void lookup_registry_resolve(benchmark::State& state) {
+    const LookupFixture& fixture = LookupFixture::instance();
+    run_lookups(state, [&fixture](std::string_view name) {
+        const rebound::HandlerResolution resolution =
+            fixture.registry.resolve(name, fixture.set.get());
+        benchmark::DoNotOptimize(resolution.policy.get());
+    });
+}
+
+void lookup_registry_resolve_by_tier(benchmark::State& state) {
+    const LookupFixture& fixture = LookupFixture::instance();
+    run_lookups(state, [&fixture](std::string_view name) {
+        const rebound::HandlerResolution resolution =
+            fixture.registry.resolve(name, fixture.set_without_bindings.get());
+        benchmark::DoNotOptimize(resolution.policy.get());
+    });
+}
+
+void lookup_registry_choose(benchmark::State& state) {
+    const LookupFixture& fixture = LookupFixture::instance();
+    run_lookups(state, [&fixture](std::string_view name) {
+        const rebound::HandlerRegistry::Choice choice =
+            fixture.registry.choose(name, fixture.set.get());
+        benchmark::DoNotOptimize(choice.policy);
+    });
+}
+
+void lookup_directory_resolver(benchmark::State& state) {
+    const LookupFixture& fixture = LookupFixture::instance();
+    run_lookups(state, [&fixture](std::string_view name) {
+        const rebound::HandlerResolution resolution = fixture.resolver(name);
+        benchmark::DoNotOptimize(resolution.policy.get());
+    });
+}
+
+// The work of the overhead cases: as small as a call can be, but not optimised away.
+struct CountingWork {
+    std::uint64_t* count;
+    void operator()(const rebound::AttemptInfo&) const { benchmark::DoNotOptimize(++*count); }
+};
+
+[[gnu::noinline]] void call_directly(const CountingWork& work, const rebound::AttemptInfo& info) {
+    work(info);
+}
+
+void overhead_direct_call(benchmark::State& state) {
+    std::uint64_t count = 0;
+    const CountingWork work{&count};
+    const rebound::AttemptInfo info;
+    for (auto _ : state) {
+        call_directly(work, info);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+
+void overhead_run_resolved(benchmark::State& state) {
+    const LookupFixture& fixture = LookupFixture::instance();
+    const rebound::HandlerResolution resolution = fixture.set->resolve(fixture.names[0]);
+    const rebound::RetryExecutor executor;
+    std::uint64_t count = 0;
+    const CountingWork work{&count};
+    for (auto _ : state) {
+        const rebound::RunResult result = executor.run(resolution, fixture.names[0], work);
+        benchmark::DoNotOptimize(result.attempts);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+
+// CLOCK_MONOTONIC_COARSE: the same epoch as steady_clock, a few milliseconds of resolution.
+class CoarseClock final : public rebound::Clock {
+  public:
+    TimePoint now() const noexcept override {
+        timespec now{};
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+        return TimePoint(std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec));
+    }
+};
+
+void overhead_run_resolved_coarse_clock(benchmark::State& state) {
+    const LookupFixture& fixture = LookupFixture::instance();
+    const rebound::HandlerResolution resolution = fixture.set->resolve(fixture.names[0]);
+    CoarseClock clock;
+    const rebound::RetryExecutor executor({.clock = &clock});
+    std::uint64_t count = 0;
+    const CountingWork work{&count};
+    for (auto _ : state) {
+        const rebound::RunResult result = executor.run(resolution, fixture.names[0], work);
+        benchmark::DoNotOptimize(result.attempts);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+
+void overhead_steady_clock_now(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(std::chrono::steady_clock::now());
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+
+void overhead_run_by_handler(benchmark::State& state) {
+    const LookupFixture& fixture = LookupFixture::instance();
+    const rebound::RetryExecutor executor({.resolver = fixture.resolver});
+    std::uint64_t count = 0;
+    const CountingWork work{&count};
+    const std::vector<std::string_view> order = lookup_order(fixture);
+    std::size_t next = 0;
+    for (auto _ : state) {
+        const rebound::RunResult result = executor.run(order[next], work);
+        benchmark::DoNotOptimize(result.attempts);
+        next = next + 1 == order.size() ? 0 : next + 1;
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+
+// One decision per iteration on a policy shared by every benchmark thread. With a budget, each
+// iteration also gives a token back (record_success), so the budget never empties and every
+// iteration touches its shared atomic twice.
+void decide_shared(benchmark::State& state, bool with_budget) {
+    static const std::shared_ptr<const rebound::Policy> plain = make_policy("plain", false);
+    static const std::shared_ptr<const rebound::Policy> budgeted = make_policy("budgeted", true);
+    const rebound::Policy& policy = with_budget ? *budgeted : *plain;
+    const auto thread = static_cast<std::uint64_t>(state.thread_index());
+    rebound::SeededRandomSource random(std::uint64_t{0x5eed} + thread);
+    rebound::ErrorDescription error;
+    error.category = rebound::ErrorCategory::Deadlock;
+    rebound::AttemptContext context;
+    int attempt = 1;
+    for (auto _ : state) {
+        context.attempt = attempt;
+        const rebound::Decision decision = rebound::decide(policy, error, context, random);
+        benchmark::DoNotOptimize(decision.delay);
+        if (with_budget) {
+            policy.record_success();
+        }
+        attempt = attempt == 4 ? 1 : attempt + 1;
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    benchmark::RegisterBenchmark("executor_overhead/direct_call", overhead_direct_call);
+    benchmark::RegisterBenchmark("executor_overhead/run_resolved", overhead_run_resolved);
+    benchmark::RegisterBenchmark("executor_overhead/run_resolved_coarse_clock",
+                                 overhead_run_resolved_coarse_clock);
+    benchmark::RegisterBenchmark("executor_overhead/steady_clock_now", overhead_steady_clock_now);
+    benchmark::RegisterBenchmark("executor_overhead/run_by_handler", overhead_run_by_handler);
+    benchmark::RegisterBenchmark("handler_lookup/unordered_map_string",
+                                 lookup_unordered_map_string);
+    benchmark::RegisterBenchmark("handler_lookup/policy_set_resolve", lookup_policy_set_resolve);
+    benchmark::RegisterBenchmark("handler_lookup/registry_resolve", lookup_registry_resolve);
+    benchmark::RegisterBenchmark("handler_lookup/registry_choose", lookup_registry_choose);
+    benchmark::RegisterBenchmark("handler_lookup/registry_resolve_by_tier",
+                                 lookup_registry_resolve_by_tier);
+    benchmark::RegisterBenchmark("handler_lookup/directory_resolver", lookup_directory_resolver);
+    for (const bool with_budget : {false, true}) {
+        benchmark::RegisterBenchmark(
+            with_budget ? "decide_shared_policy/with_budget" : "decide_shared_policy/no_budget",
+            [with_budget](benchmark::State& state) { decide_shared(state, with_budget); })
+            ->Threads(1)
+            ->Threads(2)
+            ->UseRealTime();
+    }
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+        return 1;
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
