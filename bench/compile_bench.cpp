@@ -52,10 +52,12 @@ rebound::dsl::PolicyFields policy_fields(int i, int policies) {
                       at(rebound::Matcher::http_class(5)),
                       at(rebound::Matcher::message("try again"))};
     for (int code = 0; code < 30; ++code) {
-        retry_on.items.push_back(at(rebound::Matcher::native(rebound::Vendor::Oracle, 60 + code * 7 + i % 5)));
+        retry_on.items.push_back(
+            at(rebound::Matcher::native(rebound::Vendor::Oracle, 60 + code * 7 + i % 5)));
     }
     for (int text = 0; text < 4; ++text) {
-        retry_on.items.push_back(at(rebound::Matcher::message("temporarily unavailable " + std::to_string(text))));
+        retry_on.items.push_back(
+            at(rebound::Matcher::message("temporarily unavailable " + std::to_string(text))));
     }
     f.retry_on = retry_on;
     rebound::dsl::ListNode<Located<std::string>> predicates;
@@ -73,8 +75,10 @@ rebound::dsl::PolicyFields policy_fields(int i, int policies) {
         budget.token_ratio = at(0.1);
         f.budget = budget;
         rebound::dsl::ListNode<rebound::dsl::RouteNode> routes;
-        routes.items = {rebound::dsl::RouteNode{at(rebound::Duration(10s)), at(std::string("svc.retry.10s")), {}},
-                        rebound::dsl::RouteNode{at(rebound::Duration(1min)), at(std::string("svc.retry.1m")), {}}};
+        routes.items = {rebound::dsl::RouteNode{
+                            at(rebound::Duration(10s)), at(std::string("svc.retry.10s")), {}},
+                        rebound::dsl::RouteNode{
+                            at(rebound::Duration(1min)), at(std::string("svc.retry.1m")), {}}};
         f.routes = routes;
     }
     (void)policies;

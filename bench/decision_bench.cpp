@@ -21,6 +21,17 @@
 //                    with_budget     `hit` with a retry budget; record_success() runs every
 //                                    iteration so the budget never empties
 //   jitter_*       a one-rule policy with each jitter kind.
+// Models of well-known designs run as further baselines, each checked first to take the engine's
+// retry/stop decisions (their delays: within the policy's range, or identical where they share
+// the engine's generator):
+//   jitter_full/model_clone_per_operation  google-cloud-cpp style: retry and backoff policy
+//                  objects cloned on the heap per operation, std::mt19937_64 seeded from
+//                  std::random_device on the operation's first failure;
+//   jitter_full/model_clone_getentropy     the same, std::random_device("getentropy"): the
+//                  cost of cloning without the default source's RDSEED;
+//   jitter_full/model_std_rand             full jitter drawn with std::rand();
+//   rules64_with_budget/model_mutex_quota  the hand-written rules with the retry budget behind a
+//                  std::mutex instead of compare-and-swap.
 // The attempt cycles through 1..4 (max_attempts 5) so every entry of the backoff table is used;
 // the previous delay is fed back as AttemptContext::previous_delay, as a retry loop would.
 //
@@ -38,9 +49,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <new>
+#include <optional>
+#include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "rebound/decision.hpp"
 #include "rebound/policy.hpp"
@@ -583,13 +598,34 @@ class Budget {
 
 Budget g_budget;
 
+// The same budget algorithm behind a std::mutex: the "mutex-guarded retry quota" model.
+class MutexBudget {
+  public:
+    bool take() noexcept {
+        const std::lock_guard lock(mutex_);
+        tokens_ = std::max<std::int64_t>(tokens_ - 1000, 0);
+        return tokens_ > kMax / 2;
+    }
+    void give() noexcept {
+        const std::lock_guard lock(mutex_);
+        tokens_ = std::min<std::int64_t>(tokens_ + 1000, kMax);
+    }
+
+  private:
+    static constexpr std::int64_t kMax = 100 * 1000;
+    std::mutex mutex_;
+    std::int64_t tokens_ = kMax;
+};
+
+MutexBudget g_mutex_budget;
+
 // rules64: exponential 50ms x2 up to 2s, full jitter, deadline 30s, min_attempt_budget 100ms.
 constexpr std::array<std::int64_t, kMaxAttempts - 1> kRules64Base{50'000, 100'000, 200'000,
                                                                   400'000};
 constexpr std::int64_t kRules64Deadline = 30'000'000;
 constexpr std::int64_t kRules64MinAttemptBudget = 100'000;
 
-template <bool kWithBudget>
+template <bool kWithBudget, auto* kBudget = &g_budget>
 [[gnu::noipa]] Decision decide_rules64(const ErrorDescription& e, const AttemptContext& context,
                                        SeededRandomSource& random) noexcept {
     Decision d;  // a stop, non_retryable
@@ -621,7 +657,7 @@ template <bool kWithBudget>
         return d;
     }
     if constexpr (kWithBudget) {
-        if (!g_budget.take()) {
+        if (!kBudget->take()) {
             d.reason = DecisionReason::Throttled;
             return d;
         }
@@ -669,9 +705,9 @@ template <JitterType kJitter>
         const std::int64_t previous = std::max(context.previous_delay.count(), kSimpleInitial);
         delay = std::min(uniform(random, kSimpleInitial, 3 * previous), kSimpleCap);
     } else if constexpr (kJitter == JitterType::Bounded) {
-        delay = std::min(
-            uniform(random, base > kBoundedAmount ? base - kBoundedAmount : 0, base + kBoundedAmount),
-            kSimpleCap);
+        delay = std::min(uniform(random, base > kBoundedAmount ? base - kBoundedAmount : 0,
+                                 base + kBoundedAmount),
+                         kSimpleCap);
     } else if constexpr (kJitter == JitterType::Proportional) {
         const auto b = static_cast<double>(base);
         delay = std::min(uniform(random, std::llround(b * (1.0 - kProportionalFactor)),
@@ -686,6 +722,155 @@ template <JitterType kJitter>
 }
 
 }  // namespace hand
+
+// ---------------------------------------------------------------------------------------------
+// Models of well-known designs, run as further baselines of a case. They make the same retry and
+// stop decisions as the engine; their delays come from their own generators, so main() checks
+// only that each delay lies in the policy's range.
+namespace model {
+
+// google-cloud-cpp style: the client holds prototype policies and clones both per operation
+// (two heap allocations); the backoff clone creates its std::mt19937_64 on the first failure,
+// seeded from std::random_device, so every failing operation seeds a generator from the OS.
+class RetryPolicy {
+  public:
+    virtual ~RetryPolicy() = default;
+    virtual std::unique_ptr<RetryPolicy> clone() const = 0;
+    // Records a failure; true when the operation may be retried.
+    virtual bool on_failure(ErrorCategory category) = 0;
+    virtual bool is_exhausted() const = 0;
+    virtual bool is_permanent_failure(ErrorCategory category) const = 0;
+};
+
+class LimitedErrorCountRetryPolicy final : public RetryPolicy {
+  public:
+    explicit LimitedErrorCountRetryPolicy(int maximum_attempts) : maximum_(maximum_attempts) {}
+    std::unique_ptr<RetryPolicy> clone() const override {
+        return std::make_unique<LimitedErrorCountRetryPolicy>(maximum_);
+    }
+    bool on_failure(ErrorCategory category) override {
+        if (is_permanent_failure(category)) {
+            return false;
+        }
+        ++failures_;
+        return !is_exhausted();
+    }
+    bool is_exhausted() const override { return failures_ >= maximum_; }
+    bool is_permanent_failure(ErrorCategory category) const override {
+        return category != ErrorCategory::Deadlock;
+    }
+
+  private:
+    int maximum_;
+    int failures_ = 0;
+};
+
+class BackoffPolicy {
+  public:
+    virtual ~BackoffPolicy() = default;
+    virtual std::unique_ptr<BackoffPolicy> clone() const = 0;
+    virtual Duration on_completion() = 0;
+};
+
+// Exponential backoff with full jitter: a uniform delay in [0, current], then current doubles up
+// to the maximum.
+class ExponentialBackoffPolicy final : public BackoffPolicy {
+  public:
+    // `seed_source`: the std::random_device token ("default": libstdc++'s choice).
+    ExponentialBackoffPolicy(Duration initial, Duration maximum, double scaling,
+                             const char* seed_source)
+        : initial_(initial),
+          maximum_(maximum),
+          scaling_(scaling),
+          seed_source_(seed_source),
+          current_(initial) {}
+    std::unique_ptr<BackoffPolicy> clone() const override {
+        return std::make_unique<ExponentialBackoffPolicy>(initial_, maximum_, scaling_,
+                                                          seed_source_);
+    }
+    Duration on_completion() override {
+        if (!generator_) {
+            std::random_device device(seed_source_);
+            generator_.emplace((std::uint64_t{device()} << 32) | device());
+        }
+        std::uniform_int_distribution<std::int64_t> distribution(0, current_.count());
+        const Duration delay{distribution(*generator_)};
+        current_ = std::min(
+            Duration{static_cast<std::int64_t>(static_cast<double>(current_.count()) * scaling_)},
+            maximum_);
+        return delay;
+    }
+
+  private:
+    Duration initial_;
+    Duration maximum_;
+    double scaling_;
+    const char* seed_source_;
+    Duration current_;
+    std::optional<std::mt19937_64> generator_;
+};
+
+// One retry loop's view: clones the prototypes when an operation starts (attempt 1).
+class ClonePerOperation {
+  public:
+    ClonePerOperation(const ErrorDescription& error, const char* seed_source)
+        : error_(error),
+          retry_prototype_(kMaxAttempts),
+          backoff_prototype_(Duration{hand::kSimpleInitial}, Duration{hand::kSimpleCap}, 2.0,
+                             seed_source) {}
+
+    Decision operator()(const AttemptContext& context, SeededRandomSource&) {
+        if (context.attempt == 1) {
+            retry_ = retry_prototype_.clone();
+            backoff_ = backoff_prototype_.clone();
+        }
+        Decision d;
+        d.category = error_.effective_category();
+        if (retry_->is_permanent_failure(d.category)) {
+            return d;
+        }
+        if (!retry_->on_failure(d.category)) {
+            d.reason = DecisionReason::Exhausted;
+            return d;
+        }
+        d.retry = true;
+        d.reason = DecisionReason::Retry;
+        d.delay = backoff_->on_completion();
+        d.next_attempt = context.attempt + 1;
+        return d;
+    }
+
+  private:
+    ErrorDescription error_;
+    LimitedErrorCountRetryPolicy retry_prototype_;
+    ExponentialBackoffPolicy backoff_prototype_;
+    std::unique_ptr<RetryPolicy> retry_;
+    std::unique_ptr<BackoffPolicy> backoff_;
+};
+
+// The simple policy with full jitter drawn from std::rand() (modulo, as commonly written).
+[[gnu::noipa]] Decision decide_std_rand(const ErrorDescription& e,
+                                        const AttemptContext& context) noexcept {
+    Decision d;
+    d.category = e.effective_category();
+    const int attempt = std::max(context.attempt, 1);
+    if (d.category != ErrorCategory::Deadlock) {
+        return d;
+    }
+    d.matched = "category:deadlock";
+    if (attempt >= kMaxAttempts) {
+        d.reason = DecisionReason::Exhausted;
+        return d;
+    }
+    const std::int64_t base = hand::kSimpleBase[static_cast<std::size_t>(attempt - 1)];
+    d.retry = true;
+    d.reason = DecisionReason::Retry;
+    d.delay = Duration{static_cast<std::int64_t>(std::rand()) % (base + 1)};
+    d.next_attempt = attempt + 1;
+    return d;
+}
+
+}  // namespace model
 
 // ---------------------------------------------------------------------------------------------
 // The errors
@@ -869,6 +1054,58 @@ void register_benchmarks(const Case& c) {
     });
 }
 
+// A model must take the engine's retry/stop decisions (retry flag, reason, next attempt,
+// category) on every one of the verification iterations; `delay_ok(context, model, engine)`
+// judges its delay.
+template <typename Model, typename OnSuccess, typename DelayOk>
+bool verify_model(const Case& c, const std::string& name, Model model, OnSuccess on_success,
+                  DelayOk delay_ok) {
+    SeededRandomSource engine_random(kSeed);
+    SeededRandomSource model_random(kSeed);
+    ContextSequence engine_contexts;
+    ContextSequence model_contexts;
+    for (int i = 0; i < kVerifyIterations; ++i) {
+        const AttemptContext engine_context = engine_contexts.next();
+        const AttemptContext model_context = model_contexts.next();
+        const Decision engine = rebound::decide(*c.policy, c.error, engine_context, engine_random);
+        const Decision modelled = model(model_context, model_random);
+        engine_contexts.record(engine);
+        model_contexts.record(modelled);
+        if (c.with_budget) {
+            c.policy->record_success();
+            on_success();
+        }
+        if (engine.retry != modelled.retry || engine.reason != modelled.reason ||
+            engine.next_attempt != modelled.next_attempt || engine.category != modelled.category ||
+            !delay_ok(model_context, modelled, engine)) {
+            std::fprintf(stderr, "%s: iteration %d (attempt %d): the model disagrees\n",
+                         name.c_str(), i, engine_context.attempt);
+            print("rebound", engine);
+            print("model", modelled);
+            return false;
+        }
+    }
+    return true;
+}
+
+// Full jitter of the simple policy: a delay in [0, base(attempt)] when retrying, 0 otherwise.
+bool in_full_jitter_range(const AttemptContext& context, const Decision& d, const Decision&) {
+    if (!d.retry) {
+        return d.delay == Duration{0};
+    }
+    const std::int64_t base = hand::kSimpleBase[static_cast<std::size_t>(context.attempt - 1)];
+    return d.delay.count() >= 0 && d.delay.count() <= base;
+}
+
+// Registers `name`; `make_model()` builds the model's state in the benchmark's thread.
+template <typename MakeModel, typename OnSuccess>
+void register_model(const std::string& name, MakeModel make_model, OnSuccess on_success) {
+    benchmark::RegisterBenchmark(name.c_str(), [make_model, on_success](benchmark::State& state) {
+        auto model = make_model();
+        run(state, std::move(model), on_success);
+    });
+}
+
 template <BaselineFunction* kBaseline, bool kWithBudget = false>
 Case make_case(std::string name, std::shared_ptr<const rebound::Policy> policy,
                const ErrorDescription& error, Expect expect) {
@@ -929,8 +1166,52 @@ int main(int argc, char** argv) {
         return 1;
     }
 
+    // The models of well-known designs, next to the case whose policy they implement.
+    const Case& full = cases[5];
+    const Case& budgeted = cases[3];
+    // libstdc++'s default std::random_device source (RDSEED where the CPU has it), and the
+    // getentropy(3) source, to separate the cost of seeding from the cost of cloning.
+    const auto clone_model = [&full] { return model::ClonePerOperation(full.error, "default"); };
+    const auto clone_getentropy_model = [&full] {
+        return model::ClonePerOperation(full.error, "getentropy");
+    };
+    const auto rand_model = [&full] {
+        return [error = full.error](const AttemptContext& context, SeededRandomSource&) {
+            return model::decide_std_rand(error, context);
+        };
+    };
+    const auto mutex_model = [&budgeted] {
+        return [error = budgeted.error](const AttemptContext& context, SeededRandomSource& random) {
+            return hand::decide_rules64<true, &hand::g_mutex_budget>(error, context, random);
+        };
+    };
+    const auto give_mutex = [] { hand::g_mutex_budget.give(); };
+    const auto nothing = [] {};
+    const auto same_delay = [](const AttemptContext&, const Decision& d, const Decision& engine) {
+        return d.delay == engine.delay;
+    };
+    ok = verify_model(full, "jitter_full/model_clone_per_operation", clone_model(), nothing,
+                      in_full_jitter_range) &&
+         verify_model(full, "jitter_full/model_clone_getentropy", clone_getentropy_model(), nothing,
+                      in_full_jitter_range) &&
+         verify_model(full, "jitter_full/model_std_rand", rand_model(), nothing,
+                      in_full_jitter_range) &&
+         verify_model(budgeted, "rules64_with_budget/model_mutex_quota", mutex_model(), give_mutex,
+                      same_delay);
+    if (!ok) {
+        std::fprintf(stderr, "a model of a well-known design differs from decide(); not run\n");
+        return 1;
+    }
+
     for (const Case& c : cases) {
         c.register_benchmarks(c);
+        if (&c == &full) {
+            register_model(c.name + "/model_clone_per_operation", clone_model, nothing);
+            register_model(c.name + "/model_clone_getentropy", clone_getentropy_model, nothing);
+            register_model(c.name + "/model_std_rand", rand_model, nothing);
+        } else if (&c == &budgeted) {
+            register_model(c.name + "/model_mutex_quota", mutex_model, give_mutex);
+        }
     }
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

@@ -22,7 +22,7 @@ constexpr std::string_view kPrefixSuffix = ".*";
 // Collects diagnostics, dropping exact repeats (a bad value in `defaults` or in a parent is seen
 // once per policy that inherits it, but reported once).
 class Reporter {
-public:
+  public:
     Reporter(const Document& document, Diagnostics& out) : document_(document), out_(out) {}
 
     void error(DiagnosticCode code, SourcePosition position, std::string field, std::string message,
@@ -45,7 +45,7 @@ public:
 
     std::size_t errors() const noexcept { return errors_; }
 
-private:
+  private:
     const Document& document_;
     Diagnostics& out_;
     std::set<std::tuple<std::uint32_t, std::uint32_t, std::string>> seen_;
@@ -104,7 +104,9 @@ SourcePosition position_of(const PolicyFields& f, const PolicyNode& node, std::s
         }
         return index;
     };
-    const auto at = [&](const auto& located) { return located ? located->position : SourcePosition{}; };
+    const auto at = [&](const auto& located) {
+        return located ? located->position : SourcePosition{};
+    };
     if (field == "name") {
         return node.name.position;
     }
@@ -114,28 +116,38 @@ SourcePosition position_of(const PolicyFields& f, const PolicyNode& node, std::s
     if (f.backoff && field.starts_with("backoff")) {
         const BackoffNode& b = *f.backoff;
         SourcePosition p = b.position;
-        if (field == "backoff.delay") p = at(b.delay);
-        if (field == "backoff.initial") p = at(b.initial);
-        if (field == "backoff.increment") p = at(b.increment);
-        if (field == "backoff.multiplier") p = at(b.multiplier);
-        if (field == "backoff.max") p = at(b.max);
+        if (field == "backoff.delay")
+            p = at(b.delay);
+        if (field == "backoff.initial")
+            p = at(b.initial);
+        if (field == "backoff.increment")
+            p = at(b.increment);
+        if (field == "backoff.multiplier")
+            p = at(b.multiplier);
+        if (field == "backoff.max")
+            p = at(b.max);
         return p.known() ? p : b.position;
     }
     if (f.jitter && field.starts_with("jitter")) {
         const JitterNode& j = *f.jitter;
         SourcePosition p = j.position;
-        if (field == "jitter.amount") p = at(j.amount);
-        if (field == "jitter.factor") p = at(j.factor);
+        if (field == "jitter.amount")
+            p = at(j.amount);
+        if (field == "jitter.factor")
+            p = at(j.factor);
         return p.known() ? p : j.position;
     }
-    if (field == "deadline") return at(f.deadline);
-    if (field == "min_attempt_budget") return at(f.min_attempt_budget);
-    if (field == "attempt_timeout") return at(f.attempt_timeout);
+    if (field == "deadline")
+        return at(f.deadline);
+    if (field == "min_attempt_budget")
+        return at(f.min_attempt_budget);
+    if (field == "attempt_timeout")
+        return at(f.attempt_timeout);
     if (const auto i = index_in("retry_on["); i && f.retry_on && *i < f.retry_on->items.size()) {
         return f.retry_on->items[*i].position;
     }
-    if (const auto i = index_in("never_retry_on["); i && f.never_retry_on &&
-                                                    *i < f.never_retry_on->items.size()) {
+    if (const auto i = index_in("never_retry_on[");
+        i && f.never_retry_on && *i < f.never_retry_on->items.size()) {
         return f.never_retry_on->items[*i].position;
     }
     if (const auto i = index_in("retry_if["); i && f.retry_if && *i < f.retry_if->items.size()) {
@@ -144,15 +156,19 @@ SourcePosition position_of(const PolicyFields& f, const PolicyNode& node, std::s
     if (f.budget && field.starts_with("budget")) {
         const BudgetNode& b = *f.budget;
         SourcePosition p = b.position;
-        if (field == "budget.max_tokens") p = at(b.max_tokens);
-        if (field == "budget.token_ratio") p = at(b.token_ratio);
+        if (field == "budget.max_tokens")
+            p = at(b.max_tokens);
+        if (field == "budget.token_ratio")
+            p = at(b.token_ratio);
         return p.known() ? p : b.position;
     }
     if (const auto i = index_in("routes["); i && f.routes && *i < f.routes->items.size()) {
         const RouteNode& r = f.routes->items[*i];
         SourcePosition p = r.position;
-        if (field.ends_with(".up_to")) p = at(r.up_to);
-        if (field.ends_with(".target")) p = at(r.target);
+        if (field.ends_with(".up_to"))
+            p = at(r.up_to);
+        if (field.ends_with(".target"))
+            p = at(r.target);
         return p.known() ? p : r.position;
     }
     return node.position;
@@ -181,7 +197,7 @@ DiagnosticCode code_for(ProblemKind kind) {
 // Turns one policy's resolved fields into a PolicySpec, reporting what only the file form can get
 // wrong (fields that do not apply to a backoff type, required fields, counts beyond int).
 class SpecBuilder {
-public:
+  public:
     SpecBuilder(Reporter& reporter, const PolicyNode& node, std::string field_prefix)
         : reporter_(reporter), node_(node), prefix_(std::move(field_prefix)) {}
 
@@ -195,14 +211,22 @@ public:
         if (f.jitter) {
             spec.jitter = read_jitter(*f.jitter);
         }
-        if (f.deadline) spec.deadline = f.deadline->value;
-        if (f.min_attempt_budget) spec.min_attempt_budget = f.min_attempt_budget->value;
-        if (f.attempt_timeout) spec.attempt_timeout = f.attempt_timeout->value;
-        if (f.retry_on) spec.retry_on = values_of(f.retry_on->items);
-        if (f.never_retry_on) spec.never_retry_on = values_of(f.never_retry_on->items);
-        if (f.retry_if) spec.retry_if = values_of(f.retry_if->items);
-        if (f.on_exhausted) spec.on_exhausted = f.on_exhausted->value;
-        if (f.budget) spec.budget = read_budget(*f.budget);
+        if (f.deadline)
+            spec.deadline = f.deadline->value;
+        if (f.min_attempt_budget)
+            spec.min_attempt_budget = f.min_attempt_budget->value;
+        if (f.attempt_timeout)
+            spec.attempt_timeout = f.attempt_timeout->value;
+        if (f.retry_on)
+            spec.retry_on = values_of(f.retry_on->items);
+        if (f.never_retry_on)
+            spec.never_retry_on = values_of(f.never_retry_on->items);
+        if (f.retry_if)
+            spec.retry_if = values_of(f.retry_if->items);
+        if (f.on_exhausted)
+            spec.on_exhausted = f.on_exhausted->value;
+        if (f.budget)
+            spec.budget = read_budget(*f.budget);
         if (f.routes) {
             for (const RouteNode& route : f.routes->items) {
                 spec.routes.push_back(read_route(route));
@@ -211,7 +235,7 @@ public:
         return spec;
     }
 
-private:
+  private:
     template <typename T>
     static std::vector<T> values_of(const std::vector<Located<T>>& items) {
         std::vector<T> values;
@@ -229,10 +253,13 @@ private:
 
     void read_attempts(const PolicyFields& f, PolicySpec& spec) {
         if (f.max_attempts && f.max_retries) {
-            const bool retries_later = std::tie(f.max_retries->position.line, f.max_retries->position.column) >
-                                       std::tie(f.max_attempts->position.line, f.max_attempts->position.column);
-            const SourcePosition later = retries_later ? f.max_retries->position : f.max_attempts->position;
-            error(DiagnosticCode::ConflictingFields, later, retries_later ? "max_retries" : "max_attempts",
+            const bool retries_later =
+                std::tie(f.max_retries->position.line, f.max_retries->position.column) >
+                std::tie(f.max_attempts->position.line, f.max_attempts->position.column);
+            const SourcePosition later =
+                retries_later ? f.max_retries->position : f.max_attempts->position;
+            error(DiagnosticCode::ConflictingFields, later,
+                  retries_later ? "max_retries" : "max_attempts",
                   "policy '" + spec.name +
                       "' gives both max_attempts and max_retries; they say the same thing "
                       "(max_attempts = max_retries + 1): keep one");
@@ -268,8 +295,8 @@ private:
     }
 
     template <typename T>
-    bool require_field(const Field<T>& field, SourcePosition owner_position, const std::string& name,
-                       std::string_view owner) {
+    bool require_field(const Field<T>& field, SourcePosition owner_position,
+                       const std::string& name, std::string_view owner) {
         if (!field) {
             error(DiagnosticCode::MissingField, owner_position, name,
                   std::string(owner) + " needs '" + name.substr(name.find('.') + 1) + "'");
@@ -282,14 +309,18 @@ private:
         Backoff b;
         b.type = node.type.value;
         const std::string owner = std::string(to_string(b.type)) + " backoff";
-        const bool has_initial = b.type == BackoffType::Linear || b.type == BackoffType::Exponential;
-        if (b.type != BackoffType::Fixed) reject_field(node.delay, "backoff.delay", owner);
+        const bool has_initial =
+            b.type == BackoffType::Linear || b.type == BackoffType::Exponential;
+        if (b.type != BackoffType::Fixed)
+            reject_field(node.delay, "backoff.delay", owner);
         if (!has_initial) {
             reject_field(node.initial, "backoff.initial", owner);
             reject_field(node.max, "backoff.max", owner);
         }
-        if (b.type != BackoffType::Linear) reject_field(node.increment, "backoff.increment", owner);
-        if (b.type != BackoffType::Exponential) reject_field(node.multiplier, "backoff.multiplier", owner);
+        if (b.type != BackoffType::Linear)
+            reject_field(node.increment, "backoff.increment", owner);
+        if (b.type != BackoffType::Exponential)
+            reject_field(node.multiplier, "backoff.multiplier", owner);
 
         switch (b.type) {
             case BackoffType::Fixed:
@@ -325,8 +356,10 @@ private:
         Jitter j;
         j.type = node.type.value;
         const std::string owner = std::string(to_string(j.type)) + " jitter";
-        if (j.type != JitterType::Bounded) reject_field(node.amount, "jitter.amount", owner);
-        if (j.type != JitterType::Proportional) reject_field(node.factor, "jitter.factor", owner);
+        if (j.type != JitterType::Bounded)
+            reject_field(node.amount, "jitter.amount", owner);
+        if (j.type != JitterType::Proportional)
+            reject_field(node.factor, "jitter.factor", owner);
         if (j.type == JitterType::Bounded &&
             require_field(node.amount, node.position, "jitter.amount", owner)) {
             j.amount = node.amount->value;
@@ -372,7 +405,7 @@ private:
 };
 
 class Compiler {
-public:
+  public:
     Compiler(const Document& document, const PolicyCompileOptions& options, Diagnostics& out)
         : document_(document), options_(options), reporter_(document, out) {
         for (std::size_t i = 0; i < document_.policies.size(); ++i) {
@@ -398,7 +431,7 @@ public:
         return resolve_all();
     }
 
-private:
+  private:
     void check_header() {
         const SourcePosition top{1, 1};
         if (!document_.version) {
@@ -406,9 +439,10 @@ private:
                             "missing the format version: start the file with 'rebound: 1' (DSL: "
                             "'rebound 1')");
         } else if (document_.version->value != kSupportedVersion) {
-            reporter_.error(DiagnosticCode::UnsupportedVersion, document_.version->position, "rebound",
-                            "unsupported format version " + std::to_string(document_.version->value) +
-                                ": this version of Rebound reads version 1");
+            reporter_.error(
+                DiagnosticCode::UnsupportedVersion, document_.version->position, "rebound",
+                "unsupported format version " + std::to_string(document_.version->value) +
+                    ": this version of Rebound reads version 1");
         }
         if (!document_.service) {
             reporter_.error(DiagnosticCode::MissingField, top, "service",
@@ -430,9 +464,10 @@ private:
     void check_policy_names() {
         for (const PolicyNode& policy : document_.policies) {
             if (policy.name.value == kBuiltinPolicyName) {
-                reporter_.error(DiagnosticCode::InvalidName, policy.name.position,
-                                "policies." + policy.name.value,
-                                "'builtin' is the name of the built-in policy: choose another name");
+                reporter_.error(
+                    DiagnosticCode::InvalidName, policy.name.position,
+                    "policies." + policy.name.value,
+                    "'builtin' is the name of the built-in policy: choose another name");
             }
         }
     }

@@ -70,7 +70,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
         row[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j) {
             const std::size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            row[j] =
+                std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
             diagonal = above;
         }
     }
@@ -87,7 +88,8 @@ std::string_view line_of(std::string_view source, std::uint32_t line) {
         start = next + 1;
     }
     const auto end = source.find('\n', start);
-    std::string_view text = source.substr(start, end == std::string_view::npos ? source.size() - start : end - start);
+    std::string_view text =
+        source.substr(start, end == std::string_view::npos ? source.size() - start : end - start);
     if (!text.empty() && text.back() == '\r') {
         text.remove_suffix(1);
     }
@@ -108,9 +110,15 @@ std::string_view to_string(Severity s) noexcept {
     return "note";
 }
 
-std::string_view code_id(DiagnosticCode code) noexcept { return info(code).id; }
-std::string_view rule_name(DiagnosticCode code) noexcept { return info(code).rule; }
-std::string_view code_summary(DiagnosticCode code) noexcept { return info(code).summary; }
+std::string_view code_id(DiagnosticCode code) noexcept {
+    return info(code).id;
+}
+std::string_view rule_name(DiagnosticCode code) noexcept {
+    return info(code).rule;
+}
+std::string_view code_summary(DiagnosticCode code) noexcept {
+    return info(code).summary;
+}
 
 const std::vector<DiagnosticCode>& all_codes() {
     static const std::vector<DiagnosticCode> codes = [] {
@@ -143,7 +151,8 @@ std::string format_diagnostic(const Diagnostic& d, std::string_view source) {
         constexpr std::size_t kMaxEcho = 200;
         if (!line.empty() && line.size() <= kMaxEcho) {
             text += "\n    " + std::string(line) + "\n    ";
-            for (std::uint32_t column = 1; column < d.position.column && column <= line.size(); ++column) {
+            for (std::uint32_t column = 1; column < d.position.column && column <= line.size();
+                 ++column) {
                 text += line[column - 1] == '\t' ? '\t' : ' ';
             }
             text += "^";
@@ -159,7 +168,8 @@ namespace {
 
 // The one candidate that has `word` as a whole `_`-separated part ("attempts" in
 // "max_attempts"), or empty when none or several do: users often write the short form.
-std::string word_part_match(std::string_view word, const std::vector<std::string_view>& candidates) {
+std::string word_part_match(std::string_view word,
+                            const std::vector<std::string_view>& candidates) {
     constexpr std::size_t kShortestPart = 4;
     if (word.size() < kShortestPart) {
         return {};
@@ -169,8 +179,8 @@ std::string word_part_match(std::string_view word, const std::vector<std::string
         if (candidate.size() <= word.size()) {
             continue;
         }
-        const bool is_suffix = candidate.ends_with(word) &&
-                               candidate[candidate.size() - word.size() - 1] == '_';
+        const bool is_suffix =
+            candidate.ends_with(word) && candidate[candidate.size() - word.size() - 1] == '_';
         const bool is_prefix = candidate.starts_with(word) && candidate[word.size()] == '_';
         if (is_suffix || is_prefix) {
             if (!found.empty()) {

@@ -64,7 +64,7 @@ struct FormNode {
     bool boolean = false;
     std::vector<FormEntry> entries;  // Map, in order (a vector of an incomplete type is allowed;
                                      // a std::pair of one is not)
-    std::vector<FormNode> items;                            // List
+    std::vector<FormNode> items;     // List
 
     static FormNode map(bool flow);
     static FormNode list(bool flow);

@@ -26,8 +26,7 @@ bool is_within(std::string_view inner, std::string_view outer) {
     if (outer.empty()) {
         return true;
     }
-    return inner.starts_with(outer) &&
-           (inner.size() == outer.size() || inner[outer.size()] == '.');
+    return inner.starts_with(outer) && (inner.size() == outer.size() || inner[outer.size()] == '.');
 }
 
 // A compile finding that only echoes a parse error: the parser reported the value (or the whole
@@ -87,8 +86,8 @@ LoadResult load_file(const std::filesystem::path& path, const PolicyCompileOptio
     result.document.file = file;
     const std::optional<Syntax> syntax = syntax_for_path(file);
     if (!syntax) {
-        result.diagnostics.push_back(unreadable(
-            file, "unknown policy file extension: use .yaml, .yml, .json or .rebound"));
+        result.diagnostics.push_back(
+            unreadable(file, "unknown policy file extension: use .yaml, .yml, .json or .rebound"));
         return result;
     }
     std::error_code error;

@@ -25,10 +25,13 @@ constexpr DurationUnit kDurationUnits[] = {
 // arithmetic on the parsed value far from overflow).
 constexpr double kLargestParsedMicros = 1e15;
 
-bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+bool is_digit(char c) noexcept {
+    return c >= '0' && c <= '9';
+}
 
 template <typename Enum, std::size_t N>
-std::optional<Enum> find_word(std::string_view word, const std::pair<std::string_view, Enum> (&table)[N]) {
+std::optional<Enum> find_word(std::string_view word,
+                              const std::pair<std::string_view, Enum> (&table)[N]) {
     for (const auto& [name, value] : table) {
         if (name == word) {
             return value;
@@ -101,13 +104,14 @@ std::optional<Duration> parse_duration(std::string_view text, std::string& error
     }
     const std::string_view number = text.substr(0, digits_end);
     const std::string_view unit = text.substr(digits_end);
-    const bool well_formed_number =
-        !number.empty() && is_digit(number.front()) && is_digit(number.back()) &&
-        number.find('.') == number.rfind('.');
+    const bool well_formed_number = !number.empty() && is_digit(number.front()) &&
+                                    is_digit(number.back()) &&
+                                    number.find('.') == number.rfind('.');
     if (!well_formed_number) {
         return fail("expected a duration such as 250ms, got " + quoted);
     }
-    const bool unit_is_word = std::all_of(unit.begin(), unit.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+    const bool unit_is_word =
+        std::all_of(unit.begin(), unit.end(), [](char c) { return c >= 'a' && c <= 'z'; });
     if (!unit_is_word) {
         return fail("expected a duration such as 250ms, got " + quoted);
     }
@@ -135,7 +139,8 @@ std::optional<Duration> parse_duration(std::string_view text, std::string& error
     for (const char c : whole) {
         whole_value = whole_value * 10 + (c - '0');
     }
-    if (static_cast<double>(whole_value) * static_cast<double>(found->micros) > kLargestParsedMicros) {
+    if (static_cast<double>(whole_value) * static_cast<double>(found->micros) >
+        kLargestParsedMicros) {
         return fail("duration " + quoted + " is too large (the limit is 30 days)");
     }
     std::int64_t micros = whole_value * found->micros;

@@ -38,10 +38,9 @@ struct ShorterFirst {
 
 std::uint32_t lookup_error_type(const std::vector<std::pair<std::string, std::uint32_t>>& entries,
                                 std::string_view probe, std::uint32_t not_found) noexcept {
-    const auto it = std::lower_bound(entries.begin(), entries.end(), probe,
-                                     [](const auto& entry, std::string_view p) {
-                                         return ShorterFirst{}(entry.first, p);
-                                     });
+    const auto it = std::lower_bound(
+        entries.begin(), entries.end(), probe,
+        [](const auto& entry, std::string_view p) { return ShorterFirst{}(entry.first, p); });
     return (it != entries.end() && it->first == probe) ? it->second : not_found;
 }
 
@@ -61,8 +60,8 @@ bool contains(std::string_view haystack, std::string_view needle) noexcept {
             return false;
         }
         at = static_cast<const char*>(hit);
-        if (needle.size() == 1 ||
-            (at[1] == needle[1] && std::memcmp(at + 2, needle.data() + 2, needle.size() - 2) == 0)) {
+        if (needle.size() == 1 || (at[1] == needle[1] && std::memcmp(at + 2, needle.data() + 2,
+                                                                     needle.size() - 2) == 0)) {
             return true;
         }
         ++at;
@@ -140,16 +139,14 @@ MatcherSet MatcherSet::compile(std::span<const Matcher> matchers,
     sort_and_keep_first(set.by_sqlstate_);
     sort_and_keep_first(set.by_sqlstate_class_);
     sort_and_keep_first(set.by_native_);
-    std::sort(set.by_error_type_.begin(), set.by_error_type_.end(),
-              [](const auto& a, const auto& b) {
-                  return a.first != b.first ? ShorterFirst{}(a.first, b.first)
-                                            : a.second < b.second;
-              });
-    set.by_error_type_.erase(std::unique(set.by_error_type_.begin(), set.by_error_type_.end(),
-                                         [](const auto& a, const auto& b) {
-                                             return a.first == b.first;
-                                         }),
-                             set.by_error_type_.end());
+    std::sort(
+        set.by_error_type_.begin(), set.by_error_type_.end(), [](const auto& a, const auto& b) {
+            return a.first != b.first ? ShorterFirst{}(a.first, b.first) : a.second < b.second;
+        });
+    set.by_error_type_.erase(
+        std::unique(set.by_error_type_.begin(), set.by_error_type_.end(),
+                    [](const auto& a, const auto& b) { return a.first == b.first; }),
+        set.by_error_type_.end());
     return set;
 }
 

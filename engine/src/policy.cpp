@@ -169,9 +169,9 @@ PolicyBuilder& PolicyBuilder::options(const PolicyCompileOptions& o) {
 PolicyResult PolicyBuilder::try_build() const {
     if (max_attempts_set_ && max_retries_set_) {
         PolicyResult result;
-        result.problems.push_back(
-            FieldProblem{"max_retries", "give either max_attempts or max_retries, not both",
-                         ProblemKind::Conflict});
+        result.problems.push_back(FieldProblem{"max_retries",
+                                               "give either max_attempts or max_retries, not both",
+                                               ProblemKind::Conflict});
         return result;
     }
     return Policy::create(spec_, options_);

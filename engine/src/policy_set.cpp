@@ -14,7 +14,8 @@ bool is_prefix_key(std::string_view key) noexcept {
 }  // namespace
 
 PolicySet::PolicySet(std::string service, std::vector<std::shared_ptr<const Policy>> policies,
-                     std::vector<HandlerBinding> bindings, std::optional<std::string> default_policy)
+                     std::vector<HandlerBinding> bindings,
+                     std::optional<std::string> default_policy)
     : service_(std::move(service)),
       policies_(std::move(policies)),
       bindings_(std::move(bindings)),

@@ -161,8 +161,8 @@ void validate_matcher(const Matcher& matcher, const std::string& field, FieldPro
         case MatcherKind::SqlStateClass:
             if (!is_code(matcher.text, 2)) {
                 report_invalid(out, field,
-                       "a SQLSTATE class is 2 letters or digits, such as 08, got '" + matcher.text +
-                           "'");
+                               "a SQLSTATE class is 2 letters or digits, such as 08, got '" +
+                                   matcher.text + "'");
             }
             return;
         case MatcherKind::VendorNative:
@@ -187,8 +187,8 @@ void validate_matcher(const Matcher& matcher, const std::string& field, FieldPro
         case MatcherKind::HttpClass:
             if (matcher.http < 1 || matcher.http > 5) {
                 report_invalid(out, field,
-                       "HTTP status class must be 1xx to 5xx, got " + std::to_string(matcher.http) +
-                           "xx");
+                               "HTTP status class must be 1xx to 5xx, got " +
+                                   std::to_string(matcher.http) + "xx");
             }
             return;
         case MatcherKind::Message:
@@ -244,8 +244,7 @@ FieldProblems validate_policy(const PolicySpec& spec, const PredicateRegistry* p
         const std::string field = "retry_if[" + std::to_string(i) + "]";
         const std::string& name = spec.retry_if[i];
         if (!is_valid_name(name)) {
-            report(out, field,
-                   "predicate names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + name + "'",
+            report(out, field, "predicate names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + name + "'",
                    ProblemKind::InvalidName);
         } else if (predicates != nullptr && predicates->find(name) == nullptr) {
             report(out, field, "unknown predicate '" + name + "': register it in code first",
@@ -263,11 +262,11 @@ FieldProblems validate_policy(const PolicySpec& spec, const PredicateRegistry* p
             report_invalid(out, field + ".target", "a route needs a non-empty target");
         }
         if (i > 0 && route.up_to <= spec.routes[i - 1].up_to) {
-            report(out, field + ".up_to",
-                   "route up_to values must be strictly increasing: " +
-                       format_duration(route.up_to) + " follows " +
-                       format_duration(spec.routes[i - 1].up_to),
-                   ProblemKind::RouteOrder);
+            report(
+                out, field + ".up_to",
+                "route up_to values must be strictly increasing: " + format_duration(route.up_to) +
+                    " follows " + format_duration(spec.routes[i - 1].up_to),
+                ProblemKind::RouteOrder);
         }
     }
     return out;

@@ -130,14 +130,16 @@ TEST_CASE("decide cases hold for 20 seeds each", "[conformance]") {
             continue;
         }
         const json vector = json::parse(line);
-        std::vector<std::string> arguments{"decide", (kConformance / vector["file"].get<std::string>()).string()};
+        std::vector<std::string> arguments{
+            "decide", (kConformance / vector["file"].get<std::string>()).string()};
         for (const auto& arg : vector["args"]) {
             arguments.push_back(arg.get<std::string>());
         }
         const json& expect = vector["expect"];
         for (int seed = 1; seed <= 20; ++seed) {
             std::vector<std::string> seeded = arguments;
-            seeded.insert(seeded.end(), {"--seed", std::to_string(seed * 7919), "--format", "json"});
+            seeded.insert(seeded.end(),
+                          {"--seed", std::to_string(seed * 7919), "--format", "json"});
             const CommandResult result = run_cli(seeded);
             INFO(line << "\nseed " << seed * 7919 << "\n" << result.err << result.out);
             REQUIRE(result.exit_code == 0);
@@ -158,7 +160,8 @@ TEST_CASE("decide cases hold for 20 seeds each", "[conformance]") {
 }
 
 TEST_CASE("invalid vectors fail lint and explain at the expected lines", "[conformance]") {
-    const auto files = files_matching(kConformance / "invalid", std::regex(R"(.*\.(yaml|rebound))"));
+    const auto files =
+        files_matching(kConformance / "invalid", std::regex(R"(.*\.(yaml|rebound))"));
     REQUIRE(files.size() >= 11);
     for (const fs::path& file : files) {
         SECTION(file.filename().string()) {
@@ -172,7 +175,8 @@ TEST_CASE("invalid vectors fail lint and explain at the expected lines", "[confo
             for (const json& d : report["diagnostics"]) {
                 if (d["severity"] == "error") {
                     error_lines.insert(d["line"].get<int>());
-                    texts += d["message"].get<std::string>() + " " + d.value("suggestion", "") + "\n";
+                    texts +=
+                        d["message"].get<std::string>() + " " + d.value("suggestion", "") + "\n";
                 }
             }
             if (expect.contains("error_lines")) {
@@ -205,10 +209,11 @@ TEST_CASE("convert round-trips every valid vector through every syntax", "[confo
     const fs::path scratch = rebound::testing::make_temporary_directory("rebound-convert");
     const auto handlers = handler_vectors();
     for (const fs::path& file : valid_vectors()) {
-        for (const auto& [target, extension] :
-             std::vector<std::pair<std::string, std::string>>{{"yaml", ".yaml"}, {"dsl", ".rebound"}, {"json", ".json"}}) {
+        for (const auto& [target, extension] : std::vector<std::pair<std::string, std::string>>{
+                 {"yaml", ".yaml"}, {"dsl", ".rebound"}, {"json", ".json"}}) {
             SECTION(file.filename().string() + " to " + target) {
-                const fs::path converted = scratch / (file.stem().string() + "-" + target + extension);
+                const fs::path converted =
+                    scratch / (file.stem().string() + "-" + target + extension);
                 const CommandResult result =
                     run_cli({"convert", file.string(), "--to", target, "-o", converted.string()});
                 INFO(result.err);
@@ -229,17 +234,21 @@ TEST_CASE("convert round-trips every valid vector through every syntax", "[confo
 // The project's own valid fixtures (tests/data/valid: every field, every form) convert without
 // losing meaning too, including what only they hold: empty lists that override inherited ones
 // (`_private.tier-2` of every-field.yaml) and every binding form.
-TEST_CASE("convert round-trips every valid test fixture through every syntax", "[conformance][convert]") {
+TEST_CASE("convert round-trips every valid test fixture through every syntax",
+          "[conformance][convert]") {
     const fs::path scratch = rebound::testing::make_temporary_directory("rebound-convert-fixtures");
-    const auto fixtures = files_matching(fs::path(REBOUND_TEST_DATA_DIR) / "valid", std::regex(R"(.*\.(yaml|json))"));
+    const auto fixtures =
+        files_matching(fs::path(REBOUND_TEST_DATA_DIR) / "valid", std::regex(R"(.*\.(yaml|json))"));
     REQUIRE(fixtures.size() >= 4);
-    const std::vector<std::string> handlers{"ApproveCase", "RiskBackfillChunk", "RemoveReviewer", "Nightly",
-                                            "orders.x",    "orders.email.x",    "Legacy",         "Unbound"};
+    const std::vector<std::string> handlers{
+        "ApproveCase", "RiskBackfillChunk", "RemoveReviewer", "Nightly",
+        "orders.x",    "orders.email.x",    "Legacy",         "Unbound"};
     for (const fs::path& file : fixtures) {
-        for (const auto& [target, extension] :
-             std::vector<std::pair<std::string, std::string>>{{"yaml", ".yaml"}, {"dsl", ".rebound"}, {"json", ".json"}}) {
+        for (const auto& [target, extension] : std::vector<std::pair<std::string, std::string>>{
+                 {"yaml", ".yaml"}, {"dsl", ".rebound"}, {"json", ".json"}}) {
             SECTION(file.filename().string() + " to " + target) {
-                const fs::path converted = scratch / (file.stem().string() + "-" + target + extension);
+                const fs::path converted =
+                    scratch / (file.stem().string() + "-" + target + extension);
                 const CommandResult result =
                     run_cli({"convert", file.string(), "--to", target, "-o", converted.string()});
                 INFO(result.err);

@@ -16,7 +16,9 @@ using rebound::dsl::Syntax;
 
 namespace {
 
-LoadResult load_yaml(const std::string& text) { return load_text(text, "svc.yaml", Syntax::Yaml); }
+LoadResult load_yaml(const std::string& text) {
+    return load_text(text, "svc.yaml", Syntax::Yaml);
+}
 
 // The errors of `text` as "line:column code" strings, for compact assertions.
 std::vector<std::string> errors_of(const std::string& text) {
@@ -25,7 +27,8 @@ std::vector<std::string> errors_of(const std::string& text) {
     std::vector<std::string> errors;
     auto diagnostics = result.diagnostics;
     std::sort(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
-        return std::tie(a.position.line, a.position.column) < std::tie(b.position.line, b.position.column);
+        return std::tie(a.position.line, a.position.column) <
+               std::tie(b.position.line, b.position.column);
     });
     for (const Diagnostic& d : diagnostics) {
         errors.push_back(std::to_string(d.position.line) + ":" + std::to_string(d.position.column) +
@@ -83,15 +86,15 @@ TEST_CASE("inheritance: own, then extends, then defaults, then built-in; objects
     const LoadResult result = load_yaml(kTiers);
     REQUIRE(result.policy_set);
     const auto& background = result.policy_set->find("background")->spec();
-    CHECK(background.max_attempts == 7);                                   // own max_retries 6
+    CHECK(background.max_attempts == 7);  // own max_retries 6
     CHECK(background.backoff == rebound::Backoff::exponential(100ms, 2.0, 30s));  // not x3, 200ms
-    CHECK(background.jitter == rebound::Jitter::equal());                   // from interactive
-    CHECK(background.deadline == rebound::Duration(3s));                    // from interactive
+    CHECK(background.jitter == rebound::Jitter::equal());  // from interactive
+    CHECK(background.deadline == rebound::Duration(3s));   // from interactive
     CHECK(background.retry_on.size() == 1);
     const auto& plain = result.policy_set->find("plain")->spec();
-    CHECK(plain.max_attempts == 4);                                         // from defaults
+    CHECK(plain.max_attempts == 4);  // from defaults
     CHECK(plain.jitter == rebound::Jitter::full());
-    CHECK(plain.backoff == rebound::Backoff{});                             // built-in
+    CHECK(plain.backoff == rebound::Backoff{});  // built-in
     CHECK_FALSE(plain.deadline.has_value());
 }
 
@@ -99,8 +102,8 @@ TEST_CASE("handlers resolve exact, then longest prefix, then default, then built
     const LoadResult result = load_yaml(kTiers);
     REQUIRE(result.policy_set);
     const rebound::PolicySet& set = *result.policy_set;
-    const auto check = [&](std::string_view handler, std::string_view policy, rebound::ResolvedVia via,
-                           bool idempotent = false) {
+    const auto check = [&](std::string_view handler, std::string_view policy,
+                           rebound::ResolvedVia via, bool idempotent = false) {
         const auto resolution = set.resolve(handler);
         INFO(handler);
         CHECK(resolution.policy->name() == policy);
@@ -129,7 +132,8 @@ TEST_CASE("header problems: missing version, service, policies; wrong version", 
     CHECK(errors_of("rebound: 1\nservice: s\n") == std::vector<std::string>{"1:1 RB005"});
     CHECK(errors_of("rebound: 2\nservice: s\npolicies:\n  p: {}\n") ==
           std::vector<std::string>{"1:10 RB006"});
-    CHECK(errors_of("rebound: 1\nservice: s\npolicies: {}\n") == std::vector<std::string>{"3:1 RB005"});
+    CHECK(errors_of("rebound: 1\nservice: s\npolicies: {}\n") ==
+          std::vector<std::string>{"3:1 RB005"});
 }
 
 TEST_CASE("extends cycles and unknown references are reported with suggestions", "[compile]") {
@@ -190,10 +194,11 @@ TEST_CASE("fields must fit their backoff and jitter types", "[compile]") {
                     "1s, multiplier: 2 }\n") == std::vector<std::string>{"5:52 RB002"});
     CHECK(errors_of("rebound: 1\nservice: s\npolicies:\n  p:\n    backoff: { type: fixed }\n") ==
           std::vector<std::string>{"5:14 RB005"});
-    CHECK(errors_of("rebound: 1\nservice: s\npolicies:\n  p:\n    backoff: { type: linear, initial: 1s }\n") ==
-          std::vector<std::string>{"5:14 RB005"});
-    CHECK(errors_of("rebound: 1\nservice: s\npolicies:\n  p:\n    backoff: { type: fixed, delay: 1s }\n"
-                    "    jitter: decorrelated\n") == std::vector<std::string>{"6:13 RB105"});
+    CHECK(errors_of("rebound: 1\nservice: s\npolicies:\n  p:\n    backoff: { type: linear, "
+                    "initial: 1s }\n") == std::vector<std::string>{"5:14 RB005"});
+    CHECK(errors_of(
+              "rebound: 1\nservice: s\npolicies:\n  p:\n    backoff: { type: fixed, delay: 1s }\n"
+              "    jitter: decorrelated\n") == std::vector<std::string>{"6:13 RB105"});
 }
 
 TEST_CASE("every problem of a file is reported at once", "[compile]") {

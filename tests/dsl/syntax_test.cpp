@@ -42,7 +42,8 @@ TEST_CASE("durations are read exactly in every unit", "[syntax]") {
 
 TEST_CASE("bad durations are refused with a sentence a user understands", "[syntax]") {
     CHECK(duration_error("5 seconds") == "expected a duration such as 250ms, got '5 seconds'");
-    CHECK(duration_error("500") == "duration '500' needs a unit: us, ms, s, m or h (such as 500ms)");
+    CHECK(duration_error("500") ==
+          "duration '500' needs a unit: us, ms, s, m or h (such as 500ms)");
     CHECK(duration_error("5sec") == "unknown duration unit in '5sec': use us, ms, s, m or h");
     CHECK(duration_error("-5ms") == "durations must not be negative, got '-5ms'");
     CHECK(duration_error("1.5us") == "duration '1.5us' is finer than a microsecond");
@@ -65,7 +66,8 @@ TEST_CASE("syntax is chosen by file extension", "[syntax]") {
 
 TEST_CASE("did-you-mean picks a close word or nothing", "[syntax]") {
     using rebound::dsl::closest_match;
-    CHECK(closest_match("max_atempts", {"max_attempts", "max_retries", "deadline"}) == "max_attempts");
+    CHECK(closest_match("max_atempts", {"max_attempts", "max_retries", "deadline"}) ==
+          "max_attempts");
     CHECK(closest_match("interactiv", {"interactive", "background"}) == "interactive");
     CHECK(closest_match("fulll", rebound::dsl::jitter_words()) == "full");
     CHECK(closest_match("zzzzzz", {"max_attempts", "deadline"}).empty());

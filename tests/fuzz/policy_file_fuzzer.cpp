@@ -16,8 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)rebound::dsl::format_diagnostic(diagnostic, result.source);
     }
     if (result.policy_set) {
-        for (const auto target : {rebound::dsl::Syntax::Yaml, rebound::dsl::Syntax::Json,
-                                  rebound::dsl::Syntax::Text}) {
+        for (const auto target :
+             {rebound::dsl::Syntax::Yaml, rebound::dsl::Syntax::Json, rebound::dsl::Syntax::Text}) {
             (void)rebound::dsl::emit(result.document, target);
         }
     }

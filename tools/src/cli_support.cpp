@@ -13,10 +13,9 @@ std::optional<dsl::LoadResult> load_or_report(const std::string& path, int& exit
     if (result.policy_set) {
         return result;
     }
-    const bool unreadable =
-        std::any_of(result.diagnostics.begin(), result.diagnostics.end(), [](const dsl::Diagnostic& d) {
-            return d.code == dsl::DiagnosticCode::UnreadableFile;
-        });
+    const bool unreadable = std::any_of(
+        result.diagnostics.begin(), result.diagnostics.end(),
+        [](const dsl::Diagnostic& d) { return d.code == dsl::DiagnosticCode::UnreadableFile; });
     exit_code = unreadable ? kExitUsage : kExitInputErrors;
     return std::nullopt;
 }

@@ -22,11 +22,11 @@ struct ClassifyOptions {
 
 Json classification_json(const SqlErrorRecord& record, const SqlClassification& result) {
     const CategoryInfo& info = category_info(result.category);
-    const NormalizedSqlState normalized = normalize_sqlstate(record.sqlstate);
-    const std::string_view sqlstate = normalized.view();
+    // Copied at once: the view must not outlive the normalised value.
+    const std::string sqlstate(normalize_sqlstate(record.sqlstate).view());
     return Json{
         {"vendor", std::string(to_string(record.vendor.value_or(Vendor::Generic)))},
-        {"sqlstate", sqlstate.empty() ? Json(nullptr) : Json(std::string(sqlstate))},
+        {"sqlstate", sqlstate.empty() ? Json(nullptr) : Json(sqlstate)},
         {"native", record.native_code ? Json(*record.native_code) : Json(nullptr)},
         {"phase", std::string(to_string(record.phase))},
         {"category", std::string(info.wire_name)},

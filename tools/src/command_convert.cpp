@@ -49,7 +49,8 @@ void register_convert(CLI::App& app, CommandOutcome& outcome) {
     auto options = std::make_shared<ConvertOptions>();
     CLI::App* command =
         app.add_subcommand("convert", "Print a policy file in another syntax, canonically ordered");
-    command->add_option("PATH", options->path, "Policy file (.yaml .yml .json .rebound)")->required();
+    command->add_option("PATH", options->path, "Policy file (.yaml .yml .json .rebound)")
+        ->required();
     command->add_option("--to", options->to, "Target syntax")
         ->required()
         ->check(CLI::IsMember({"yaml", "dsl", "json"}));

@@ -94,7 +94,8 @@ Json decision_json(const Decision& d, const Policy& policy) {
 std::string decision_text(const Decision& d, const Policy& policy) {
     std::ostringstream out;
     if (d.retry) {
-        out << "retry: attempt " << d.next_attempt << " after " << to_milliseconds(d.delay) << " ms";
+        out << "retry: attempt " << d.next_attempt << " after " << to_milliseconds(d.delay)
+            << " ms";
     } else {
         out << "stop: " << to_string(d.reason);
     }
@@ -154,7 +155,8 @@ int run_decide(const DecideOptions& options) {
 void register_decide(CLI::App& app, CommandOutcome& outcome) {
     auto o = std::make_shared<DecideOptions>();
     CLI::App* command = app.add_subcommand(
-        "decide", "Take one retry decision for a handler's failed attempt (deterministic with --seed)");
+        "decide",
+        "Take one retry decision for a handler's failed attempt (deterministic with --seed)");
     command->add_option("PATH", o->path, "Policy file (.yaml .yml .json .rebound)")->required();
     command->add_option("--handler", o->handler, "Handler name")->required();
     command->add_option("--attempt", o->attempt, "The attempt that failed (1-based)")
@@ -169,14 +171,17 @@ void register_decide(CLI::App& app, CommandOutcome& outcome) {
     command->add_option("--http", o->http, "HTTP status")->check(CLI::Range(100, 599));
     command->add_option("--error", o->error_type, "Error type name, e.g. io.timeout.read");
     command->add_option("--message", o->message, "Error message");
-    command->add_option("--elapsed", o->elapsed, "Time since the first attempt started, e.g. 2950ms");
+    command->add_option("--elapsed", o->elapsed,
+                        "Time since the first attempt started, e.g. 2950ms");
     command->add_option("--previous-delay", o->previous_delay,
                         "The delay before the failed attempt (decorrelated jitter)");
     command->add_flag("--idempotent", o->idempotent, "The handler may safely repeat a commit");
     command->add_option("--seed", o->seed, "Seed of the random source");
-    command->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"text", "json"}));
-    command->add_option("--vendor-maps", o->vendor_maps,
-                        "Directory of vendor maps (default: $REBOUND_DATA_DIR/vendors or the shipped maps)");
+    command->add_option("--format", o->format, "Output format")
+        ->check(CLI::IsMember({"text", "json"}));
+    command->add_option(
+        "--vendor-maps", o->vendor_maps,
+        "Directory of vendor maps (default: $REBOUND_DATA_DIR/vendors or the shipped maps)");
     command->callback([o, &outcome] { outcome.exit_code = run_decide(*o); });
 }
 

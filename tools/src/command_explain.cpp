@@ -39,8 +39,9 @@ int run_explain(const ExplainOptions& options) {
                 return kExitInputErrors;
             }
         }
-        print_line(json ? explain_json(set.service(), policy->spec(), handler, options.handler).dump(1)
-                        : explain_text(set.service(), policy->spec(), handler, options.handler));
+        print_line(
+            json ? explain_json(set.service(), policy->spec(), handler, options.handler).dump(1)
+                 : explain_text(set.service(), policy->spec(), handler, options.handler));
         return kExitOk;
     }
     if (json) {
@@ -61,9 +62,10 @@ int run_explain(const ExplainOptions& options) {
 
 void register_explain(CLI::App& app, CommandOutcome& outcome) {
     auto options = std::make_shared<ExplainOptions>();
-    CLI::App* command =
-        app.add_subcommand("explain", "Show resolved policies (after inheritance) and their schedules");
-    command->add_option("PATH", options->path, "Policy file (.yaml .yml .json .rebound)")->required();
+    CLI::App* command = app.add_subcommand(
+        "explain", "Show resolved policies (after inheritance) and their schedules");
+    command->add_option("PATH", options->path, "Policy file (.yaml .yml .json .rebound)")
+        ->required();
     auto* handler = command->add_option("--handler", options->handler,
                                         "Explain the policy this handler resolves to, and why");
     auto* policy = command->add_option("--policy", options->policy, "Explain one policy by name");

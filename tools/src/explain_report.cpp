@@ -107,7 +107,9 @@ std::string describe_jitter(const Jitter& j) {
 
 }  // namespace
 
-Json milliseconds_json(Duration d) { return static_cast<double>(d.count()) / 1000.0; }
+Json milliseconds_json(Duration d) {
+    return static_cast<double>(d.count()) / 1000.0;
+}
 
 Json explain_json(const std::string& service, const PolicySpec& spec,
                   const HandlerResolution* handler, const std::string& handler_name) {
@@ -134,7 +136,8 @@ Json explain_json(const std::string& service, const PolicySpec& spec,
                               : Json(nullptr);
     Json routes = Json::array();
     for (const Route& route : spec.routes) {
-        routes.push_back(Json{{"up_to_ms", milliseconds_json(route.up_to)}, {"target", route.target}});
+        routes.push_back(
+            Json{{"up_to_ms", milliseconds_json(route.up_to)}, {"target", route.target}});
     }
     j["routes"] = std::move(routes);
     j["schedule"] = schedule_json(spec);
@@ -146,14 +149,16 @@ std::string explain_text(const std::string& service, const PolicySpec& spec,
     std::ostringstream out;
     out << "policy " << spec.name << " (service " << service << ")\n";
     if (handler != nullptr) {
-        out << "  handler:            " << handler_name << " (resolved via " << to_string(handler->via)
+        out << "  handler:            " << handler_name << " (resolved via "
+            << to_string(handler->via)
             << (handler->binding_key.empty() ? "" : " '" + std::string(handler->binding_key) + "'")
             << (handler->idempotent ? ", idempotent" : "") << ")\n";
     }
     out << "  attempts:           " << spec.max_attempts << '\n'
         << "  backoff:            " << describe_backoff(spec.backoff) << '\n'
         << "  jitter:             " << describe_jitter(spec.jitter) << '\n'
-        << "  deadline:           " << (spec.deadline ? format_duration(*spec.deadline) : "none") << '\n'
+        << "  deadline:           " << (spec.deadline ? format_duration(*spec.deadline) : "none")
+        << '\n'
         << "  min_attempt_budget: " << format_duration(spec.min_attempt_budget) << '\n'
         << "  attempt_timeout:    "
         << (spec.attempt_timeout ? format_duration(*spec.attempt_timeout) : "none") << '\n'
@@ -172,16 +177,17 @@ std::string explain_text(const std::string& service, const PolicySpec& spec,
             << spec.budget->token_ratio << '\n';
     }
     for (const Route& route : spec.routes) {
-        out << "  route:              up to " << format_duration(route.up_to) << " -> " << route.target
-            << '\n';
+        out << "  route:              up to " << format_duration(route.up_to) << " -> "
+            << route.target << '\n';
     }
     const auto rows = retry_schedule(spec);
     if (!rows.empty()) {
         out << "  schedule (ms):      retry      base       min       max   cum.min   cum.max\n";
         for (const ScheduleRow& row : rows) {
             char line[160];
-            std::snprintf(line, sizeof line, "                      %5d %9.3f %9.3f %9.3f %9.3f %9.3f%s\n",
-                          row.retry, to_milliseconds(row.base), to_milliseconds(row.min),
+            std::snprintf(line, sizeof line,
+                          "                      %5d %9.3f %9.3f %9.3f %9.3f %9.3f%s\n", row.retry,
+                          to_milliseconds(row.base), to_milliseconds(row.min),
                           to_milliseconds(row.max), to_milliseconds(row.cumulative_min),
                           to_milliseconds(row.cumulative_max),
                           row.within_deadline ? "" : "  (past the deadline)");

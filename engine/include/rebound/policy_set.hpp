@@ -55,7 +55,7 @@ struct HandlerResolution {
 };
 
 class PolicySet {
-public:
+  public:
     // Throws std::invalid_argument when a binding or the default names a policy not in
     // `policies`, when two policies share a name, or when a binding key is malformed.
     PolicySet(std::string service, std::vector<std::shared_ptr<const Policy>> policies,
@@ -63,7 +63,9 @@ public:
 
     const std::string& service() const noexcept { return service_; }
     // In file order; `builtin` is not among them.
-    const std::vector<std::shared_ptr<const Policy>>& policies() const noexcept { return policies_; }
+    const std::vector<std::shared_ptr<const Policy>>& policies() const noexcept {
+        return policies_;
+    }
     const std::vector<HandlerBinding>& bindings() const noexcept { return bindings_; }
     const std::optional<std::string>& default_policy() const noexcept { return default_policy_; }
 
@@ -98,7 +100,7 @@ public:
     // The shared built-in policy (semantics.md step 5).
     static const std::shared_ptr<const Policy>& builtin();
 
-private:
+  private:
     std::string service_;
     std::vector<std::shared_ptr<const Policy>> policies_;
     std::vector<HandlerBinding> bindings_;

@@ -18,11 +18,11 @@ std::string_view to_string(Severity s) noexcept;
 
 // The diagnostic codes of the compiler. Each has a kebab-case rule name (see rule_name()).
 enum class DiagnosticCode {
-    SyntaxError,         // RB001 syntax-error: the text is not valid YAML, JSON or DSL
-    UnknownKey,          // RB002 unknown-key: a key the format does not have
-    DuplicateKey,        // RB003 duplicate-key: a key or definition given twice
-    WrongType,           // RB004 wrong-type: a value of the wrong kind (a list where a duration goes)
-    MissingField,        // RB005 missing-field: a required key is absent
+    SyntaxError,   // RB001 syntax-error: the text is not valid YAML, JSON or DSL
+    UnknownKey,    // RB002 unknown-key: a key the format does not have
+    DuplicateKey,  // RB003 duplicate-key: a key or definition given twice
+    WrongType,     // RB004 wrong-type: a value of the wrong kind (a list where a duration goes)
+    MissingField,  // RB005 missing-field: a required key is absent
     UnsupportedVersion,  // RB006 unsupported-version: `rebound:` is not 1
     InvalidDuration,     // RB007 invalid-duration: not a duration such as 250ms
     UnknownValue,        // RB008 unknown-value: not one of the allowed words (category, type...)
@@ -30,12 +30,13 @@ enum class DiagnosticCode {
     ConflictingFields,   // RB102 conflicting-fields: max_attempts together with max_retries
     ExtendsCycle,        // RB103 extends-cycle: policies that extend each other in a circle
     UnknownPolicy,       // RB104 unknown-policy: extends/handler/default names no policy
-    InconsistentValues,  // RB105 inconsistent-values: max below initial, decorrelated without initial
+    InconsistentValues,  // RB105 inconsistent-values: max below initial, decorrelated without
+                         // initial
     InvalidRoutes,       // RB106 invalid-routes: route up_to not strictly increasing
     UnknownPredicate,    // RB107 unknown-predicate: a retry_if name not registered in code
     InvalidName,         // RB108 invalid-name: a name outside [A-Za-z_][A-Za-z0-9_.-]*
     UnreadableFile,      // RB109 unreadable-file: the file cannot be read
-    InvalidValue,        // RB110 invalid-value: a value that breaks its format (SQLSTATE of 4 chars)
+    InvalidValue,  // RB110 invalid-value: a value that breaks its format (SQLSTATE of 4 chars)
 };
 
 // "RB001"
@@ -50,11 +51,11 @@ const std::vector<DiagnosticCode>& all_codes();
 struct Diagnostic {
     DiagnosticCode code = DiagnosticCode::SyntaxError;
     Severity severity = Severity::Error;
-    std::string message;     // what is wrong and what would be right
-    std::string file;        // as given by the caller
-    SourcePosition position; // of the offending text
-    std::string field;       // path of the value, e.g. "policies.interactive.backoff.max"
-    std::string suggestion;  // optional: "did you mean 'max_attempts'?"
+    std::string message;      // what is wrong and what would be right
+    std::string file;         // as given by the caller
+    SourcePosition position;  // of the offending text
+    std::string field;        // path of the value, e.g. "policies.interactive.backoff.max"
+    std::string suggestion;   // optional: "did you mean 'max_attempts'?"
 };
 
 using Diagnostics = std::vector<Diagnostic>;

@@ -20,11 +20,11 @@
 #include <vector>
 
 #include "rebound/backoff.hpp"
+#include "rebound/dsl/source_position.hpp"
 #include "rebound/duration.hpp"
 #include "rebound/jitter.hpp"
 #include "rebound/matcher.hpp"
 #include "rebound/policy_spec.hpp"
-#include "rebound/dsl/source_position.hpp"
 
 namespace rebound::dsl {
 
@@ -122,7 +122,7 @@ struct Document {
     std::optional<DefaultsNode> defaults;
     bool has_policies_section = false;
     SourcePosition policies_position;
-    std::vector<PolicyNode> policies;  // in file order, names unique
+    std::vector<PolicyNode> policies;   // in file order, names unique
     std::vector<HandlerNode> handlers;  // in file order, keys unique
     Field<std::string> default_policy;
     friend bool operator==(const Document&, const Document&) = default;

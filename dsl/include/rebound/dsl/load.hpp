@@ -34,11 +34,11 @@ LoadResult load_text(std::string_view text, std::string_view file, Syntax syntax
 
 // Thrown by load_file_or_throw; what() holds every error formatted with its position.
 class LoadError : public std::runtime_error {
-public:
+  public:
     explicit LoadError(Diagnostics diagnostics, std::string_view source = {});
     const Diagnostics& diagnostics() const noexcept { return diagnostics_; }
 
-private:
+  private:
     Diagnostics diagnostics_;
 };
 

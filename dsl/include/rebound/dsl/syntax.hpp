@@ -28,12 +28,13 @@ std::optional<Duration> parse_duration(std::string_view text, std::string& error
 
 // Words of the language, with their candidates for "did you mean".
 std::optional<BackoffType> parse_backoff_type(std::string_view word) noexcept;
-std::optional<JitterType> parse_jitter_word(std::string_view word) noexcept;  // none full equal decorrelated
+std::optional<JitterType> parse_jitter_word(
+    std::string_view word) noexcept;  // none full equal decorrelated
 std::optional<ExhaustedAction> parse_exhausted_action(std::string_view word) noexcept;
 const std::vector<std::string_view>& backoff_type_words();
-const std::vector<std::string_view>& jitter_words();           // the four plain words
+const std::vector<std::string_view>& jitter_words();  // the four plain words
 const std::vector<std::string_view>& exhausted_action_words();
-const std::vector<std::string_view>& category_words();          // every category and `transient`
+const std::vector<std::string_view>& category_words();  // every category and `transient`
 const std::vector<std::string_view>& vendor_words();
 
 }  // namespace rebound::dsl

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# Runs every benchmark of the project in one go, each next to its baselines, and writes
+# docs/performance.md (and docs/performance-contention.svg) with bench/report.py.
+#
+#   bench/run.sh [BUILD_DIR]        (default: build; a Release build with the bench targets)
+#
+# Environment:
+#   REBOUND_BENCH_REPETITIONS   Google Benchmark repetitions (default 10; medians are reported)
+#   REBOUND_BENCH_MIN_TIME      seconds per repetition (default 0.2)
+#   REBOUND_CONTENTION_ROUNDS   rounds of the contention experiment (default 5; medians)
+#   REBOUND_BENCH_RESULTS       where the raw results go (default BUILD_DIR/bench-results)
+#   REBOUND_BENCH_NO_REPORT=1   keep the raw results, do not rewrite docs/performance.md
+#
+# Build first, e.g.:
+#   cmake -S . -B build-perf -G Ninja -DCMAKE_BUILD_TYPE=Release -DREBOUND_BUILD_TESTS=OFF
+#   cmake --build build-perf -j2 --target rebound_decision_bench rebound_compile_bench \
+#       rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli
+# A binary that is missing is skipped with a note (in the report too). The contention experiment
+# starts its own PostgreSQL through tests/odbc/database-server.sh and always stops it.
+# The whole run takes about 5-8 minutes on 2 cores.
+set -euo pipefail
+
+source_dir=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=$(cd "${1:-build}" && pwd)
+results=${REBOUND_BENCH_RESULTS:-$build_dir/bench-results}
+repetitions=${REBOUND_BENCH_REPETITIONS:-10}
+min_time=${REBOUND_BENCH_MIN_TIME:-0.2}
+rounds=${REBOUND_CONTENTION_ROUNDS:-5}
+threads=16
+transactions=200
+max_tries=100
+
+rm -rf "$results"
+mkdir -p "$results"
+commands="$results/commands.txt"
+notes="$results/notes.txt"
+: >"$commands"
+: >"$notes"
+
+# Samples the 1-minute load average after a phase (the report shows how busy the machine was).
+load_log="$results/load.txt"
+: >"$load_log"
+record_load() {
+  echo "$1 $(cut -d' ' -f1 /proc/loadavg)" >>"$load_log"
+}
+
+note() {
+  echo "$*" | tee -a "$notes" >&2
+}
+
+# Records the command (for the report) and runs it.
+run_recorded() {
+  echo "$*" >>"$commands"
+  "$@"
+}
+
+cache_value() {
+  sed -n "s/^$1:[A-Z]*=//p" "$build_dir/CMakeCache.txt" 2>/dev/null | head -1
+}
+
+# --- The machine ---------------------------------------------------------------------------
+compiler=$(cache_value CMAKE_CXX_COMPILER)
+python3 - "$results/machine.json" <<PY
+import json, os, subprocess, sys
+def lscpu(field):
+    for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == field:
+            return value.strip()
+    return ""
+compiler = subprocess.run(["${compiler:-c++}", "--version"], capture_output=True, text=True).stdout.splitlines()
+json.dump({
+    "cpu_model": lscpu("Model name"),
+    "cpus": os.cpu_count(),
+    "threads_per_core": lscpu("Thread(s) per core"),
+    "kernel": os.uname().release,
+    "compiler": compiler[0] if compiler else "${compiler}",
+    "build_type": "$(cache_value CMAKE_BUILD_TYPE)",
+    "benchmark_version": "$(dpkg-query -W -f '${Version}' libbenchmark-dev 2>/dev/null || echo unknown)",
+    "cxx_flags": "$(cache_value CMAKE_CXX_FLAGS_RELEASE)",
+    "build_dir": "$build_dir",
+    "repetitions": $repetitions,
+    "min_time": $min_time,
+    "contention_rounds": $rounds,
+    "load_before": open("/proc/loadavg").read().split()[:3],
+}, open(sys.argv[1], "w"), indent=1)
+PY
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+
+# --- Google Benchmark programs ----------------------------------------------------------------
+# benchmark_program NAME [RESULT_NAME]
+benchmark_program() {
+  local name=$1
+  local result_name=${2:-$1}
+  local binary="$build_dir/bench/$name"
+  if [ ! -x "$binary" ]; then
+    note "skipped $name: $binary is not built"
+    return
+  fi
+  echo "== $name" >&2
+  # The console output is the JSON too (--benchmark_format=json); only the file is kept.
+  if ! run_recorded "$binary" --benchmark_repetitions="$repetitions" \
+    --benchmark_min_time="$min_time" --benchmark_report_aggregates_only=true \
+    --benchmark_format=json --benchmark_out_format=json \
+    --benchmark_out="$results/$result_name.json" >/dev/null; then
+    note "failed $result_name (exit status $?)"
+    rm -f "$results/$result_name.json"
+  fi
+  record_load "$result_name"
+}
+
+benchmark_program rebound_decision_bench
+benchmark_program rebound_executor_bench
+benchmark_program rebound_compile_bench
+# The ODBC adapter on its default database (SQLite; REBOUND_BENCH_DSN is not passed on).
+(unset REBOUND_BENCH_DSN; benchmark_program rebound_odbc_bench)
+
+# --- Lint throughput ---------------------------------------------------------------------------
+if [ -x "$build_dir/tools/rebound" ]; then
+  echo "== lint throughput" >&2
+  run_recorded "$source_dir/bench/lint_throughput.sh" "$build_dir/tools/rebound" 1000 \
+    >"$results/lint.txt" 2>&1 || note "failed lint throughput"
+  record_load lint
+else
+  note "skipped lint throughput: $build_dir/tools/rebound is not built"
+fi
+
+# --- Real database contention ------------------------------------------------------------------
+contention=$build_dir/bench/rebound_contention_bench
+if [ ! -x "$contention" ]; then
+  note "skipped contention: $contention is not built"
+elif ! command -v pgbench >/dev/null || [ ! -x /usr/lib/postgresql/15/bin/postgres ]; then
+  note "skipped contention: PostgreSQL 15 or pgbench is not installed"
+else
+  echo "== contention (PostgreSQL)" >&2
+  state_dir=$(mktemp -d -t rebound-bench-pg.XXXXXX)
+  # shellcheck disable=SC2064  # expand now: the trap must stop this server
+  trap "'$source_dir/tests/odbc/database-server.sh' stop postgresql '$state_dir' >/dev/null 2>&1; rm -rf '$state_dir'" EXIT
+  REBOUND_DB_OWNER_PID=$$ REBOUND_DB_MAX_SECONDS=900 \
+    "$source_dir/tests/odbc/database-server.sh" start postgresql "$state_dir" >&2
+  dsn=$(cat "$state_dir/connection-string")
+  port=$(sed -n 's/.*Port=\([0-9]*\).*/\1/p' <<<"$dsn")
+  psql_command=(psql -h 127.0.0.1 -p "$port" -U postgres -X -q -v ON_ERROR_STOP=1 postgres)
+  # The ODBC adapter again, on this server (a serialization failure raised by the server).
+  echo "REBOUND_BENCH_DSN='Driver={PostgreSQL Unicode};Server=127.0.0.1;Port=PORT;...' \\" >>"$commands"
+  REBOUND_BENCH_DSN=$dsn benchmark_program rebound_odbc_bench rebound_odbc_bench-postgresql
+  echo "psql -h 127.0.0.1 -p PORT -U postgres -c 'CREATE TABLE rebound_hot (id integer PRIMARY KEY, value bigint NOT NULL); INSERT INTO rebound_hot VALUES (1, 0)'" >>"$commands"
+  pgbench_command=(pgbench -h 127.0.0.1 -p "$port" -U postgres -n -c "$threads" -j 2
+    -t "$transactions" --max-tries="$max_tries" -f "$source_dir/bench/contention.pgbench.sql"
+    postgres)
+  echo "${pgbench_command[*]/$port/PORT}" >>"$commands"
+  echo "$contention --dsn 'Driver={PostgreSQL Unicode};Server=127.0.0.1;Port=PORT;...' --threads $threads --transactions $transactions --max-attempts $max_tries --out ROUND.json" >>"$commands"
+  for ((round = 1; round <= rounds; ++round)); do
+    echo "-- round $round: pgbench" >&2
+    "${psql_command[@]}" -c "DROP TABLE IF EXISTS rebound_hot" \
+      -c "CREATE TABLE rebound_hot (id integer PRIMARY KEY, value bigint NOT NULL)" \
+      -c "INSERT INTO rebound_hot VALUES (1, 0)" 2>/dev/null
+    began=$(date +%s.%N)
+    "${pgbench_command[@]}" >"$results/pgbench-$round.txt" 2>&1 || note "pgbench round $round failed"
+    ended=$(date +%s.%N)
+    final=$("${psql_command[@]}" -tA -c "SELECT value FROM rebound_hot WHERE id = 1")
+    python3 -c 'import json,sys; json.dump({"wall_seconds_outside": float(sys.argv[2]) - float(sys.argv[1]), "final_value": int(sys.argv[3])}, open(sys.argv[4], "w"))' \
+      "$began" "$ended" "$final" "$results/pgbench-$round.json"
+    echo "-- round $round: rebound_contention_bench" >&2
+    "$contention" --dsn "$dsn" --threads "$threads" --transactions "$transactions" \
+      --max-attempts "$max_tries" --out "$results/contention-$round.json" ||
+      note "rebound_contention_bench round $round failed"
+  done
+  "$source_dir/tests/odbc/database-server.sh" stop postgresql "$state_dir" >&2
+  record_load contention
+fi
+
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["load_after"]=open("/proc/loadavg").read().split()[:3]; m["load_by_phase"]=[l.split() for l in open(sys.argv[2]) if l.strip()]; json.dump(m, open(sys.argv[1], "w"), indent=1)' \
+  "$results/machine.json" "$load_log"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+
+if [ "${REBOUND_BENCH_NO_REPORT:-0}" != 1 ]; then
+  python3 "$source_dir/bench/report.py" --results "$results" \
+    --output "$source_dir/docs/performance.md" --svg "$source_dir/docs/performance-contention.svg"
+  echo "wrote docs/performance.md and docs/performance-contention.svg (raw results: $results)" >&2
+fi
