@@ -321,7 +321,6 @@ bool is_blank(char c) noexcept {
     return c == ' ' || c == '\t';
 }
 
-
 // The user's text for a message: at most `limit` bytes (then "..."), whole characters only,
 // with control characters and bytes that are not UTF-8 shown as '?'.
 std::string shown(std::string_view text, std::size_t limit = kExcerptLength) {

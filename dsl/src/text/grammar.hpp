@@ -71,9 +71,8 @@ struct closing_brace : pegtl::one<'}'> {};
 
 // Double-quoted text with the escapes the emitters write: \" \\ \n \t \r \xNN. Raw bytes other
 // than `"` and `\` are taken as they are.
-struct escape_code
-    : pegtl::sor<pegtl::one<'"', '\\', 'n', 't', 'r'>,
-                 pegtl::seq<pegtl::one<'x'>, pegtl::xdigit, pegtl::xdigit>> {};
+struct escape_code : pegtl::sor<pegtl::one<'"', '\\', 'n', 't', 'r'>,
+                                pegtl::seq<pegtl::one<'x'>, pegtl::xdigit, pegtl::xdigit>> {};
 struct escape_sequence : pegtl::seq<pegtl::one<'\\'>, pegtl::must<escape_code>> {};
 struct text_char : pegtl::sor<escape_sequence, pegtl::not_one<'"', '\\'>> {};
 struct closing_quote : pegtl::one<'"'> {};
@@ -160,7 +159,7 @@ struct policy_statement
 struct block_end_brace : pegtl::one<'}'> {};
 struct block_end : pegtl::seq<block_end_brace, pegtl::must<end_of<block_end_brace>>> {};
 
-// ---- Bindings: `handler KEY uses POLICY [idempotent]`, `default uses POLICY` ---------------------
+// ---- Bindings: `handler KEY uses POLICY [idempotent]`, `default uses POLICY` --------------------
 
 // A handler name or a prefix pattern `prefix.*` (the validator checks where a `*` may stand).
 struct handler_key : pegtl::seq<name_first, pegtl::star<pegtl::sor<name_char, pegtl::one<'*'>>>> {};
@@ -180,7 +179,7 @@ struct default_statement
     : pegtl::seq<default_keyword, pegtl::must<default_uses>, pegtl::must<bound_policy_argument>,
                  pegtl::must<end_of<default_keyword>>> {};
 
-// ---- Counts: `attempts N`, `retries N` ------------------------------------------------------------
+// ---- Counts: `attempts N`, `retries N` ----------------------------------------------------------
 
 struct attempts_count : word {};
 struct attempts_argument : pegtl::seq<separator, attempts_count> {};
@@ -193,7 +192,8 @@ struct retries_statement : pegtl::seq<retries_keyword, pegtl::must<retries_argum
                                       pegtl::must<end_of<retries_keyword>>> {};
 
 // ---- Backoff -----------------------------------------------------------------------------------
-//   backoff fixed D | backoff linear D +D [max D] | backoff exponential D [xF] [max D] | backoff none
+//   backoff fixed D | backoff linear D +D [max D] | backoff none
+//   backoff exponential D [xF] [max D]
 
 struct backoff_delay : word {};
 struct fixed_delay_argument : pegtl::seq<separator, backoff_delay> {};
@@ -208,9 +208,9 @@ struct max_clause : pegtl::seq<separator, max_keyword, pegtl::must<max_argument>
 struct backoff_increment : pegtl::seq<pegtl::one<'+'>, word> {};
 struct linear_initial_argument : pegtl::seq<separator, backoff_initial> {};
 struct linear_increment_argument : pegtl::seq<separator, backoff_increment> {};
-struct backoff_linear
-    : pegtl::seq<linear_keyword, pegtl::must<linear_initial_argument>,
-                 pegtl::must<linear_increment_argument>, pegtl::opt<max_clause>> {};
+struct backoff_linear : pegtl::seq<linear_keyword, pegtl::must<linear_initial_argument>,
+                                   pegtl::must<linear_increment_argument>, pegtl::opt<max_clause>> {
+};
 
 // `x2`: the multiplier is written after an `x`, the text includes the `x`. Optional: the
 // spec's default multiplier (2.0) applies without it, as in YAML.
@@ -228,13 +228,14 @@ struct backoff_none : none_keyword {};
 struct backoff_unknown_type : word {};
 struct backoff_unknown : pegtl::seq<backoff_unknown_type, pegtl::star<pegtl::any>> {};
 
-struct backoff_form : pegtl::seq<separator, pegtl::sor<backoff_fixed, backoff_linear,
-                                                       backoff_exponential, backoff_none,
-                                                       backoff_unknown>> {};
-struct backoff_statement : pegtl::seq<backoff_keyword, pegtl::must<backoff_form>,
-                                      pegtl::must<end_of<backoff_keyword>>> {};
+struct backoff_form
+    : pegtl::seq<separator, pegtl::sor<backoff_fixed, backoff_linear, backoff_exponential,
+                                       backoff_none, backoff_unknown>> {};
+struct backoff_statement
+    : pegtl::seq<backoff_keyword, pegtl::must<backoff_form>, pegtl::must<end_of<backoff_keyword>>> {
+};
 
-// ---- Jitter: `jitter WORD`, `jitter +-D` (bounded), `jitter N%` (proportional) --------------------
+// ---- Jitter: `jitter WORD`, `jitter +-D` (bounded), `jitter N%` (proportional) ------------------
 
 struct bounded_sign : pegtl::string<'+', '-'> {};
 struct bounded_amount : word {};
@@ -243,8 +244,8 @@ struct jitter_percent : pegtl::seq<word, pegtl::one<'%'>> {};
 struct jitter_word : word {};
 struct jitter_form
     : pegtl::seq<separator, pegtl::sor<jitter_bounded, jitter_percent, jitter_word>> {};
-struct jitter_statement : pegtl::seq<jitter_keyword, pegtl::must<jitter_form>,
-                                     pegtl::must<end_of<jitter_keyword>>> {};
+struct jitter_statement
+    : pegtl::seq<jitter_keyword, pegtl::must<jitter_form>, pegtl::must<end_of<jitter_keyword>>> {};
 
 // ---- Time limits: `deadline D`, `min_attempt_budget D`, `attempt_timeout D` ---------------------
 
@@ -273,8 +274,8 @@ struct sqlstate_code : word {};
 struct sqlstate_class_code : word {};
 struct sqlstate_class_argument : pegtl::seq<separator, sqlstate_class_code> {};
 struct sqlstate_class_clause : pegtl::seq<class_keyword, pegtl::must<sqlstate_class_argument>> {};
-struct sqlstate_argument
-    : pegtl::seq<separator, pegtl::sor<sqlstate_class_clause, sqlstate_code>> {};
+struct sqlstate_argument : pegtl::seq<separator, pegtl::sor<sqlstate_class_clause, sqlstate_code>> {
+};
 struct sqlstate_matcher : pegtl::seq<sqlstate_keyword, pegtl::must<sqlstate_argument>> {};
 
 struct native_vendor : word {};
@@ -322,16 +323,16 @@ struct retry_if_predicates : pegtl::seq<separator, pegtl::sor<empty_list, predic
 struct retry_if_clause : pegtl::seq<retry_if_keyword, pegtl::must<retry_if_predicates>> {};
 
 struct retry_mode : pegtl::seq<separator, pegtl::sor<retry_on_clause, retry_if_clause>> {};
-struct retry_statement : pegtl::seq<retry_keyword, pegtl::must<retry_mode>,
-                                    pegtl::must<end_of<retry_keyword>>> {};
+struct retry_statement
+    : pegtl::seq<retry_keyword, pegtl::must<retry_mode>, pegtl::must<end_of<retry_keyword>>> {};
 
 struct never_on : pegtl::seq<separator, never_on_keyword> {};
 struct never_on_matchers : pegtl::seq<separator, pegtl::sor<empty_list, matcher_list>> {};
-struct never_statement : pegtl::seq<never_keyword, pegtl::must<never_on>,
-                                    pegtl::must<never_on_matchers>,
-                                    pegtl::must<end_of<never_keyword>>> {};
+struct never_statement
+    : pegtl::seq<never_keyword, pegtl::must<never_on>, pegtl::must<never_on_matchers>,
+                 pegtl::must<end_of<never_keyword>>> {};
 
-// ---- `on exhausted fail|dead_letter` ---------------------------------------------------------------
+// ---- `on exhausted fail|dead_letter` ------------------------------------------------------------
 
 struct exhausted_clause : pegtl::seq<separator, exhausted_keyword> {};
 struct exhausted_action : word {};
@@ -352,7 +353,7 @@ struct budget_statement
     : pegtl::seq<budget_keyword, pegtl::must<tokens_clause>, pegtl::must<ratio_clause>,
                  pegtl::must<end_of<budget_keyword>>> {};
 
-// ---- `route up to D -> "target"` -----------------------------------------------------------------
+// ---- `route up to D -> "target"` ----------------------------------------------------------------
 
 struct up_to : pegtl::seq<separator, up_keyword, separator, to_keyword> {};
 struct route_limit : word {};
