@@ -64,27 +64,6 @@ void take_if_absent(std::optional<T>& mine, const std::optional<T>& theirs) {
     }
 }
 
-// Child fields over base fields; lists and objects are replaced whole. max_attempts and
-// max_retries are one setting: a child stating either replaces the base's.
-PolicyFields merge_fields(PolicyFields child, const PolicyFields& base) {
-    if (!child.max_attempts && !child.max_retries) {
-        child.max_attempts = base.max_attempts;
-        child.max_retries = base.max_retries;
-    }
-    take_if_absent(child.backoff, base.backoff);
-    take_if_absent(child.jitter, base.jitter);
-    take_if_absent(child.deadline, base.deadline);
-    take_if_absent(child.min_attempt_budget, base.min_attempt_budget);
-    take_if_absent(child.attempt_timeout, base.attempt_timeout);
-    take_if_absent(child.retry_on, base.retry_on);
-    take_if_absent(child.never_retry_on, base.never_retry_on);
-    take_if_absent(child.retry_if, base.retry_if);
-    take_if_absent(child.on_exhausted, base.on_exhausted);
-    take_if_absent(child.budget, base.budget);
-    take_if_absent(child.routes, base.routes);
-    return child;
-}
-
 bool is_handler_key(std::string_view key) {
     if (key.ends_with(kPrefixSuffix)) {
         key.remove_suffix(kPrefixSuffix.size());
@@ -638,6 +617,25 @@ CompileResult compile(const Document& document, const PolicyCompileOptions& opti
 std::vector<PolicySpec> resolve_policies(const Document& document) {
     Diagnostics ignored;
     return Compiler(document, PolicyCompileOptions{}, ignored).resolved_specs();
+}
+
+PolicyFields merge_fields(PolicyFields child, const PolicyFields& base) {
+    if (!child.max_attempts && !child.max_retries) {
+        child.max_attempts = base.max_attempts;
+        child.max_retries = base.max_retries;
+    }
+    take_if_absent(child.backoff, base.backoff);
+    take_if_absent(child.jitter, base.jitter);
+    take_if_absent(child.deadline, base.deadline);
+    take_if_absent(child.min_attempt_budget, base.min_attempt_budget);
+    take_if_absent(child.attempt_timeout, base.attempt_timeout);
+    take_if_absent(child.retry_on, base.retry_on);
+    take_if_absent(child.never_retry_on, base.never_retry_on);
+    take_if_absent(child.retry_if, base.retry_if);
+    take_if_absent(child.on_exhausted, base.on_exhausted);
+    take_if_absent(child.budget, base.budget);
+    take_if_absent(child.routes, base.routes);
+    return child;
 }
 
 }  // namespace rebound::dsl

@@ -78,24 +78,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     return row[b.size()];
 }
 
-std::string_view line_of(std::string_view source, std::uint32_t line) {
-    std::size_t start = 0;
-    for (std::uint32_t current = 1; current < line; ++current) {
-        const auto next = source.find('\n', start);
-        if (next == std::string_view::npos) {
-            return {};
-        }
-        start = next + 1;
-    }
-    const auto end = source.find('\n', start);
-    std::string_view text =
-        source.substr(start, end == std::string_view::npos ? source.size() - start : end - start);
-    if (!text.empty() && text.back() == '\r') {
-        text.remove_suffix(1);
-    }
-    return text;
-}
-
 }  // namespace
 
 std::string_view to_string(Severity s) noexcept {
@@ -146,7 +128,7 @@ std::string format_diagnostic(const Diagnostic& d, std::string_view source) {
     text += ": " + d.message + " [" + std::string(code_id(d.code)) + " " +
             std::string(rule_name(d.code)) + "]";
     if (!source.empty() && d.position.known()) {
-        const std::string_view line = line_of(source, d.position.line);
+        const std::string_view line = source_line(source, d.position.line);
         // Very long lines (minified files) are not echoed in full.
         constexpr std::size_t kMaxEcho = 200;
         if (!line.empty() && line.size() <= kMaxEcho) {
@@ -210,6 +192,24 @@ std::string closest_match(std::string_view word, const std::vector<std::string_v
         return word_part_match(word, candidates);
     }
     return std::string(best);
+}
+
+std::string_view source_line(std::string_view source, std::uint32_t line) {
+    std::size_t start = 0;
+    for (std::uint32_t current = 1; current < line; ++current) {
+        const auto next = source.find('\n', start);
+        if (next == std::string_view::npos) {
+            return {};
+        }
+        start = next + 1;
+    }
+    const auto end = source.find('\n', start);
+    std::string_view text =
+        source.substr(start, end == std::string_view::npos ? source.size() - start : end - start);
+    if (!text.empty() && text.back() == '\r') {
+        text.remove_suffix(1);
+    }
+    return text;
 }
 
 }  // namespace rebound::dsl

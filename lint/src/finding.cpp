@@ -4,27 +4,6 @@
 #include <tuple>
 
 namespace rebound::lint {
-namespace {
-
-std::string_view line_of(std::string_view source, std::uint32_t line) {
-    std::size_t start = 0;
-    for (std::uint32_t current = 1; current < line; ++current) {
-        const auto next = source.find('\n', start);
-        if (next == std::string_view::npos) {
-            return {};
-        }
-        start = next + 1;
-    }
-    const auto end = source.find('\n', start);
-    std::string_view text =
-        source.substr(start, end == std::string_view::npos ? source.size() - start : end - start);
-    if (!text.empty() && text.back() == '\r') {
-        text.remove_suffix(1);
-    }
-    return text;
-}
-
-}  // namespace
 
 void sort_findings(Findings& findings) {
     std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
@@ -47,7 +26,7 @@ std::string finding_headline(const Finding& finding) {
 std::string format_finding(const Finding& finding, std::string_view source) {
     std::string text = finding_headline(finding);
     if (!source.empty() && finding.position.known()) {
-        const std::string_view line = line_of(source, finding.position.line);
+        const std::string_view line = dsl::source_line(source, finding.position.line);
         // Very long lines (minified files) are not echoed.
         constexpr std::size_t kMaxEcho = 200;
         if (!line.empty() && line.size() <= kMaxEcho) {

@@ -3,38 +3,9 @@
 #include <algorithm>
 #include <map>
 
+#include "rebound/dsl/compile.hpp"
+
 namespace rebound::lint {
-namespace {
-
-template <typename T>
-void take_if_absent(std::optional<T>& mine, const std::optional<T>& theirs) {
-    if (!mine && theirs) {
-        mine = theirs;
-    }
-}
-
-// The compiler's inheritance rule (compile.hpp), kept with positions: lists and objects are
-// replaced whole, and max_attempts/max_retries are one setting.
-dsl::PolicyFields merge_fields(dsl::PolicyFields child, const dsl::PolicyFields& base) {
-    if (!child.max_attempts && !child.max_retries) {
-        child.max_attempts = base.max_attempts;
-        child.max_retries = base.max_retries;
-    }
-    take_if_absent(child.backoff, base.backoff);
-    take_if_absent(child.jitter, base.jitter);
-    take_if_absent(child.deadline, base.deadline);
-    take_if_absent(child.min_attempt_budget, base.min_attempt_budget);
-    take_if_absent(child.attempt_timeout, base.attempt_timeout);
-    take_if_absent(child.retry_on, base.retry_on);
-    take_if_absent(child.never_retry_on, base.never_retry_on);
-    take_if_absent(child.retry_if, base.retry_if);
-    take_if_absent(child.on_exhausted, base.on_exhausted);
-    take_if_absent(child.budget, base.budget);
-    take_if_absent(child.routes, base.routes);
-    return child;
-}
-
-}  // namespace
 
 PolicyFileContext::PolicyFileContext(const dsl::Document& document,
                                      std::shared_ptr<const PolicySet> set,
@@ -56,10 +27,11 @@ PolicyFileContext::PolicyFileContext(const dsl::Document& document,
                 break;
             }
             current = parent->second;
-            resolved.fields = merge_fields(std::move(resolved.fields), current->fields);
+            resolved.fields = dsl::merge_fields(std::move(resolved.fields), current->fields);
         }
         if (document_.defaults) {
-            resolved.fields = merge_fields(std::move(resolved.fields), document_.defaults->fields);
+            resolved.fields =
+                dsl::merge_fields(std::move(resolved.fields), document_.defaults->fields);
         }
         resolved.policy = set_->find(node.name.value);
         if (resolved.policy) {

@@ -28,6 +28,11 @@ struct CompileResult {
 // Validates and compiles. Registries in `options` are used as in Policy::create.
 CompileResult compile(const Document& document, const PolicyCompileOptions& options = {});
 
+// The inheritance rule of policy-language.md on Document fields (positions kept): `child`'s own
+// values over `base`'s; lists and objects are replaced whole, and max_attempts/max_retries are
+// one setting (a child stating either replaces the base's).
+PolicyFields merge_fields(PolicyFields child, const PolicyFields& base);
+
 // The resolved PolicySpec of every policy (inheritance and defaults applied), in file order,
 // for documents that validate. Used by explain, convert and lint.
 std::vector<PolicySpec> resolve_policies(const Document& document);

@@ -4,6 +4,7 @@
 // of stopping at the first. Codes are stable and documented one by one in docs/error-codes.md.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,9 @@ bool has_errors(const Diagnostics& diagnostics) noexcept;
 // "file:line:col: error: message [RB001 syntax-error]"; with `source` (the file's text), also the
 // source line and a caret under the column, and the suggestion on its own line.
 std::string format_diagnostic(const Diagnostic& d, std::string_view source = {});
+
+// Line `line` (1-based) of `source`, without its line break; empty when there is no such line.
+std::string_view source_line(std::string_view source, std::uint32_t line);
 
 // The closest candidate within a small edit distance, or empty: for "did you mean" hints.
 std::string closest_match(std::string_view word, const std::vector<std::string_view>& candidates);
