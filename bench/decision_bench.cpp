@@ -1010,8 +1010,8 @@ bool verify(const Case& c) {
 
 // The hand-written side numbers the rules as the policy does.
 bool verify_rule_texts(const rebound::Policy& policy) {
-    bool ok = policy.retry_on().size() == hand::kRetryOnText.size() &&
-              policy.never_retry_on().size() == hand::kNeverRetryOnText.size();
+    bool ok = policy.spec().retry_on.size() == hand::kRetryOnText.size() &&
+              policy.spec().never_retry_on.size() == hand::kNeverRetryOnText.size();
     for (std::size_t i = 0; ok && i < hand::kRetryOnText.size(); ++i) {
         ok = policy.retry_on_text(i) == hand::kRetryOnText[i];
     }

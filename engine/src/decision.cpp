@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "rebound/jitter.hpp"
-
 namespace rebound {
 namespace {
 
@@ -15,15 +13,10 @@ Decision stop(Decision decision, DecisionReason reason) noexcept {
     return decision;
 }
 
-// Step 3: the retry_on rule or retry_if predicate that admits the error, or empty when none does.
-// Returns true when the error is admitted.
-bool admitted(const Policy& policy, const ErrorDescription& error,
-              std::string_view& matched) noexcept {
-    if (const std::uint32_t index = policy.retry_on().find_index(error);
-        index != MatcherSet::kNoMatch) {
-        matched = policy.retry_on_text(index);
-        return true;
-    }
+// Step 3 for an error no retry_on rule matched: the first retry_if predicate that admits it, or
+// false. Sets `matched` to the predicate's text.
+bool admitted_by_predicate(const Policy& policy, const ErrorDescription& error,
+                           std::string_view& matched) noexcept {
     const auto& predicates = policy.predicates();
     for (std::size_t i = 0; i < predicates.size(); ++i) {
         if (predicates[i] && predicates[i](error)) {
@@ -53,23 +46,25 @@ Decision decide(const Policy& policy, const ErrorDescription& error, const Attem
     Decision decision;
     decision.category = error.effective_category();
 
-    if (const std::uint32_t excluded = policy.never_retry_on().find_index(error);
-        excluded != MatcherSet::kNoMatch) {
-        decision.matched = policy.never_retry_on_text(excluded);
+    const RuleMatch match = policy.rules().find(error);
+    if (match.never_retry_on != RuleMatch::kNone) {
+        decision.matched = policy.never_retry_on_text(match.never_retry_on);
         return stop(decision, DecisionReason::NonRetryable);
     }
     if (decision.category == ErrorCategory::CommitOutcomeUnknown && !context.idempotent) {
         return stop(decision, DecisionReason::OutcomeUnknown);
     }
-    const bool has_include_rules = !policy.retry_on().empty() || !policy.predicates().empty();
-    if (has_include_rules && !admitted(policy, error, decision.matched)) {
-        return stop(decision, DecisionReason::NonRetryable);
+    if (policy.has_include_rules()) {
+        if (match.retry_on != RuleMatch::kNone) {
+            decision.matched = policy.retry_on_text(match.retry_on);
+        } else if (!admitted_by_predicate(policy, error, decision.matched)) {
+            return stop(decision, DecisionReason::NonRetryable);
+        }
     }
     if (attempt >= spec.max_attempts) {
         return stop(decision, DecisionReason::Exhausted);
     }
-    const Duration delay = jittered_delay(spec.jitter, spec.backoff, policy.base_delay(attempt),
-                                          context.previous_delay, random);
+    const Duration delay = policy.retry_delay(attempt, context.previous_delay, random);
     if (spec.deadline) {
         const Duration elapsed = std::max(context.elapsed, Duration{0});
         const Duration next_start =

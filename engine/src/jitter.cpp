@@ -29,9 +29,20 @@ Duration clamp_to_cap(Duration delay, const Backoff& backoff) noexcept {
     return backoff.has_initial() ? std::min(delay, backoff.max) : delay;
 }
 
-// The interval the jitter draws from, before the result is clamped to the backoff's `max`.
-DelayRange draw_range(const Jitter& jitter, const Backoff& backoff, Duration base,
-                      Duration previous) noexcept {
+// 3 * previous for decorrelated jitter. Exact integer arithmetic below 2^51 (the same result as
+// the double product, which is exact there), saturating above.
+Duration decorrelated_ceiling(Duration previous) noexcept {
+    constexpr std::int64_t kExactLimit = std::int64_t{1} << 51;
+    if (previous.count() < kExactLimit) {
+        return Duration{previous.count() * 3};
+    }
+    return saturating_scale(previous, kDecorrelatedGrowth, kDurationInfinity);
+}
+
+}  // namespace
+
+DelayRange jitter_draw_range(const Jitter& jitter, const Backoff& backoff, Duration base,
+                             Duration previous) noexcept {
     base = std::max(base, Duration{0});
     DelayRange range{base, base};
     switch (jitter.type) {
@@ -46,8 +57,7 @@ DelayRange draw_range(const Jitter& jitter, const Backoff& backoff, Duration bas
         case JitterType::Decorrelated: {
             const Duration floor = decorrelated_floor(backoff, base);
             range.min = floor;
-            range.max =
-                saturating_scale(std::max(previous, floor), kDecorrelatedGrowth, kDurationInfinity);
+            range.max = decorrelated_ceiling(std::max(previous, floor));
             range.max = std::max(range.max, floor);
             break;
         }
@@ -65,11 +75,9 @@ DelayRange draw_range(const Jitter& jitter, const Backoff& backoff, Duration bas
     return range;
 }
 
-}  // namespace
-
 DelayRange jitter_range(const Jitter& jitter, const Backoff& backoff, Duration base,
                         Duration previous) noexcept {
-    return clamp_to_cap(draw_range(jitter, backoff, base, previous), backoff);
+    return clamp_to_cap(jitter_draw_range(jitter, backoff, base, previous), backoff);
 }
 
 // The spec draws first and clamps the result ("after jitter the delay is clamped to the
@@ -78,7 +86,7 @@ DelayRange jitter_range(const Jitter& jitter, const Backoff& backoff, Duration b
 // max/2 instead of near 5/6 of max).
 Duration jittered_delay(const Jitter& jitter, const Backoff& backoff, Duration base,
                         Duration previous, RandomSource& random) noexcept {
-    const DelayRange range = draw_range(jitter, backoff, base, previous);
+    const DelayRange range = jitter_draw_range(jitter, backoff, base, previous);
     if (range.max <= range.min) {
         return clamp_to_cap(range.min, backoff);
     }

@@ -22,10 +22,6 @@ std::string join_problems(const std::string& policy_name, const FieldProblems& p
     return text;
 }
 
-std::string_view text_at(const std::vector<std::string>& texts, std::size_t index) noexcept {
-    return index < texts.size() ? std::string_view(texts[index]) : std::string_view{};
-}
-
 }  // namespace
 
 InvalidPolicyError::InvalidPolicyError(const std::string& policy_name, FieldProblems problems)
@@ -42,8 +38,10 @@ PolicyResult Policy::create(PolicySpec spec, const PolicyCompileOptions& options
 
 Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOptions& options)
     : spec_(std::move(spec)),
-      retry_on_(MatcherSet::compile(spec_.retry_on, options.error_types)),
-      never_retry_on_(MatcherSet::compile(spec_.never_retry_on, options.error_types)),
+      rules_(RuleIndex::compile(spec_.never_retry_on, spec_.retry_on, options.error_types)),
+      has_include_rules_(!spec_.retry_on.empty() || !spec_.retry_if.empty()),
+      jitter_depends_on_previous_(spec_.jitter.type == JitterType::Decorrelated),
+      delay_cap_(spec_.backoff.has_initial() ? spec_.backoff.max : kDurationInfinity),
       retry_on_texts_(wire_texts(spec_.retry_on)),
       never_retry_on_texts_(wire_texts(spec_.never_retry_on)) {
     for (const std::string& name : spec_.retry_if) {
@@ -52,34 +50,17 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
             options.predicates != nullptr ? options.predicates->find(name) : nullptr;
         predicates_.push_back(found != nullptr ? *found : RetryPredicate{});
     }
-    base_delays_.reserve(static_cast<std::size_t>(std::max(spec_.max_attempts - 1, 0)));
-    for (int k = 1; k < spec_.max_attempts; ++k) {
-        base_delays_.push_back(spec_.backoff.base_delay(k));
+    // One entry even for max_attempts 1, so that retry_slot() always lands in the table.
+    const int retries = std::max(spec_.max_attempts - 1, 1);
+    retries_.reserve(static_cast<std::size_t>(retries));
+    for (int k = 1; k <= retries; ++k) {
+        const Duration base = spec_.backoff.base_delay(k);
+        retries_.push_back(
+            RetryDelay{base, jitter_draw_range(spec_.jitter, spec_.backoff, base, Duration{0})});
     }
     if (spec_.budget) {
         budget_ = std::make_unique<RetryBudget>(*spec_.budget);
     }
-}
-
-Duration Policy::base_delay(int k) const noexcept {
-    if (base_delays_.empty()) {
-        return spec_.backoff.base_delay(k);
-    }
-    const auto index =
-        static_cast<std::size_t>(std::clamp(k, 1, static_cast<int>(base_delays_.size())));
-    return base_delays_[index - 1];
-}
-
-std::string_view Policy::retry_on_text(std::size_t index) const noexcept {
-    return text_at(retry_on_texts_, index);
-}
-
-std::string_view Policy::never_retry_on_text(std::size_t index) const noexcept {
-    return text_at(never_retry_on_texts_, index);
-}
-
-std::string_view Policy::retry_if_text(std::size_t index) const noexcept {
-    return text_at(retry_if_texts_, index);
 }
 
 void Policy::record_success() const noexcept {

@@ -37,20 +37,7 @@ std::uint64_t seed_from_os() noexcept {
     return seed;
 }
 
-// 128-bit product for the multiply-shift below (GCC and Clang extension).
-__extension__ using Uint128 = unsigned __int128;
-
 }  // namespace
-
-std::int64_t uniform_between(RandomSource& source, std::int64_t low, std::int64_t high) noexcept {
-    if (high <= low) {
-        return low;
-    }
-    const auto span = static_cast<Uint128>(static_cast<std::uint64_t>(high - low)) + 1;
-    // Lemire's multiply-shift: maps 64 random bits onto [0, span) without division.
-    const auto offset = static_cast<std::uint64_t>((source.next() * span) >> 64);
-    return low + static_cast<std::int64_t>(offset);
-}
 
 SeededRandomSource::SeededRandomSource(std::uint64_t seed) noexcept {
     for (std::uint64_t& word : state_) {

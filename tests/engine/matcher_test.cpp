@@ -1,20 +1,24 @@
 #include <catch2/catch.hpp>
 
+#include <random>
+#include <string>
 #include <vector>
 
-#include "rebound/matcher_set.hpp"
+#include "rebound/rule_index.hpp"
 
 using rebound::ErrorCategory;
 using rebound::ErrorDescription;
 using rebound::Matcher;
-using rebound::MatcherSet;
+using rebound::RuleIndex;
+using rebound::RuleMatch;
 using rebound::Vendor;
 
 namespace {
 
 std::optional<std::size_t> find(const std::vector<Matcher>& matchers, const ErrorDescription& e,
                                 const rebound::ErrorTypeRegistry* registry = nullptr) {
-    return MatcherSet::compile(matchers, registry).find(e);
+    const std::uint32_t index = RuleIndex::compile({}, matchers, registry).find(e).retry_on;
+    return index == RuleMatch::kNone ? std::nullopt : std::optional<std::size_t>(index);
 }
 
 ErrorDescription with_sqlstate(std::string_view s) {
@@ -146,6 +150,109 @@ TEST_CASE("the first matching rule in list order is reported", "[matcher]") {
     CHECK(find(list, e) == 0u);
     CHECK(find(list, ErrorDescription::of(ErrorCategory::Deadlock)) == 3u);
     CHECK(find(list, ErrorDescription::of(ErrorCategory::LockTimeout)) == 4u);
-    CHECK(MatcherSet{}.empty());
-    CHECK_FALSE(MatcherSet{}.find(e));
+    CHECK(RuleIndex{}.find(e) == RuleMatch{});
+}
+
+TEST_CASE("both lists are searched at once; never_retry_on wins", "[matcher]") {
+    const std::vector<Matcher> never{Matcher::http_status(401), Matcher::sqlstate("23505"),
+                                     Matcher::message("read-only")};
+    const std::vector<Matcher> retry{Matcher::sqlstate_class("23"), Matcher::sqlstate("23505"),
+                                     Matcher::message("read-only"), Matcher::http_class(4)};
+    const RuleIndex index = RuleIndex::compile(never, retry);
+    ErrorDescription e;
+    e.sqlstate = "23505";
+    // A never_retry_on match hides the retry_on one: the decision stops at step 1.
+    CHECK(index.find(e) == RuleMatch{1, RuleMatch::kNone});
+    e.sqlstate = "23000";
+    CHECK(index.find(e) == RuleMatch{RuleMatch::kNone, 0});
+    e = ErrorDescription{};
+    e.message = "cannot execute in a read-only transaction";
+    CHECK(index.find(e) == RuleMatch{2, RuleMatch::kNone});
+    e = ErrorDescription{};
+    e.http_status = 401;
+    CHECK(index.find(e) == RuleMatch{0, RuleMatch::kNone});
+    e.http_status = 404;
+    CHECK(index.find(e) == RuleMatch{RuleMatch::kNone, 3});
+}
+
+TEST_CASE("native codes match exactly per vendor, whatever their size", "[matcher]") {
+    const std::vector<Matcher> list{
+        Matcher::native(Vendor::Db2, -911), Matcher::native(Vendor::MySql, 1205),
+        Matcher::native(Vendor::SqlServer, 1205),
+        Matcher::native(Vendor::Oracle, std::numeric_limits<std::int64_t>::max()),
+        Matcher::native(Vendor::Oracle, std::numeric_limits<std::int64_t>::min())};
+    const auto native = [](Vendor v, std::int64_t code) {
+        ErrorDescription e;
+        e.vendor = v;
+        e.native_code = code;
+        return e;
+    };
+    CHECK(find(list, native(Vendor::Db2, -911)) == 0u);
+    CHECK_FALSE(find(list, native(Vendor::Db2, 911)));
+    CHECK(find(list, native(Vendor::MySql, 1205)) == 1u);
+    CHECK(find(list, native(Vendor::SqlServer, 1205)) == 2u);
+    CHECK_FALSE(find(list, native(Vendor::PostgreSql, 1205)));
+    CHECK(find(list, native(Vendor::Oracle, std::numeric_limits<std::int64_t>::max())) == 3u);
+    CHECK(find(list, native(Vendor::Oracle, std::numeric_limits<std::int64_t>::min())) == 4u);
+    ErrorDescription no_vendor;
+    no_vendor.native_code = 1205;
+    CHECK_FALSE(find(list, no_vendor));
+}
+
+TEST_CASE("error types that share their first and last eight bytes stay apart", "[matcher]") {
+    // These hash alike on purpose (the hash reads length, head and tail): the table must compare
+    // the names themselves.
+    std::vector<Matcher> list;
+    for (char c = 'a'; c <= 'z'; ++c) {
+        list.push_back(Matcher::error_type(std::string("servicea.") + c + ".timeouts"));
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string name = list[i].text;
+        CHECK(find(list, with_type(name)) == i);
+        CHECK(find(list, with_type(name + ".read")) == i);
+    }
+    CHECK_FALSE(find(list, with_type("servicea.A.timeouts")));
+    CHECK_FALSE(find(list, with_type("servicea")));
+    CHECK_FALSE(find(list, with_type(".servicea.a.timeouts")));
+    CHECK_FALSE(find(list, with_type("servicea.a..timeouts")));
+}
+
+TEST_CASE("many rules of every kind are all found", "[matcher]") {
+    std::vector<Matcher> list;
+    for (int i = 0; i < 300; ++i) {
+        list.push_back(Matcher::native(Vendor::PostgreSql, i * 7919));
+        list.push_back(Matcher::error_type("app.e" + std::to_string(i)));
+    }
+    for (std::size_t i = 0; i < 300; ++i) {
+        ErrorDescription e;
+        e.vendor = Vendor::PostgreSql;
+        e.native_code = static_cast<std::int64_t>(i) * 7919;
+        CHECK(find(list, e) == 2 * i);
+        CHECK(find(list, with_type("app.e" + std::to_string(i) + ".x")) == 2 * i + 1);
+    }
+}
+
+TEST_CASE("message search agrees with std::string_view::find", "[matcher]") {
+    // Small alphabet so that first/last-character candidates are frequent; lengths around the
+    // 16-position blocks of the vectorised search.
+    std::mt19937 generator(20261123);
+    const auto random_text = [&](std::size_t length) {
+        std::string text(length, 'a');
+        for (char& c : text) {
+            c = static_cast<char>('a' + generator() % 3);
+        }
+        return text;
+    };
+    int found = 0;
+    for (int round = 0; round < 20000; ++round) {
+        const std::string haystack = random_text(generator() % 70);
+        const std::string needle = random_text(1 + generator() % 20);
+        ErrorDescription e;
+        e.message = haystack;
+        const bool expected = std::string_view(haystack).find(needle) != std::string_view::npos;
+        found += expected ? 1 : 0;
+        INFO("haystack '" << haystack << "', needle '" << needle << "'");
+        REQUIRE(find({Matcher::message(needle)}, e).has_value() == expected);
+    }
+    CHECK(found > 2000);
 }

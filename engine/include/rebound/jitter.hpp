@@ -66,6 +66,11 @@ struct DelayRange {
     friend bool operator==(const DelayRange&, const DelayRange&) = default;
 };
 
+// The interval one draw is taken from, before the result is clamped to the backoff's `max`.
+// Depends on `previous` only for decorrelated jitter.
+DelayRange jitter_draw_range(const Jitter& jitter, const Backoff& backoff, Duration base,
+                             Duration previous) noexcept;
+
 // The range one draw can fall in, after clamping, for base delay `base` and (decorrelated only)
 // the previous delay `previous`. The draw in `jittered_delay` is uniform over this range.
 DelayRange jitter_range(const Jitter& jitter, const Backoff& backoff, Duration base,

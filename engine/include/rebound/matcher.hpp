@@ -1,6 +1,6 @@
 // Matcher: one rule of a `retry_on` or `never_retry_on` list (spec: policy-language.md, Matchers).
 //
-// A Matcher is the readable description of a rule; MatcherSet (matcher_set.hpp) is its compiled,
+// A Matcher is the readable description of a rule; RuleIndex (rule_index.hpp) is its compiled,
 // flat form used by the decision.
 #pragma once
 

@@ -9,6 +9,7 @@
 // and the wire text of every rule, so that `decide()` never allocates.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -16,11 +17,13 @@
 #include <vector>
 
 #include "rebound/error_type_registry.hpp"
-#include "rebound/matcher_set.hpp"
+#include "rebound/jitter.hpp"
 #include "rebound/policy_spec.hpp"
 #include "rebound/policy_validation.hpp"
+#include "rebound/random_source.hpp"
 #include "rebound/retry_budget.hpp"
 #include "rebound/retry_predicate.hpp"
+#include "rebound/rule_index.hpp"
 
 namespace rebound {
 
@@ -63,16 +66,38 @@ class Policy {
     int max_attempts() const noexcept { return spec_.max_attempts; }
 
     // Base delay before retry k (1 <= k < max_attempts), precomputed; out-of-range k is clamped.
-    Duration base_delay(int k) const noexcept;
+    Duration base_delay(int k) const noexcept { return retries_[retry_slot(k)].base; }
 
-    const MatcherSet& retry_on() const noexcept { return retry_on_; }
-    const MatcherSet& never_retry_on() const noexcept { return never_retry_on_; }
+    // The jittered delay before retry k (policy-language.md, Backoff then Jitter): a draw from
+    // the precomputed interval of retry k, clamped to the backoff's max. `previous` is the delay
+    // before the attempt that failed (decorrelated jitter only). Equals
+    // jittered_delay(spec().jitter, spec().backoff, base_delay(k), previous, random).
+    Duration retry_delay(int k, Duration previous, RandomSource& random) const noexcept {
+        const RetryDelay& retry = retries_[retry_slot(k)];
+        const DelayRange range =
+            jitter_depends_on_previous_
+                ? jitter_draw_range(spec_.jitter, spec_.backoff, retry.base, previous)
+                : retry.draw;
+        const std::int64_t drawn = uniform_between(random, range.min.count(), range.max.count());
+        return std::min(Duration{drawn}, delay_cap_);
+    }
+
+    // Both rule lists, compiled (decide() steps 1 and 3).
+    const RuleIndex& rules() const noexcept { return rules_; }
+    // Whether step 3 applies: retry_on or retry_if is non-empty.
+    bool has_include_rules() const noexcept { return has_include_rules_; }
 
     // Wire text (`category:deadlock`) of rule `index` of retry_on / never_retry_on, and of
-    // predicate `index` of retry_if (`predicate:NAME`).
-    std::string_view retry_on_text(std::size_t index) const noexcept;
-    std::string_view never_retry_on_text(std::size_t index) const noexcept;
-    std::string_view retry_if_text(std::size_t index) const noexcept;
+    // predicate `index` of retry_if (`predicate:NAME`); empty for an index out of range.
+    std::string_view retry_on_text(std::size_t index) const noexcept {
+        return text_at(retry_on_texts_, index);
+    }
+    std::string_view never_retry_on_text(std::size_t index) const noexcept {
+        return text_at(never_retry_on_texts_, index);
+    }
+    std::string_view retry_if_text(std::size_t index) const noexcept {
+        return text_at(retry_if_texts_, index);
+    }
 
     // retry_if predicates in spec order; an empty function stands for a name that was not
     // resolved (compiled without a registry) and never matches.
@@ -91,14 +116,31 @@ class Policy {
     Policy(PrivateTag, PolicySpec spec, const PolicyCompileOptions& options);
 
   private:
+    // What retry k needs, precomputed: its base delay and the interval its jitter draws from.
+    struct RetryDelay {
+        Duration base{0};
+        DelayRange draw;
+    };
+
+    static std::string_view text_at(const std::vector<std::string>& texts,
+                                    std::size_t index) noexcept {
+        return index < texts.size() ? std::string_view(texts[index]) : std::string_view{};
+    }
+    // Index into retries_ for retry k, k clamped to 1..max_attempts - 1 (at least one entry).
+    std::size_t retry_slot(int k) const noexcept {
+        return static_cast<std::size_t>(std::clamp(k, 1, static_cast<int>(retries_.size()))) - 1;
+    }
+
     PolicySpec spec_;
-    MatcherSet retry_on_;
-    MatcherSet never_retry_on_;
+    RuleIndex rules_;
+    bool has_include_rules_ = false;
+    bool jitter_depends_on_previous_ = false;
+    Duration delay_cap_ = kDurationInfinity;
+    std::vector<RetryDelay> retries_;  // entry k - 1 for retry k
     std::vector<std::string> retry_on_texts_;
     std::vector<std::string> never_retry_on_texts_;
     std::vector<std::string> retry_if_texts_;
     std::vector<RetryPredicate> predicates_;
-    std::vector<Duration> base_delays_;
     std::unique_ptr<RetryBudget> budget_;
 };
 

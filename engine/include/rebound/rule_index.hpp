@@ -1,0 +1,98 @@
+// RuleIndex: the never_retry_on and retry_on lists of one policy, compiled together into flat
+// lookup tables and searched without allocating.
+//
+// Every table entry carries, for each list, the lowest index of a rule that its key matches, so
+// one probe per kind of key (category, SQLSTATE, SQLSTATE class, vendor and native code, error
+// type and each of its dotted prefixes, HTTP status) answers both lists at once. Message
+// substrings are tried last, and only those whose rules could still beat what the keys found.
+//
+// `find` reports the first rule of each list in the original order (lowest index) that matches,
+// so explain and logs name the rule a reader would pick by reading the list top to bottom.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rebound/error.hpp"
+#include "rebound/error_category.hpp"
+#include "rebound/error_type_registry.hpp"
+#include "rebound/matcher.hpp"
+
+namespace rebound {
+
+// The lowest matching rule index in each list, or kNone.
+struct RuleMatch {
+    static constexpr std::uint32_t kNone = UINT32_MAX;
+
+    std::uint32_t never_retry_on = kNone;
+    // Reported only when no never_retry_on rule matches (the decision stops at step 1 otherwise,
+    // so the search does not spend time on it); kNone then.
+    std::uint32_t retry_on = kNone;
+
+    friend bool operator==(const RuleMatch&, const RuleMatch&) = default;
+};
+
+class RuleIndex {
+  public:
+    RuleIndex();
+
+    // Compiles both lists; `error_types` (optional) adds registered subtypes to error matchers.
+    // Preconditions: every matcher passed validation (validate_matcher).
+    static RuleIndex compile(std::span<const Matcher> never_retry_on,
+                             std::span<const Matcher> retry_on,
+                             const ErrorTypeRegistry* error_types = nullptr);
+
+    RuleMatch find(const ErrorDescription& error) const noexcept;
+
+  private:
+    // Integer keys: packed SQLSTATEs, packed SQLSTATE classes, vendor plus native code.
+    enum class KeyKind : std::uint8_t { Empty, SqlState, SqlStateClass, Native };
+    struct KeyEntry {
+        std::uint64_t kind_and_vendor = 0;  // KeyKind in the low byte, vendor above; 0: free slot
+        std::uint64_t code = 0;
+        RuleMatch rules;
+    };
+    struct NameEntry {
+        std::uint64_t hash = 0;
+        std::string name;  // empty: free slot
+        RuleMatch rules;
+    };
+    struct MessageEntry {
+        std::string text;
+        RuleMatch rules;
+    };
+    static constexpr int kHttpStatusLimit = 600;
+
+    static std::uint64_t key_word(KeyKind kind, std::uint8_t vendor = 0) noexcept;
+    static std::size_t slot_of(std::uint64_t hash, std::uint64_t mask) noexcept;
+    RuleMatch* key_slot(std::uint64_t kind_and_vendor, std::uint64_t code);
+    RuleMatch* name_slot(std::string_view name);
+    void add(const Matcher& matcher, bool never, std::uint32_t index,
+             const ErrorTypeRegistry* error_types);
+    void build_key_table(const std::vector<KeyEntry>& entries);
+    void build_name_table(const std::vector<NameEntry>& entries);
+
+    RuleMatch find_key(std::uint64_t kind_and_vendor, std::uint64_t code) const noexcept;
+    RuleMatch find_name(std::string_view name) const noexcept;
+    void find_error_type(std::string_view type, RuleMatch& best) const noexcept;
+    void find_message(std::string_view message, RuleMatch& best) const noexcept;
+
+    std::array<RuleMatch, kCategoryCount> by_category_{};
+    // Open addressing with linear probing, power-of-two sizes, at most half full; empty when the
+    // policy has no such rule. `key_kinds_` has bit (1 << KeyKind) set for each kind present, so
+    // absent kinds cost no probe.
+    std::vector<KeyEntry> keys_;
+    std::uint64_t key_mask_ = 0;
+    std::uint32_t key_kinds_ = 0;
+    std::vector<NameEntry> error_types_;
+    std::uint64_t error_type_mask_ = 0;
+    std::vector<RuleMatch> by_http_status_;  // empty, or kHttpStatusLimit entries
+    // Ordered by the lower of the two rule indices, so early entries are the likely winners.
+    std::vector<MessageEntry> messages_;
+};
+
+}  // namespace rebound

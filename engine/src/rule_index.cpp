@@ -1,0 +1,352 @@
+#include "rebound/rule_index.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace rebound {
+namespace {
+
+constexpr char ascii_upper(char c) noexcept {
+    return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
+}
+
+// Packs up to 8 characters, upper-cased, into one integer so lookups compare one word. A packed
+// SQLSTATE shifted right by 24 bits is the packed SQLSTATE class.
+std::uint64_t pack_code(std::string_view code) noexcept {
+    std::uint64_t key = 0;
+    for (const char c : code) {
+        key = (key << 8) | static_cast<unsigned char>(ascii_upper(c));
+    }
+    return key;
+}
+
+constexpr std::uint64_t kGoldenRatio = 0x9E3779B97F4A7C15ULL;
+constexpr std::uint64_t kMixMultiplier = 0xD6E8FEB86659FD93ULL;
+
+std::uint64_t mix(std::uint64_t a, std::uint64_t b) noexcept {
+    std::uint64_t h = a ^ (b * kGoldenRatio);
+    h ^= h >> 32;
+    h *= kMixMultiplier;
+    return h ^ (h >> 32);
+}
+
+// Hash of a name from its length and its first and last eight bytes: two loads whatever the
+// length, which matters because every dotted prefix of an error type is hashed.
+std::uint64_t name_hash(std::string_view name) noexcept {
+    const std::size_t size = name.size();
+    std::uint64_t head = 0;
+    std::uint64_t tail = 0;
+    if (size >= sizeof head) {
+        std::memcpy(&head, name.data(), sizeof head);
+        std::memcpy(&tail, name.data() + size - sizeof tail, sizeof tail);
+    } else {
+        for (std::size_t i = 0; i < size; ++i) {
+            head |= std::uint64_t{static_cast<unsigned char>(name[i])} << (8 * i);
+        }
+    }
+    return mix(head ^ (size * kMixMultiplier), tail);
+}
+
+// Capacity of an open-addressed table for `count` entries: a power of two, at most half full.
+std::size_t table_capacity(std::size_t count) noexcept {
+    return count == 0 ? 0 : std::bit_ceil(count * 2);
+}
+
+void keep_lowest(RuleMatch& slot, bool never, std::uint32_t index) noexcept {
+    std::uint32_t& target = never ? slot.never_retry_on : slot.retry_on;
+    target = std::min(target, index);
+}
+
+void keep_lowest(RuleMatch& best, const RuleMatch& candidate) noexcept {
+    best.never_retry_on = std::min(best.never_retry_on, candidate.never_retry_on);
+    best.retry_on = std::min(best.retry_on, candidate.retry_on);
+}
+
+std::uint32_t first_rule(const RuleMatch& rules) noexcept {
+    return std::min(rules.never_retry_on, rules.retry_on);
+}
+
+// Whether `needle` (non-empty) occurs in `haystack`. With SSE2 it tests 16 start positions per
+// step for the needle's first and last characters together (W. Muła, "SIMD-friendly algorithms
+// for substring searching") and compares the middle only where both agree, which is rare; no
+// function call unless a candidate survives. Without SSE2, the same test one position at a time.
+bool contains(std::string_view haystack, std::string_view needle) noexcept {
+    const std::size_t length = needle.size();
+    if (length > haystack.size()) {
+        return false;
+    }
+    if (length == 1) {
+        return std::memchr(haystack.data(), needle.front(), haystack.size()) != nullptr;
+    }
+    const char* const text = haystack.data();
+    const char first = needle.front();
+    const char last = needle.back();
+    const std::size_t middle = length - 2;
+    const std::size_t positions = haystack.size() - length + 1;
+    const auto middle_matches = [&](std::size_t at) {
+        return std::memcmp(text + at + 1, needle.data() + 1, middle) == 0;
+    };
+    std::size_t at = 0;
+#if defined(__SSE2__)
+    constexpr std::size_t kBlock = 16;
+    if (positions >= kBlock) {
+        const __m128i firsts = _mm_set1_epi8(first);
+        const __m128i lasts = _mm_set1_epi8(last);
+        for (;;) {
+            // The last block may overlap the one before; testing a position twice is harmless.
+            at = std::min(at, positions - kBlock);
+            const __m128i starts = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text + at));
+            const __m128i ends =
+                _mm_loadu_si128(reinterpret_cast<const __m128i*>(text + at + length - 1));
+            auto candidates = static_cast<unsigned>(_mm_movemask_epi8(
+                _mm_and_si128(_mm_cmpeq_epi8(starts, firsts), _mm_cmpeq_epi8(ends, lasts))));
+            while (candidates != 0) {
+                if (middle_matches(at + static_cast<std::size_t>(std::countr_zero(candidates)))) {
+                    return true;
+                }
+                candidates &= candidates - 1;
+            }
+            if (at + kBlock >= positions) {
+                return false;
+            }
+            at += kBlock;
+        }
+    }
+#endif
+    for (; at < positions; ++at) {
+        if (text[at] == first && text[at + length - 1] == last && middle_matches(at)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+RuleIndex::RuleIndex() {
+    by_category_.fill(RuleMatch{});
+}
+
+std::uint64_t RuleIndex::key_word(KeyKind kind, std::uint8_t vendor) noexcept {
+    return static_cast<std::uint64_t>(kind) | (std::uint64_t{vendor} << 8);
+}
+
+std::size_t RuleIndex::slot_of(std::uint64_t hash, std::uint64_t mask) noexcept {
+    return static_cast<std::size_t>(hash & mask);
+}
+
+RuleIndex RuleIndex::compile(std::span<const Matcher> never_retry_on,
+                             std::span<const Matcher> retry_on,
+                             const ErrorTypeRegistry* error_types) {
+    RuleIndex index;
+    for (std::size_t position = 0; position < never_retry_on.size(); ++position) {
+        index.add(never_retry_on[position], true, static_cast<std::uint32_t>(position),
+                  error_types);
+    }
+    for (std::size_t position = 0; position < retry_on.size(); ++position) {
+        index.add(retry_on[position], false, static_cast<std::uint32_t>(position), error_types);
+    }
+    // add() filled the tables as plain lists; rebuild them as hash tables.
+    index.build_key_table(std::exchange(index.keys_, {}));
+    index.build_name_table(std::exchange(index.error_types_, {}));
+    std::stable_sort(index.messages_.begin(), index.messages_.end(),
+                     [](const MessageEntry& a, const MessageEntry& b) {
+                         return first_rule(a.rules) < first_rule(b.rules);
+                     });
+    return index;
+}
+
+RuleMatch* RuleIndex::key_slot(std::uint64_t kind_and_vendor, std::uint64_t code) {
+    const auto it = std::find_if(keys_.begin(), keys_.end(), [&](const KeyEntry& e) {
+        return e.kind_and_vendor == kind_and_vendor && e.code == code;
+    });
+    if (it != keys_.end()) {
+        return &it->rules;
+    }
+    key_kinds_ |= 1U << (kind_and_vendor & 0xFF);
+    return &keys_.emplace_back(KeyEntry{kind_and_vendor, code, RuleMatch{}}).rules;
+}
+
+RuleMatch* RuleIndex::name_slot(std::string_view name) {
+    const auto it = std::find_if(error_types_.begin(), error_types_.end(),
+                                 [&](const NameEntry& e) { return e.name == name; });
+    if (it != error_types_.end()) {
+        return &it->rules;
+    }
+    return &error_types_.emplace_back(NameEntry{name_hash(name), std::string(name), RuleMatch{}})
+                .rules;
+}
+
+void RuleIndex::add(const Matcher& m, bool never, std::uint32_t index,
+                    const ErrorTypeRegistry* error_types) {
+    switch (m.kind) {
+        case MatcherKind::Category:
+            keep_lowest(by_category_[static_cast<std::size_t>(m.category)], never, index);
+            break;
+        case MatcherKind::TransientGroup:
+            for (const CategoryInfo& info : kCategoryTable) {
+                if (info.retryable_by_default) {
+                    keep_lowest(by_category_[static_cast<std::size_t>(info.category)], never,
+                                index);
+                }
+            }
+            break;
+        case MatcherKind::SqlState:
+            keep_lowest(*key_slot(key_word(KeyKind::SqlState), pack_code(m.text)), never, index);
+            break;
+        case MatcherKind::SqlStateClass:
+            keep_lowest(*key_slot(key_word(KeyKind::SqlStateClass), pack_code(m.text)), never,
+                        index);
+            break;
+        case MatcherKind::VendorNative:
+            keep_lowest(*key_slot(key_word(KeyKind::Native, static_cast<std::uint8_t>(m.vendor)),
+                                  static_cast<std::uint64_t>(m.native_code)),
+                        never, index);
+            break;
+        case MatcherKind::ErrorType:
+            keep_lowest(*name_slot(m.text), never, index);
+            if (error_types != nullptr) {
+                for (const std::string& subtype : error_types->subtypes_of(m.text)) {
+                    keep_lowest(*name_slot(subtype), never, index);
+                }
+            }
+            break;
+        case MatcherKind::HttpStatus:
+        case MatcherKind::HttpClass: {
+            if (by_http_status_.empty()) {
+                by_http_status_.assign(kHttpStatusLimit, RuleMatch{});
+            }
+            const bool whole_class = m.kind == MatcherKind::HttpClass;
+            const int first = whole_class ? m.http * 100 : m.http;
+            const int last = whole_class ? first + 99 : first;
+            for (int status = std::max(first, 0); status <= last && status < kHttpStatusLimit;
+                 ++status) {
+                keep_lowest(by_http_status_[static_cast<std::size_t>(status)], never, index);
+            }
+            break;
+        }
+        case MatcherKind::Message: {
+            const auto it = std::find_if(messages_.begin(), messages_.end(),
+                                         [&](const MessageEntry& e) { return e.text == m.text; });
+            RuleMatch& rules = it != messages_.end()
+                                   ? it->rules
+                                   : messages_.emplace_back(m.text, RuleMatch{}).rules;
+            keep_lowest(rules, never, index);
+            break;
+        }
+    }
+}
+
+void RuleIndex::build_key_table(const std::vector<KeyEntry>& entries) {
+    keys_.assign(table_capacity(entries.size()), KeyEntry{});
+    key_mask_ = keys_.empty() ? 0 : keys_.size() - 1;
+    for (const KeyEntry& entry : entries) {
+        std::size_t slot = slot_of(mix(entry.kind_and_vendor, entry.code), key_mask_);
+        while (keys_[slot].kind_and_vendor != 0) {
+            slot = (slot + 1) & key_mask_;
+        }
+        keys_[slot] = entry;
+    }
+}
+
+void RuleIndex::build_name_table(const std::vector<NameEntry>& entries) {
+    error_types_.assign(table_capacity(entries.size()), NameEntry{});
+    error_type_mask_ = error_types_.empty() ? 0 : error_types_.size() - 1;
+    for (const NameEntry& entry : entries) {
+        std::size_t slot = slot_of(entry.hash, error_type_mask_);
+        while (!error_types_[slot].name.empty()) {
+            slot = (slot + 1) & error_type_mask_;
+        }
+        error_types_[slot] = entry;
+    }
+}
+
+RuleMatch RuleIndex::find_key(std::uint64_t kind_and_vendor, std::uint64_t code) const noexcept {
+    for (std::size_t slot = slot_of(mix(kind_and_vendor, code), key_mask_);;
+         slot = (slot + 1) & key_mask_) {
+        const KeyEntry& entry = keys_[slot];
+        if (entry.kind_and_vendor == kind_and_vendor && entry.code == code) {
+            return entry.rules;
+        }
+        if (entry.kind_and_vendor == 0) {
+            return RuleMatch{};
+        }
+    }
+}
+
+RuleMatch RuleIndex::find_name(std::string_view name) const noexcept {
+    const std::uint64_t hash = name_hash(name);
+    for (std::size_t slot = slot_of(hash, error_type_mask_);;
+         slot = (slot + 1) & error_type_mask_) {
+        const NameEntry& entry = error_types_[slot];
+        if (entry.name.empty()) {
+            return RuleMatch{};
+        }
+        if (entry.hash == hash && entry.name == name) {
+            return entry.rules;
+        }
+    }
+}
+
+// The type itself and each dotted prefix: io.timeout.read, io.timeout, io.
+void RuleIndex::find_error_type(std::string_view type, RuleMatch& best) const noexcept {
+    for (std::size_t at = 0; at < type.size(); ++at) {
+        if (type[at] == '.' && at > 0) {
+            keep_lowest(best, find_name(type.substr(0, at)));
+        }
+    }
+    keep_lowest(best, find_name(type));
+}
+
+void RuleIndex::find_message(std::string_view message, RuleMatch& best) const noexcept {
+    for (const MessageEntry& entry : messages_) {
+        const bool could_win =
+            entry.rules.never_retry_on < best.never_retry_on ||
+            (best.never_retry_on == RuleMatch::kNone && entry.rules.retry_on < best.retry_on);
+        if (could_win && contains(message, entry.text)) {
+            keep_lowest(best, entry.rules);
+        }
+    }
+}
+
+RuleMatch RuleIndex::find(const ErrorDescription& error) const noexcept {
+    RuleMatch best = by_category_[static_cast<std::size_t>(error.effective_category())];
+    if (key_kinds_ != 0) {
+        if (error.sqlstate.size() == 5) {
+            const std::uint64_t packed = pack_code(error.sqlstate);
+            if ((key_kinds_ & (1U << static_cast<unsigned>(KeyKind::SqlState))) != 0) {
+                keep_lowest(best, find_key(key_word(KeyKind::SqlState), packed));
+            }
+            if ((key_kinds_ & (1U << static_cast<unsigned>(KeyKind::SqlStateClass))) != 0) {
+                keep_lowest(best, find_key(key_word(KeyKind::SqlStateClass), packed >> 24));
+            }
+        }
+        if ((key_kinds_ & (1U << static_cast<unsigned>(KeyKind::Native))) != 0 && error.vendor &&
+            error.native_code) {
+            keep_lowest(
+                best, find_key(key_word(KeyKind::Native, static_cast<std::uint8_t>(*error.vendor)),
+                               static_cast<std::uint64_t>(*error.native_code)));
+        }
+    }
+    if (!error_types_.empty() && !error.error_type.empty()) {
+        find_error_type(error.error_type, best);
+    }
+    if (!by_http_status_.empty() && error.http_status > 0 && error.http_status < kHttpStatusLimit) {
+        keep_lowest(best, by_http_status_[static_cast<std::size_t>(error.http_status)]);
+    }
+    if (!messages_.empty() && !error.message.empty()) {
+        find_message(error.message, best);
+    }
+    if (best.never_retry_on != RuleMatch::kNone) {
+        best.retry_on = RuleMatch::kNone;
+    }
+    return best;
+}
+
+}  // namespace rebound
