@@ -4,12 +4,15 @@
 // Cases (the names are stable: bench/run.sh and the goals refer to them):
 //   executor_overhead/direct_call       the work called directly: the floor
 //   executor_overhead/run_resolved      RetryExecutor::run(resolution, handler, work), success on
-//                                       the first attempt, no listeners
+//                                       the first attempt, no listeners, a policy without a
+//                                       deadline (so the run reads no clock)
 //                                       goal: run_resolved - direct_call <= 30 ns
+//   executor_overhead/run_resolved_measured
+//                                       run_resolved with ExecutorOptions::measure_elapsed: two
+//                                       steady_clock reads (start and end) for RunResult::elapsed,
+//                                       what every run under a policy with a deadline pays
 //   executor_overhead/run_resolved_coarse_clock
-//                                       run_resolved with a CLOCK_MONOTONIC_COARSE clock: the
-//                                       executor's own cost without the two precise clock reads
-//                                       every run makes (start and end, for RunResult::elapsed)
+//                                       run_resolved_measured with a CLOCK_MONOTONIC_COARSE clock
 //   executor_overhead/steady_clock_now  one std::chrono::steady_clock::now(), for reference
 //   executor_overhead/run_by_handler    RetryExecutor::run(handler, work) through
 //                                       dsl::make_resolver (store snapshot, registry, file)
@@ -246,6 +249,19 @@ void overhead_run_resolved(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations());
 }
 
+void overhead_run_resolved_measured(benchmark::State& state) {
+    const LookupFixture& fixture = LookupFixture::instance();
+    const rebound::HandlerResolution resolution = fixture.set->resolve(fixture.names[0]);
+    const rebound::RetryExecutor executor({.measure_elapsed = true});
+    std::uint64_t count = 0;
+    const CountingWork work{&count};
+    for (auto _ : state) {
+        const rebound::RunResult result = executor.run(resolution, fixture.names[0], work);
+        benchmark::DoNotOptimize(result.attempts);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+
 // CLOCK_MONOTONIC_COARSE: the same epoch as steady_clock, a few milliseconds of resolution.
 class CoarseClock final : public rebound::Clock {
   public:
@@ -260,7 +276,7 @@ void overhead_run_resolved_coarse_clock(benchmark::State& state) {
     const LookupFixture& fixture = LookupFixture::instance();
     const rebound::HandlerResolution resolution = fixture.set->resolve(fixture.names[0]);
     CoarseClock clock;
-    const rebound::RetryExecutor executor({.clock = &clock});
+    const rebound::RetryExecutor executor({.clock = &clock, .measure_elapsed = true});
     std::uint64_t count = 0;
     const CountingWork work{&count};
     for (auto _ : state) {
@@ -322,6 +338,8 @@ void decide_shared(benchmark::State& state, bool with_budget) {
 int main(int argc, char** argv) {
     benchmark::RegisterBenchmark("executor_overhead/direct_call", overhead_direct_call);
     benchmark::RegisterBenchmark("executor_overhead/run_resolved", overhead_run_resolved);
+    benchmark::RegisterBenchmark("executor_overhead/run_resolved_measured",
+                                 overhead_run_resolved_measured);
     benchmark::RegisterBenchmark("executor_overhead/run_resolved_coarse_clock",
                                  overhead_run_resolved_coarse_clock);
     benchmark::RegisterBenchmark("executor_overhead/steady_clock_now", overhead_steady_clock_now);

@@ -365,9 +365,11 @@ def section_decision(report, program):
 EXECUTOR_PROSE = """\
 `bench/executor_bench.cpp` (target `rebound_executor_bench`): `executor_overhead/*` runs work that
 succeeds on the first attempt directly and through `RetryExecutor::run` (`run_resolved`: with a
-resolved handler; `run_resolved_coarse_clock`: the same with a `CLOCK_MONOTONIC_COARSE` clock, so
-without the two precise clock reads every run makes for `RunResult::elapsed`, whose cost
-`steady_clock_now` shows; `run_by_handler`: through `dsl::make_resolver`); `handler_lookup/*` looks
+resolved handler and a policy without a deadline, so the run reads no clock;
+`run_resolved_measured`: the same with `ExecutorOptions::measure_elapsed`, two steady-clock reads
+for `RunResult::elapsed`, as every run under a policy with a deadline makes, whose cost
+`steady_clock_now` shows; `run_resolved_coarse_clock`: `run_resolved_measured` with a
+`CLOCK_MONOTONIC_COARSE` clock; `run_by_handler`: through `dsl::make_resolver`); `handler_lookup/*` looks
 up 1,000 handlers (names of 24 to 48 characters, bound exactly) in a scattered order through
 `std::unordered_map<std::string, ...>` (the baseline, with the `std::string` built from the
 `string_view`), `PolicySet::resolve`, `HandlerRegistry::resolve` (one reference count on the

@@ -13,6 +13,7 @@ RetryExecutor::RetryExecutor(ExecutorOptions options)
       classifier_(options.classifier),
       listeners_(std::move(options.listeners)),
       dead_letter_sink_(options.dead_letter_sink),
+      measure_elapsed_(options.measure_elapsed),
       resolver_(std::move(options.resolver)) {
     std::erase(listeners_, nullptr);
 }
@@ -78,13 +79,19 @@ RunResult RetryExecutor::run_attempts(HandlerResolution resolution, std::string_
     AttemptContext context;
     context.idempotent = resolution.idempotent;
 
-    const Clock::TimePoint start = clock_->now();
+    // Without a deadline nothing in the run depends on time; see "Clock" in the header.
+    const bool timed = spec.deadline.has_value() || measure_elapsed_;
+    const Clock::TimePoint start = timed ? clock_->now() : Clock::TimePoint{};
     const auto elapsed_since_start = [&] {
-        return std::max(std::chrono::duration_cast<Duration>(clock_->now() - start), Duration{0});
+        return timed ? std::max(std::chrono::duration_cast<Duration>(clock_->now() - start),
+                                Duration{0})
+                     : Duration{0};
     };
     const auto finish = [&](RetryOutcome outcome) {
         result.outcome = outcome;
-        result.elapsed = elapsed_since_start();
+        if (timed) {
+            result.elapsed = elapsed_since_start();
+        }
         event.kind = outcome == RetryOutcome::Succeeded ? RetryEventKind::Succeeded
                                                         : RetryEventKind::Stopped;
         event.attempt = result.attempts;
@@ -103,7 +110,9 @@ RunResult RetryExecutor::run_attempts(HandlerResolution resolution, std::string_
         }
         info.attempt = number;
         if (spec.deadline) {
-            info.time_left = std::max(*spec.deadline - elapsed_since_start(), Duration{0});
+            // The first attempt starts when the run does: its time left is the whole deadline.
+            const Duration elapsed = number == 1 ? Duration{0} : elapsed_since_start();
+            info.time_left = std::max(*spec.deadline - elapsed, Duration{0});
         }
         result.attempts = number;
         event.kind = RetryEventKind::AttemptStarted;

@@ -101,7 +101,9 @@ TEST_CASE("a retryable failure then success retries the whole work", "[executor]
     CHECK(result.attempts == 2);
     CHECK(seen == std::vector<int>{1, 2});
     CHECK(h.sleeper.delays() == std::vector<rebound::Duration>{100ms});
-    CHECK(result.elapsed == 100ms);
+    // No deadline and no measure_elapsed: the run never reads the clock.
+    CHECK_FALSE(result.elapsed);
+    CHECK(h.clock.reads() == 0);
     REQUIRE(result.last_error);
     CHECK(result.last_error->description().category == ErrorCategory::Deadlock);
     CHECK(result.last_error->description().message == "victim");
@@ -179,6 +181,22 @@ TEST_CASE("the deadline stops a run and each attempt is told the time left", "[e
     CHECK(result.outcome == RetryOutcome::Deadline);
     CHECK(result.attempts == 4);
     CHECK(time_left == std::vector<rebound::Duration>{1000ms, 700ms, 400ms, 100ms});
+    CHECK(result.elapsed == 1100ms);
+}
+
+TEST_CASE("measure_elapsed times runs under policies without a deadline", "[executor]") {
+    Harness h;
+    const auto executor = h.executor({.measure_elapsed = true});
+    int calls = 0;
+    const auto result = executor.run(resolved(fixed_policy(3)), "h", [&] {
+        if (++calls == 1) {
+            throw rebound::Error(ErrorCategory::Deadlock, "victim");
+        }
+    });
+    CHECK(result.succeeded());
+    CHECK(result.elapsed == 100ms);  // one 100ms wait on the manual clock
+    const auto untimed = h.executor().run(resolved(fixed_policy(3)), "h", [] {});
+    CHECK_FALSE(untimed.elapsed);
 }
 
 TEST_CASE("cancellation during a wait ends the run at once", "[executor]") {

@@ -12,6 +12,11 @@
 // and either stops or waits through the sleeper and starts the next attempt. The policy is
 // resolved once per run: a reload never changes the policy of a run in progress.
 //
+// Clock: the executor reads the clock only when something needs the time: a policy with a
+// deadline (time left, step 6 of the decision) or ExecutorOptions::measure_elapsed. A run under
+// a policy without a deadline reads no clock at all (on this project's test machine each
+// steady_clock read costs about 23 ns, as much as the rest of a successful run).
+//
 // Cost: after the work, a run allocates nothing of its own (the policy, the stop token and the
 // last error are reference-counted; listeners may allocate, see their headers).
 //
@@ -92,6 +97,9 @@ struct ExecutorOptions {
     const FailureClassifier* classifier = nullptr;    // optional hook, asked first
     std::vector<RetryListener*> listeners{};          // called in order
     DeadLetterSink* dead_letter_sink = nullptr;       // for on_exhausted: dead_letter
+    // Measure RunResult::elapsed for every run, also under policies without a deadline (which
+    // otherwise read no clock).
+    bool measure_elapsed = false;
     // For run(handler, ...): when empty, every handler gets the built-in policy.
     PolicyResolver resolver{};
 };
@@ -105,8 +113,10 @@ struct RunOptions {
 
 struct RunResult {
     RetryOutcome outcome = RetryOutcome::Succeeded;
-    int attempts = 0;     // attempts started
-    Duration elapsed{0};  // from the start of the first attempt to the end of the run
+    int attempts = 0;  // attempts started
+    // From the start of the first attempt to the end of the run. Present when the run read the
+    // clock: the policy has a deadline, or ExecutorOptions::measure_elapsed is set.
+    std::optional<Duration> elapsed{};
     std::shared_ptr<const Policy> policy{};
     ResolvedVia via = ResolvedVia::Builtin;
     std::optional<Failure> last_error{};  // absent after success on the first attempt
@@ -175,6 +185,7 @@ class RetryExecutor {
     const FailureClassifier* classifier_;
     std::vector<RetryListener*> listeners_;
     DeadLetterSink* dead_letter_sink_;
+    bool measure_elapsed_;
     PolicyResolver resolver_;
 };
 
