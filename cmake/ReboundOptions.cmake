@@ -16,6 +16,12 @@ target_compile_options(rebound_project_options INTERFACE
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
   target_compile_options(rebound_project_options INTERFACE -Wno-restrict)
 endif()
+# The libraries are position-independent (a consumer may link them into a shared object) but
+# nothing interposes their functions: let GCC inline calls between them, as Clang does by default.
+# Without this, -fPIC kept even tiny same-file helpers of decide() out of line.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  target_compile_options(rebound_project_options INTERFACE -fno-semantic-interposition)
+endif()
 if(REBOUND_WARNINGS_AS_ERRORS)
   target_compile_options(rebound_project_options INTERFACE -Werror)
 endif()

@@ -16,46 +16,59 @@ constexpr char ascii_upper(char c) noexcept {
     return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
 }
 
-// Packs up to 8 characters, upper-cased, into one integer so lookups compare one word. A packed
-// SQLSTATE shifted right by 24 bits is the packed SQLSTATE class.
+// Packs up to 8 characters, upper-cased, into one integer, first character in the low byte, so
+// lookups compare one word. The low 16 bits of a packed SQLSTATE are its packed class.
 std::uint64_t pack_code(std::string_view code) noexcept {
     std::uint64_t key = 0;
-    for (const char c : code) {
-        key = (key << 8) | static_cast<unsigned char>(ascii_upper(c));
+    for (std::size_t i = 0; i < code.size() && i < 8; ++i) {
+        key |= std::uint64_t{static_cast<unsigned char>(ascii_upper(code[i]))} << (8 * i);
     }
     return key;
+}
+
+constexpr std::uint64_t kClassMask = 0xFFFF;
+
+// pack_code for a five-character SQLSTATE on the hot path: two loads, and the ASCII letters of
+// all five bytes upper-cased at once (bytes of 0x80 and above are left alone, as ascii_upper does).
+std::uint64_t pack_sqlstate(std::string_view sqlstate) noexcept {
+    std::uint32_t first_four = 0;
+    std::memcpy(&first_four, sqlstate.data(), sizeof first_four);
+    std::uint64_t bytes = first_four;
+    if constexpr (std::endian::native == std::endian::big) {
+        bytes = pack_code(sqlstate.substr(0, 4));
+    }
+    bytes |= std::uint64_t{static_cast<unsigned char>(sqlstate[4])} << 32;
+    constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+    constexpr std::uint64_t kHighBits = kOnes * 0x80;
+    const std::uint64_t seven_bits = bytes & ~kHighBits;
+    const std::uint64_t at_least_a = (seven_bits + kOnes * (0x80 - 'a')) & kHighBits;
+    const std::uint64_t above_z = (seven_bits + kOnes * (0x80 - 'z' - 1)) & kHighBits;
+    const std::uint64_t lower_case = at_least_a & ~above_z & ~bytes;
+    return bytes ^ (lower_case >> 2);  // clears 0x20 in each lower-case letter
 }
 
 constexpr std::uint64_t kGoldenRatio = 0x9E3779B97F4A7C15ULL;
 constexpr std::uint64_t kMixMultiplier = 0xD6E8FEB86659FD93ULL;
 
-std::uint64_t mix(std::uint64_t a, std::uint64_t b) noexcept {
-    std::uint64_t h = a ^ (b * kGoldenRatio);
-    h ^= h >> 32;
-    h *= kMixMultiplier;
-    return h ^ (h >> 32);
-}
-
-// Hash of a name from its length and its first and last eight bytes: two loads whatever the
-// length, which matters because every dotted prefix of an error type is hashed.
-std::uint64_t name_hash(std::string_view name) noexcept {
-    const std::size_t size = name.size();
-    std::uint64_t head = 0;
-    std::uint64_t tail = 0;
-    if (size >= sizeof head) {
-        std::memcpy(&head, name.data(), sizeof head);
-        std::memcpy(&tail, name.data() + size - sizeof tail, sizeof tail);
-    } else {
-        for (std::size_t i = 0; i < size; ++i) {
-            head |= std::uint64_t{static_cast<unsigned char>(name[i])} << (8 * i);
-        }
-    }
-    return mix(head ^ (size * kMixMultiplier), tail);
-}
-
-// Capacity of an open-addressed table for `count` entries: a power of two, at most half full.
+// Capacity of an open-addressed table for `count` entries: a power of two, at most a quarter
+// full (most probes are misses, and a miss ends at the first free slot), so at least 4 and
+// slot_of never shifts by 64.
 std::size_t table_capacity(std::size_t count) noexcept {
-    return count == 0 ? 0 : std::bit_ceil(count * 2);
+    return count == 0 ? 0 : std::bit_ceil(count * 4);
+}
+
+// Bit of `length` in a mask of name lengths; lengths of 63 and more share the top bit.
+std::uint64_t length_bit(std::size_t length) noexcept {
+    return std::uint64_t{1} << std::min<std::size_t>(length, 63);
+}
+
+// Shift that maps a 64-bit hash onto `capacity` slots (Fibonacci hashing: the top bits).
+int table_shift(std::size_t capacity) noexcept {
+    return capacity < 2 ? 63 : 64 - std::countr_zero(capacity);
+}
+
+std::size_t slot_of(std::uint64_t hash, int shift) noexcept {
+    return static_cast<std::size_t>(hash >> shift);
 }
 
 void keep_lowest(RuleMatch& slot, bool never, std::uint32_t index) noexcept {
@@ -76,7 +89,10 @@ std::uint32_t first_rule(const RuleMatch& rules) noexcept {
 // step for the needle's first and last characters together (W. Muła, "SIMD-friendly algorithms
 // for substring searching") and compares the middle only where both agree, which is rare; no
 // function call unless a candidate survives. Without SSE2, the same test one position at a time.
-bool contains(std::string_view haystack, std::string_view needle) noexcept {
+// `first_repeated` and `last_repeated` hold the needle's first and last characters 16 times.
+bool contains(std::string_view haystack, std::string_view needle,
+              const std::array<char, 16>& first_repeated,
+              const std::array<char, 16>& last_repeated) noexcept {
     const std::size_t length = needle.size();
     if (length > haystack.size()) {
         return false;
@@ -96,8 +112,10 @@ bool contains(std::string_view haystack, std::string_view needle) noexcept {
 #if defined(__SSE2__)
     constexpr std::size_t kBlock = 16;
     if (positions >= kBlock) {
-        const __m128i firsts = _mm_set1_epi8(first);
-        const __m128i lasts = _mm_set1_epi8(last);
+        const __m128i firsts =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_repeated.data()));
+        const __m128i lasts =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(last_repeated.data()));
         for (;;) {
             // The last block may overlap the one before; testing a position twice is harmless.
             at = std::min(at, positions - kBlock);
@@ -118,6 +136,9 @@ bool contains(std::string_view haystack, std::string_view needle) noexcept {
             at += kBlock;
         }
     }
+#else
+    static_cast<void>(first_repeated);
+    static_cast<void>(last_repeated);
 #endif
     for (; at < positions; ++at) {
         if (text[at] == first && text[at + length - 1] == last && middle_matches(at)) {
@@ -137,8 +158,28 @@ std::uint64_t RuleIndex::key_word(KeyKind kind, std::uint8_t vendor) noexcept {
     return static_cast<std::uint64_t>(kind) | (std::uint64_t{vendor} << 8);
 }
 
-std::size_t RuleIndex::slot_of(std::uint64_t hash, std::uint64_t mask) noexcept {
-    return static_cast<std::size_t>(hash & mask);
+// One multiplication: the keys are short and regular (packed codes, small native numbers), and
+// slot_of takes the well-mixed top bits.
+std::uint64_t RuleIndex::key_hash(std::uint64_t kind_and_vendor, std::uint64_t code) noexcept {
+    return (code ^ std::rotl(kind_and_vendor, 48)) * kGoldenRatio;
+}
+
+RuleIndex::NameKey RuleIndex::NameKey::of(std::string_view name) noexcept {
+    NameKey key;
+    key.size = name.size();
+    if (key.size >= sizeof key.head) {
+        std::memcpy(&key.head, name.data(), sizeof key.head);
+        std::memcpy(&key.tail, name.data() + key.size - sizeof key.tail, sizeof key.tail);
+    } else {
+        for (std::size_t i = 0; i < key.size; ++i) {
+            key.head |= std::uint64_t{static_cast<unsigned char>(name[i])} << (8 * i);
+        }
+    }
+    return key;
+}
+
+std::uint64_t RuleIndex::NameKey::hash() const noexcept {
+    return ((head * kGoldenRatio) ^ std::rotl(tail * kMixMultiplier, 31) ^ size) * kGoldenRatio;
 }
 
 RuleIndex RuleIndex::compile(std::span<const Matcher> never_retry_on,
@@ -155,6 +196,12 @@ RuleIndex RuleIndex::compile(std::span<const Matcher> never_retry_on,
     // add() filled the tables as plain lists; rebuild them as hash tables.
     index.build_key_table(std::exchange(index.keys_, {}));
     index.build_name_table(std::exchange(index.error_types_, {}));
+    for (MessageEntry& entry : index.messages_) {
+        entry.first_repeated.fill(entry.text.front());
+        entry.last_repeated.fill(entry.text.back());
+    }
+    index.categories_only_ = index.keys_.empty() && index.error_types_.empty() &&
+                             index.by_http_status_.empty() && index.messages_.empty();
     std::stable_sort(index.messages_.begin(), index.messages_.end(),
                      [](const MessageEntry& a, const MessageEntry& b) {
                          return first_rule(a.rules) < first_rule(b.rules);
@@ -179,7 +226,7 @@ RuleMatch* RuleIndex::name_slot(std::string_view name) {
     if (it != error_types_.end()) {
         return &it->rules;
     }
-    return &error_types_.emplace_back(NameEntry{name_hash(name), std::string(name), RuleMatch{}})
+    return &error_types_.emplace_back(NameEntry{NameKey::of(name), std::string(name), RuleMatch{}})
                 .rules;
 }
 
@@ -246,8 +293,9 @@ void RuleIndex::add(const Matcher& m, bool never, std::uint32_t index,
 void RuleIndex::build_key_table(const std::vector<KeyEntry>& entries) {
     keys_.assign(table_capacity(entries.size()), KeyEntry{});
     key_mask_ = keys_.empty() ? 0 : keys_.size() - 1;
+    key_shift_ = table_shift(keys_.size());
     for (const KeyEntry& entry : entries) {
-        std::size_t slot = slot_of(mix(entry.kind_and_vendor, entry.code), key_mask_);
+        std::size_t slot = slot_of(key_hash(entry.kind_and_vendor, entry.code), key_shift_);
         while (keys_[slot].kind_and_vendor != 0) {
             slot = (slot + 1) & key_mask_;
         }
@@ -258,8 +306,10 @@ void RuleIndex::build_key_table(const std::vector<KeyEntry>& entries) {
 void RuleIndex::build_name_table(const std::vector<NameEntry>& entries) {
     error_types_.assign(table_capacity(entries.size()), NameEntry{});
     error_type_mask_ = error_types_.empty() ? 0 : error_types_.size() - 1;
+    error_type_shift_ = table_shift(error_types_.size());
     for (const NameEntry& entry : entries) {
-        std::size_t slot = slot_of(entry.hash, error_type_mask_);
+        error_type_lengths_ |= length_bit(entry.name.size());
+        std::size_t slot = slot_of(entry.key.hash(), error_type_shift_);
         while (!error_types_[slot].name.empty()) {
             slot = (slot + 1) & error_type_mask_;
         }
@@ -268,7 +318,7 @@ void RuleIndex::build_name_table(const std::vector<NameEntry>& entries) {
 }
 
 RuleMatch RuleIndex::find_key(std::uint64_t kind_and_vendor, std::uint64_t code) const noexcept {
-    for (std::size_t slot = slot_of(mix(kind_and_vendor, code), key_mask_);;
+    for (std::size_t slot = slot_of(key_hash(kind_and_vendor, code), key_shift_);;
          slot = (slot + 1) & key_mask_) {
         const KeyEntry& entry = keys_[slot];
         if (entry.kind_and_vendor == kind_and_vendor && entry.code == code) {
@@ -281,27 +331,34 @@ RuleMatch RuleIndex::find_key(std::uint64_t kind_and_vendor, std::uint64_t code)
 }
 
 RuleMatch RuleIndex::find_name(std::string_view name) const noexcept {
-    const std::uint64_t hash = name_hash(name);
-    for (std::size_t slot = slot_of(hash, error_type_mask_);;
+    const NameKey key = NameKey::of(name);
+    constexpr std::size_t kKeyCovers = 2 * sizeof key.head;  // head and tail cover short names
+    for (std::size_t slot = slot_of(key.hash(), error_type_shift_);;
          slot = (slot + 1) & error_type_mask_) {
         const NameEntry& entry = error_types_[slot];
         if (entry.name.empty()) {
             return RuleMatch{};
         }
-        if (entry.hash == hash && entry.name == name) {
+        if (entry.key.size == key.size && entry.key.head == key.head &&
+            entry.key.tail == key.tail &&
+            (key.size <= kKeyCovers ||
+             std::memcmp(entry.name.data(), name.data(), key.size) == 0)) {
             return entry.rules;
         }
     }
 }
 
-// The type itself and each dotted prefix: io.timeout.read, io.timeout, io.
+// The type itself and each dotted prefix: io.timeout.read, io.timeout, io. Prefixes of a length
+// no rule name has are not looked up.
 void RuleIndex::find_error_type(std::string_view type, RuleMatch& best) const noexcept {
-    for (std::size_t at = 0; at < type.size(); ++at) {
-        if (type[at] == '.' && at > 0) {
+    for (std::size_t at = 1; at < type.size(); ++at) {
+        if (type[at] == '.' && (error_type_lengths_ & length_bit(at)) != 0) {
             keep_lowest(best, find_name(type.substr(0, at)));
         }
     }
-    keep_lowest(best, find_name(type));
+    if ((error_type_lengths_ & length_bit(type.size())) != 0) {
+        keep_lowest(best, find_name(type));
+    }
 }
 
 void RuleIndex::find_message(std::string_view message, RuleMatch& best) const noexcept {
@@ -309,22 +366,22 @@ void RuleIndex::find_message(std::string_view message, RuleMatch& best) const no
         const bool could_win =
             entry.rules.never_retry_on < best.never_retry_on ||
             (best.never_retry_on == RuleMatch::kNone && entry.rules.retry_on < best.retry_on);
-        if (could_win && contains(message, entry.text)) {
+        if (could_win && contains(message, entry.text, entry.first_repeated, entry.last_repeated)) {
             keep_lowest(best, entry.rules);
         }
     }
 }
 
-RuleMatch RuleIndex::find(const ErrorDescription& error) const noexcept {
+RuleMatch RuleIndex::find_any(const ErrorDescription& error) const noexcept {
     RuleMatch best = by_category_[static_cast<std::size_t>(error.effective_category())];
     if (key_kinds_ != 0) {
         if (error.sqlstate.size() == 5) {
-            const std::uint64_t packed = pack_code(error.sqlstate);
+            const std::uint64_t packed = pack_sqlstate(error.sqlstate);
             if ((key_kinds_ & (1U << static_cast<unsigned>(KeyKind::SqlState))) != 0) {
                 keep_lowest(best, find_key(key_word(KeyKind::SqlState), packed));
             }
             if ((key_kinds_ & (1U << static_cast<unsigned>(KeyKind::SqlStateClass))) != 0) {
-                keep_lowest(best, find_key(key_word(KeyKind::SqlStateClass), packed >> 24));
+                keep_lowest(best, find_key(key_word(KeyKind::SqlStateClass), packed & kClassMask));
             }
         }
         if ((key_kinds_ & (1U << static_cast<unsigned>(KeyKind::Native))) != 0 && error.vendor &&

@@ -74,10 +74,17 @@ class Policy {
     // jittered_delay(spec().jitter, spec().backoff, base_delay(k), previous, random).
     Duration retry_delay(int k, Duration previous, RandomSource& random) const noexcept {
         const RetryDelay& retry = retries_[retry_slot(k)];
-        const DelayRange range =
-            jitter_depends_on_previous_
-                ? jitter_draw_range(spec_.jitter, spec_.backoff, retry.base, previous)
-                : retry.draw;
+        DelayRange range = retry.draw;
+        if (jitter_depends_on_previous_) {
+            // Decorrelated: [floor, 3 * max(previous, floor)], floor = range.min. Exact in
+            // integers below 2^51; jitter_draw_range saturates above.
+            constexpr std::int64_t kExactLimit = std::int64_t{1} << 51;
+            const Duration grown = std::max(previous, range.min);
+            range.max =
+                grown.count() < kExactLimit
+                    ? Duration{grown.count() * 3}
+                    : jitter_draw_range(spec_.jitter, spec_.backoff, retry.base, previous).max;
+        }
         const std::int64_t drawn = uniform_between(random, range.min.count(), range.max.count());
         return std::min(Duration{drawn}, delay_cap_);
     }

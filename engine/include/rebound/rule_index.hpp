@@ -46,7 +46,17 @@ class RuleIndex {
                              std::span<const Matcher> retry_on,
                              const ErrorTypeRegistry* error_types = nullptr);
 
-    RuleMatch find(const ErrorDescription& error) const noexcept;
+    RuleMatch find(const ErrorDescription& error) const noexcept {
+        if (!categories_only_) {
+            return find_any(error);
+        }
+        // Inline for the common small policy whose rules are all categories: one table read.
+        RuleMatch match = by_category_[static_cast<std::size_t>(error.effective_category())];
+        if (match.never_retry_on != RuleMatch::kNone) {
+            match.retry_on = RuleMatch::kNone;
+        }
+        return match;
+    }
 
   private:
     // Integer keys: packed SQLSTATEs, packed SQLSTATE classes, vendor plus native code.
@@ -56,19 +66,31 @@ class RuleIndex {
         std::uint64_t code = 0;
         RuleMatch rules;
     };
+    // An error type name with its length and first and last eight bytes, which decide equality
+    // for names of up to 16 characters without a memcmp.
+    struct NameKey {
+        std::uint64_t head = 0;
+        std::uint64_t tail = 0;
+        std::size_t size = 0;
+        static NameKey of(std::string_view name) noexcept;
+        std::uint64_t hash() const noexcept;
+    };
     struct NameEntry {
-        std::uint64_t hash = 0;
+        NameKey key;
         std::string name;  // empty: free slot
         RuleMatch rules;
     };
     struct MessageEntry {
         std::string text;
         RuleMatch rules;
+        // The first and last characters repeated over 16 bytes, for the vectorised search.
+        std::array<char, 16> first_repeated{};
+        std::array<char, 16> last_repeated{};
     };
     static constexpr int kHttpStatusLimit = 600;
 
     static std::uint64_t key_word(KeyKind kind, std::uint8_t vendor = 0) noexcept;
-    static std::size_t slot_of(std::uint64_t hash, std::uint64_t mask) noexcept;
+    static std::uint64_t key_hash(std::uint64_t kind_and_vendor, std::uint64_t code) noexcept;
     RuleMatch* key_slot(std::uint64_t kind_and_vendor, std::uint64_t code);
     RuleMatch* name_slot(std::string_view name);
     void add(const Matcher& matcher, bool never, std::uint32_t index,
@@ -76,20 +98,25 @@ class RuleIndex {
     void build_key_table(const std::vector<KeyEntry>& entries);
     void build_name_table(const std::vector<NameEntry>& entries);
 
+    RuleMatch find_any(const ErrorDescription& error) const noexcept;
     RuleMatch find_key(std::uint64_t kind_and_vendor, std::uint64_t code) const noexcept;
     RuleMatch find_name(std::string_view name) const noexcept;
     void find_error_type(std::string_view type, RuleMatch& best) const noexcept;
     void find_message(std::string_view message, RuleMatch& best) const noexcept;
 
+    bool categories_only_ = true;
     std::array<RuleMatch, kCategoryCount> by_category_{};
     // Open addressing with linear probing, power-of-two sizes, at most half full; empty when the
     // policy has no such rule. `key_kinds_` has bit (1 << KeyKind) set for each kind present, so
     // absent kinds cost no probe.
     std::vector<KeyEntry> keys_;
     std::uint64_t key_mask_ = 0;
+    int key_shift_ = 63;
     std::uint32_t key_kinds_ = 0;
     std::vector<NameEntry> error_types_;
     std::uint64_t error_type_mask_ = 0;
+    int error_type_shift_ = 63;
+    std::uint64_t error_type_lengths_ = 0;   // bit n: some name has n characters (63: 63 or more)
     std::vector<RuleMatch> by_http_status_;  // empty, or kHttpStatusLimit entries
     // Ordered by the lower of the two rule indices, so early entries are the likely winners.
     std::vector<MessageEntry> messages_;
