@@ -64,6 +64,148 @@ TEST_CASE("mixed successes and failures from two threads sum exactly", "[concurr
     CHECK(budget.tokens() == 600.0);
 }
 
+namespace {
+
+// Runs `body(thread_index)` on `count` threads at once and waits for all of them.
+template <typename Body>
+void run_threads(int count, Body body) {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < count; ++t) {
+        threads.emplace_back(body, t);
+    }
+    for (auto& thread : threads) {
+        thread.join();
+    }
+}
+
+}  // namespace
+
+TEST_CASE("four threads draining a striped budget allow exactly the retries above half",
+          "[concurrency][budget]") {
+    constexpr int kFailuresPerThread = 30000;
+    rebound::RetryBudget budget({100000, 1.0});
+    std::atomic<int> allowed{0};
+    run_threads(4, [&](int) {
+        int mine = 0;
+        for (int i = 0; i < kFailuresPerThread; ++i) {
+            mine += budget.record_failure_and_check() ? 1 : 0;
+        }
+        allowed.fetch_add(mine);
+    });
+    // Exactly the takes that left 99999 down to 50001 tokens: an allow at or below the
+    // threshold, or a refusal above it, changes the count.
+    CHECK(allowed.load() == 49999);
+    CHECK(budget.tokens() == 0.0);
+    run_threads(4, [&](int) {
+        for (int i = 0; i < 25000; ++i) {
+            budget.record_success();
+        }
+    });
+    CHECK(budget.tokens() == 100000.0);
+}
+
+TEST_CASE("four threads mixing failures and successes on one budget keep exact totals",
+          "[concurrency][budget]") {
+    rebound::RetryBudget budget({100000, 0.5});
+    for (int i = 0; i < 25000; ++i) {
+        (void)budget.record_failure_and_check();
+    }
+    REQUIRE(budget.tokens() == 75000.0);
+    std::atomic<int> allowed{0};
+    // Per thread 5000 failures and 10000 successes of 0.5: whatever the interleaving the count
+    // stays within 55000..95000, above the threshold and below the cap, so every failure is
+    // allowed and the final count is exact.
+    run_threads(4, [&](int t) {
+        int mine = 0;
+        for (int i = 0; i < 5000; ++i) {
+            if (t % 2 == 0) {
+                mine += budget.record_failure_and_check() ? 1 : 0;
+                budget.record_success();
+                budget.record_success();
+            } else {
+                budget.record_success();
+                budget.record_success();
+                mine += budget.record_failure_and_check() ? 1 : 0;
+            }
+        }
+        allowed.fetch_add(mine);
+    });
+    CHECK(allowed.load() == 20000);
+    CHECK(budget.tokens() == 75000.0);
+}
+
+TEST_CASE("threads taking and giving back budget tokens around the threshold keep exact totals",
+          "[concurrency][budget]") {
+    // 100 tokens: start just above the threshold so stripe-local steps, exact steps, refusals
+    // and the floor all occur while four threads race.
+    rebound::RetryBudget budget({100, 1.0});
+    for (int i = 0; i < 48; ++i) {
+        (void)budget.record_failure_and_check();
+    }
+    REQUIRE(budget.tokens() == 52.0);
+    std::atomic<int> allowed{0};
+    run_threads(4, [&](int) {
+        int mine = 0;
+        for (int i = 0; i < 20000; ++i) {
+            mine += budget.record_failure_and_check() ? 1 : 0;
+            budget.record_success();
+        }
+        allowed.fetch_add(mine);
+    });
+    // Each thread holds at most one token between its failure and its success, so the count
+    // stays within 48..52 and ends back at 52. A retry needs more than 50 left after the take.
+    // The first step of all is a failure at 52 tokens: at least one retry was allowed.
+    CHECK(budget.tokens() == 52.0);
+    CHECK(allowed.load() > 0);
+}
+
+TEST_CASE("threads alternating on a full striped budget are always allowed",
+          "[concurrency][budget]") {
+    rebound::RetryBudget budget({100, 1.0});
+    std::atomic<int> allowed{0};
+    run_threads(4, [&](int) {
+        int mine = 0;
+        for (int i = 0; i < 50000; ++i) {
+            mine += budget.record_failure_and_check() ? 1 : 0;
+            budget.record_success();
+        }
+        allowed.fetch_add(mine);
+    });
+    // At most four tokens are out at once: never near the threshold of 50.
+    CHECK(allowed.load() == 200000);
+    CHECK(budget.tokens() == 100.0);
+}
+
+TEST_CASE("budget mode changes racing with stripe steps keep every decision and total exact",
+          "[concurrency][budget]") {
+    // 1000 tokens, ratio 0.5: stripes of 31.25 tokens, striped floor 750, back to stripes at 875.
+    // Two threads only fail (filling their stripes, then switching to exact mode) while two only
+    // succeed (switching back at 875). From 875, 120 failures and 240 half-token successes keep
+    // the count within 755..995: every failure is allowed, and the end is exactly 875.
+    int wrong_rounds = 0;
+    for (int round = 0; round < 200; ++round) {
+        rebound::RetryBudget budget({1000, 0.5});
+        for (int i = 0; i < 125; ++i) {
+            (void)budget.record_failure_and_check();
+        }
+        REQUIRE(budget.tokens() == 875.0);
+        std::atomic<int> allowed{0};
+        run_threads(4, [&](int t) {
+            for (int i = 0; i < (t < 2 ? 60 : 120); ++i) {
+                if (t < 2) {
+                    allowed.fetch_add(budget.record_failure_and_check() ? 1 : 0);
+                } else {
+                    budget.record_success();
+                }
+            }
+        });
+        if (allowed.load() != 120 || budget.tokens() != 875.0) {
+            ++wrong_rounds;
+        }
+    }
+    CHECK(wrong_rounds == 0);
+}
+
 TEST_CASE("many threads decide on one shared policy", "[concurrency][decision]") {
     const auto policy = rebound::PolicyBuilder("shared")
                             .max_attempts(5)
