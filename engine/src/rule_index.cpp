@@ -244,9 +244,16 @@ void RuleIndex::add(const Matcher& m, bool never, std::uint32_t index,
                 }
             }
             break;
-        case MatcherKind::SqlState:
-            keep_lowest(*key_slot(key_word(KeyKind::SqlState), pack_code(m.text)), never, index);
+        case MatcherKind::SqlState: {
+            const std::uint64_t code = pack_code(m.text);
+            key_slot(key_word(KeyKind::SqlStateClass), code & kClassMask);  // the class entry
+            const auto it = std::find_if(sqlstates_.begin(), sqlstates_.end(),
+                                         [&](const SqlStateEntry& e) { return e.code == code; });
+            keep_lowest(it != sqlstates_.end() ? it->rules
+                                               : sqlstates_.emplace_back(code, RuleMatch{}).rules,
+                        never, index);
             break;
+        }
         case MatcherKind::SqlStateClass:
             keep_lowest(*key_slot(key_word(KeyKind::SqlStateClass), pack_code(m.text)), never,
                         index);
@@ -290,7 +297,26 @@ void RuleIndex::add(const Matcher& m, bool never, std::uint32_t index,
     }
 }
 
-void RuleIndex::build_key_table(const std::vector<KeyEntry>& entries) {
+void RuleIndex::build_key_table(std::vector<KeyEntry> entries) {
+    // Group the SQLSTATE rules by class and point each class entry at its group.
+    std::sort(sqlstates_.begin(), sqlstates_.end(),
+              [](const SqlStateEntry& a, const SqlStateEntry& b) {
+                  const auto a_class = a.code & kClassMask;
+                  const auto b_class = b.code & kClassMask;
+                  return a_class != b_class ? a_class < b_class : a.code < b.code;
+              });
+    for (KeyEntry& entry : entries) {
+        if (entry.kind_and_vendor != key_word(KeyKind::SqlStateClass)) {
+            continue;
+        }
+        const auto in_class = [&](const SqlStateEntry& e) {
+            return (e.code & kClassMask) == entry.code;
+        };
+        const auto begin = std::find_if(sqlstates_.begin(), sqlstates_.end(), in_class);
+        const auto end = std::find_if_not(begin, sqlstates_.end(), in_class);
+        entry.first = static_cast<std::uint32_t>(begin - sqlstates_.begin());
+        entry.count = static_cast<std::uint32_t>(end - begin);
+    }
     keys_.assign(table_capacity(entries.size()), KeyEntry{});
     key_mask_ = keys_.empty() ? 0 : keys_.size() - 1;
     key_shift_ = table_shift(keys_.size());
@@ -317,15 +343,33 @@ void RuleIndex::build_name_table(const std::vector<NameEntry>& entries) {
     }
 }
 
-RuleMatch RuleIndex::find_key(std::uint64_t kind_and_vendor, std::uint64_t code) const noexcept {
+const RuleIndex::KeyEntry* RuleIndex::find_key(std::uint64_t kind_and_vendor,
+                                               std::uint64_t code) const noexcept {
     for (std::size_t slot = slot_of(key_hash(kind_and_vendor, code), key_shift_);;
          slot = (slot + 1) & key_mask_) {
         const KeyEntry& entry = keys_[slot];
         if (entry.kind_and_vendor == kind_and_vendor && entry.code == code) {
-            return entry.rules;
+            return &entry;
         }
         if (entry.kind_and_vendor == 0) {
-            return RuleMatch{};
+            return nullptr;
+        }
+    }
+}
+
+void RuleIndex::find_sqlstate(std::string_view sqlstate, RuleMatch& best) const noexcept {
+    const std::uint64_t packed = pack_sqlstate(sqlstate);
+    const KeyEntry* const in_class =
+        find_key(key_word(KeyKind::SqlStateClass), packed & kClassMask);
+    if (in_class == nullptr) {
+        return;
+    }
+    keep_lowest(best, in_class->rules);
+    const auto group = std::span(sqlstates_).subspan(in_class->first, in_class->count);
+    for (const SqlStateEntry& entry : group) {
+        if (entry.code == packed) {
+            keep_lowest(best, entry.rules);
+            return;
         }
     }
 }
@@ -375,20 +419,17 @@ void RuleIndex::find_message(std::string_view message, RuleMatch& best) const no
 RuleMatch RuleIndex::find_any(const ErrorDescription& error) const noexcept {
     RuleMatch best = by_category_[static_cast<std::size_t>(error.effective_category())];
     if (key_kinds_ != 0) {
-        if (error.sqlstate.size() == 5) {
-            const std::uint64_t packed = pack_sqlstate(error.sqlstate);
-            if ((key_kinds_ & (1U << static_cast<unsigned>(KeyKind::SqlState))) != 0) {
-                keep_lowest(best, find_key(key_word(KeyKind::SqlState), packed));
-            }
-            if ((key_kinds_ & (1U << static_cast<unsigned>(KeyKind::SqlStateClass))) != 0) {
-                keep_lowest(best, find_key(key_word(KeyKind::SqlStateClass), packed & kClassMask));
-            }
+        if (error.sqlstate.size() == 5 &&
+            (key_kinds_ & (1U << static_cast<unsigned>(KeyKind::SqlStateClass))) != 0) {
+            find_sqlstate(error.sqlstate, best);
         }
         if ((key_kinds_ & (1U << static_cast<unsigned>(KeyKind::Native))) != 0 && error.vendor &&
             error.native_code) {
-            keep_lowest(
-                best, find_key(key_word(KeyKind::Native, static_cast<std::uint8_t>(*error.vendor)),
-                               static_cast<std::uint64_t>(*error.native_code)));
+            if (const KeyEntry* const native =
+                    find_key(key_word(KeyKind::Native, static_cast<std::uint8_t>(*error.vendor)),
+                             static_cast<std::uint64_t>(*error.native_code))) {
+                keep_lowest(best, native->rules);
+            }
         }
     }
     if (!error_types_.empty() && !error.error_type.empty()) {

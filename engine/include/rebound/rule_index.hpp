@@ -59,11 +59,20 @@ class RuleIndex {
     }
 
   private:
-    // Integer keys: packed SQLSTATEs, packed SQLSTATE classes, vendor plus native code.
-    enum class KeyKind : std::uint8_t { Empty, SqlState, SqlStateClass, Native };
+    // Integer keys: packed SQLSTATE classes, vendor plus native code. A class entry also lists
+    // the SQLSTATE rules of that class (sqlstates_[first, first + count)), so one probe answers
+    // both the class and the full SQLSTATE, and a SQLSTATE of a class without rules costs one
+    // probe that finds nothing.
+    enum class KeyKind : std::uint8_t { Empty, SqlStateClass, Native };
     struct KeyEntry {
         std::uint64_t kind_and_vendor = 0;  // KeyKind in the low byte, vendor above; 0: free slot
         std::uint64_t code = 0;
+        RuleMatch rules;
+        std::uint32_t first = 0;
+        std::uint32_t count = 0;
+    };
+    struct SqlStateEntry {
+        std::uint64_t code = 0;  // packed SQLSTATE
         RuleMatch rules;
     };
     // An error type name with its length and first and last eight bytes, which decide equality
@@ -95,11 +104,12 @@ class RuleIndex {
     RuleMatch* name_slot(std::string_view name);
     void add(const Matcher& matcher, bool never, std::uint32_t index,
              const ErrorTypeRegistry* error_types);
-    void build_key_table(const std::vector<KeyEntry>& entries);
+    void build_key_table(std::vector<KeyEntry> entries);
     void build_name_table(const std::vector<NameEntry>& entries);
 
     RuleMatch find_any(const ErrorDescription& error) const noexcept;
-    RuleMatch find_key(std::uint64_t kind_and_vendor, std::uint64_t code) const noexcept;
+    const KeyEntry* find_key(std::uint64_t kind_and_vendor, std::uint64_t code) const noexcept;
+    void find_sqlstate(std::string_view sqlstate, RuleMatch& best) const noexcept;
     RuleMatch find_name(std::string_view name) const noexcept;
     void find_error_type(std::string_view type, RuleMatch& best) const noexcept;
     void find_message(std::string_view message, RuleMatch& best) const noexcept;
@@ -110,6 +120,7 @@ class RuleIndex {
     // policy has no such rule. `key_kinds_` has bit (1 << KeyKind) set for each kind present, so
     // absent kinds cost no probe.
     std::vector<KeyEntry> keys_;
+    std::vector<SqlStateEntry> sqlstates_;  // grouped by class
     std::uint64_t key_mask_ = 0;
     int key_shift_ = 63;
     std::uint32_t key_kinds_ = 0;
