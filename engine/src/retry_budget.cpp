@@ -1,6 +1,7 @@
 #include "rebound/retry_budget.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace rebound {
@@ -51,14 +52,48 @@ bool is_closed(std::uint64_t word) noexcept {
     return (word & kCloserMask) != 0;
 }
 
-// The stripe of the calling thread: threads take stripes round-robin, once, on first use. The
-// counter only spreads threads over stripes (no budget state lives in it), so it is shared by
-// every budget of the process.
+// Stripes held by live threads, one bit each, shared by every budget of the process (it holds no
+// budget state, it only spreads threads over stripes).
+std::atomic<std::uint32_t> stripes_in_use{0};
+std::atomic<std::size_t> shared_stripe_turn{0};
+
+// A thread's claim on a stripe: the lowest free one, taken on the thread's first budget step and
+// given back when the thread exits. So up to kStripes live threads never share a stripe however
+// many threads came and went before (a turning round-robin counter made every eighth new thread
+// share with a long-lived one); beyond kStripes live threads, the rest share stripes in turn.
+class StripeLease {
+  public:
+    StripeLease() noexcept {
+        constexpr std::uint32_t kAllTaken = (std::uint32_t{1} << RetryBudget::kStripes) - 1;
+        std::uint32_t taken = stripes_in_use.load(std::memory_order_relaxed);
+        while (taken != kAllTaken) {
+            const auto lowest_free = static_cast<std::size_t>(std::countr_one(taken));
+            if (stripes_in_use.compare_exchange_weak(
+                    taken, taken | (std::uint32_t{1} << lowest_free), std::memory_order_relaxed)) {
+                index_ = lowest_free;
+                owned_ = true;
+                return;
+            }
+        }
+        index_ = shared_stripe_turn.fetch_add(1, std::memory_order_relaxed) % RetryBudget::kStripes;
+    }
+    StripeLease(const StripeLease&) = delete;
+    StripeLease& operator=(const StripeLease&) = delete;
+    ~StripeLease() {
+        if (owned_) {
+            stripes_in_use.fetch_and(~(std::uint32_t{1} << index_), std::memory_order_relaxed);
+        }
+    }
+    std::size_t index() const noexcept { return index_; }
+
+  private:
+    std::size_t index_ = 0;
+    bool owned_ = false;
+};
+
 std::size_t this_thread_stripe() noexcept {
-    static std::atomic<std::size_t> next_stripe{0};
-    thread_local const std::size_t stripe =
-        next_stripe.fetch_add(1, std::memory_order_relaxed) % RetryBudget::kStripes;
-    return stripe;
+    thread_local const StripeLease lease;
+    return lease.index();
 }
 
 // Stripe capacity: together the stripes hold at most half of the tokens above the threshold, so

@@ -34,8 +34,9 @@
 // A stripe step reads its stripe, then the state, then compare-and-swaps the stripe: success
 // means the stripe stayed open and unchanged, so the mode did not change and global kept the
 // value read, which makes the step exact. Stripe capacity: (max - max / 2) / (2 * kStripes),
-// so the striped floor lies halfway between the threshold and max. Threads take stripes
-// round-robin on first use. Budgets too small for one token per stripe (max_tokens < 32) stay
+// so the striped floor lies halfway between the threshold and max. A thread takes the lowest
+// free stripe on first use and frees it when it exits (beyond kStripes live threads, the rest
+// share stripes in turn). Budgets too small for one token per stripe (max_tokens < 32) stay
 // in exact mode. Costs: a stripe step or an exact step is one atomic read-modify-write; a
 // change of mode is about 2 * kStripes + 1.
 #pragma once
