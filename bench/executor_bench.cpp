@@ -236,10 +236,10 @@ void overhead_direct_call(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations());
 }
 
-void overhead_run_resolved(benchmark::State& state) {
+// Runs work that succeeds at once through `executor` under the policy bound to the first handler.
+void run_resolved_with(benchmark::State& state, const rebound::RetryExecutor& executor) {
     const LookupFixture& fixture = LookupFixture::instance();
     const rebound::HandlerResolution resolution = fixture.set->resolve(fixture.names[0]);
-    const rebound::RetryExecutor executor;
     std::uint64_t count = 0;
     const CountingWork work{&count};
     for (auto _ : state) {
@@ -249,17 +249,12 @@ void overhead_run_resolved(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations());
 }
 
+void overhead_run_resolved(benchmark::State& state) {
+    run_resolved_with(state, rebound::RetryExecutor{});
+}
+
 void overhead_run_resolved_measured(benchmark::State& state) {
-    const LookupFixture& fixture = LookupFixture::instance();
-    const rebound::HandlerResolution resolution = fixture.set->resolve(fixture.names[0]);
-    const rebound::RetryExecutor executor({.measure_elapsed = true});
-    std::uint64_t count = 0;
-    const CountingWork work{&count};
-    for (auto _ : state) {
-        const rebound::RunResult result = executor.run(resolution, fixture.names[0], work);
-        benchmark::DoNotOptimize(result.attempts);
-    }
-    state.SetItemsProcessed(state.iterations());
+    run_resolved_with(state, rebound::RetryExecutor({.measure_elapsed = true}));
 }
 
 // CLOCK_MONOTONIC_COARSE: the same epoch as steady_clock, a few milliseconds of resolution.
@@ -273,17 +268,8 @@ class CoarseClock final : public rebound::Clock {
 };
 
 void overhead_run_resolved_coarse_clock(benchmark::State& state) {
-    const LookupFixture& fixture = LookupFixture::instance();
-    const rebound::HandlerResolution resolution = fixture.set->resolve(fixture.names[0]);
     CoarseClock clock;
-    const rebound::RetryExecutor executor({.clock = &clock, .measure_elapsed = true});
-    std::uint64_t count = 0;
-    const CountingWork work{&count};
-    for (auto _ : state) {
-        const rebound::RunResult result = executor.run(resolution, fixture.names[0], work);
-        benchmark::DoNotOptimize(result.attempts);
-    }
-    state.SetItemsProcessed(state.iterations());
+    run_resolved_with(state, rebound::RetryExecutor({.clock = &clock, .measure_elapsed = true}));
 }
 
 void overhead_steady_clock_now(benchmark::State& state) {

@@ -326,7 +326,8 @@ def section_decision(report, program):
         return
     report.add(DECISION_PROSE)
     rows = []
-    worst_ns, ratios_ok, allocs_ok = 0.0, 0, True
+    worst_ns, worst_case, ratios_ok, allocs_ok = 0.0, "", 0, True
+    budget_ns = None
     for case in DECISION_CASES:
         engine = find_run(program, f"^{case}/rebound$")
         baseline = find_run(program, f"^{case}/baseline$")
@@ -334,7 +335,12 @@ def section_decision(report, program):
             continue
         ratio = median_ns(engine) / median_ns(baseline)
         allocs = (engine["counters"].get("allocs_per_op", 0), baseline["counters"].get("allocs_per_op", 0))
-        worst_ns = max(worst_ns, median_ns(engine))
+        # The time goal names the 64-rule hit and miss cases and every jitter kind; the
+        # budgeted case adds the budget's two atomic read-modify-writes and is reported apart.
+        if case == "rules64_with_budget":
+            budget_ns = median_ns(engine)
+        elif median_ns(engine) > worst_ns:
+            worst_ns, worst_case = median_ns(engine), case
         ratios_ok += ratio <= 2.0
         allocs_ok = allocs_ok and allocs[0] == 0
         rows.append([f"`{case}`", fmt_ns(median_ns(engine)), fmt_ns(median_ns(baseline)),
@@ -347,8 +353,12 @@ def section_decision(report, program):
     report.add()
     report.table(["case", "rebound", "baseline", "ratio", "allocs/op rebound / baseline",
                   "cv rebound / baseline"], rows)
-    report.goal("decision", "median <= 25 ns per decision",
-                f"slowest case {fmt_ns(worst_ns)}", worst_ns <= 25.0 if rows else None)
+    report.goal("decision", "median <= 25 ns per decision (64-rule hit and miss, every jitter kind)",
+                f"slowest case {fmt_ns(worst_ns)} (`{worst_case}`)",
+                worst_ns <= 25.0 if rows else None)
+    if budget_ns is not None:
+        report.goal("decision", "the same with a retry budget (not a case the goal names)",
+                    f"`rules64_with_budget` {fmt_ns(budget_ns)}", budget_ns <= 25.0)
     report.goal("decision", "0 allocations per decision",
                 "0 in every case" if allocs_ok else "allocations seen", allocs_ok if rows else None)
     report.goal("decision", "<= 2.0x the hand-written baseline",

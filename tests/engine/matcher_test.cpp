@@ -256,3 +256,35 @@ TEST_CASE("message search agrees with std::string_view::find", "[matcher]") {
     }
     CHECK(found > 2000);
 }
+
+TEST_CASE("with many message rules the first that occurs is reported", "[matcher]") {
+    // Up to 20 rules, one-character texts among them, texts longer than the message.
+    std::mt19937 generator(4242);
+    const auto random_text = [&](std::size_t length) {
+        std::string text(length, 'a');
+        for (char& c : text) {
+            c = static_cast<char>('a' + generator() % 3);
+        }
+        return text;
+    };
+    for (int round = 0; round < 5000; ++round) {
+        const std::string haystack = random_text(generator() % 60);
+        std::vector<Matcher> list;
+        std::vector<std::string> needles;
+        const std::size_t rules = 1 + generator() % 20;
+        for (std::size_t i = 0; i < rules; ++i) {
+            needles.push_back(random_text(1 + generator() % 8));
+            list.push_back(Matcher::message(needles.back()));
+        }
+        std::optional<std::size_t> expected;
+        for (std::size_t i = 0; i < needles.size() && !expected; ++i) {
+            if (std::string_view(haystack).find(needles[i]) != std::string_view::npos) {
+                expected = i;
+            }
+        }
+        ErrorDescription e;
+        e.message = haystack;
+        INFO("haystack '" << haystack << "', " << rules << " rules");
+        REQUIRE(find(list, e) == expected);
+    }
+}
