@@ -249,8 +249,9 @@ void RuleIndex::add(const Matcher& m, bool never, std::uint32_t index,
             key_slot(key_word(KeyKind::SqlStateClass), code & kClassMask);  // the class entry
             const auto it = std::find_if(sqlstates_.begin(), sqlstates_.end(),
                                          [&](const SqlStateEntry& e) { return e.code == code; });
-            keep_lowest(it != sqlstates_.end() ? it->rules
-                                               : sqlstates_.emplace_back(code, RuleMatch{}).rules,
+            keep_lowest(it != sqlstates_.end()
+                            ? it->rules
+                            : sqlstates_.emplace_back(SqlStateEntry{code, RuleMatch{}}).rules,
                         never, index);
             break;
         }
@@ -288,9 +289,10 @@ void RuleIndex::add(const Matcher& m, bool never, std::uint32_t index,
         case MatcherKind::Message: {
             const auto it = std::find_if(messages_.begin(), messages_.end(),
                                          [&](const MessageEntry& e) { return e.text == m.text; });
-            RuleMatch& rules = it != messages_.end()
-                                   ? it->rules
-                                   : messages_.emplace_back(m.text, RuleMatch{}).rules;
+            RuleMatch& rules =
+                it != messages_.end()
+                    ? it->rules
+                    : messages_.emplace_back(MessageEntry{m.text, RuleMatch{}, {}, {}}).rules;
             keep_lowest(rules, never, index);
             break;
         }
