@@ -52,6 +52,7 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
     }
     // One entry even for max_attempts 1, so that retry_slot() always lands in the table.
     const int retries = std::max(spec_.max_attempts - 1, 1);
+    retry_count_ = retries;
     retries_.reserve(static_cast<std::size_t>(retries));
     for (int k = 1; k <= retries; ++k) {
         const Duration base = spec_.backoff.base_delay(k);

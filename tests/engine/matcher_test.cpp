@@ -217,6 +217,24 @@ TEST_CASE("error types that share their first and last eight bytes stay apart", 
     CHECK_FALSE(find(list, with_type("servicea.a..timeouts")));
 }
 
+TEST_CASE("error types of every length match through their dotted prefixes", "[matcher]") {
+    // Names from 1 to 100 characters (one bit of the length mask covers 63 and more).
+    std::vector<Matcher> list;
+    for (std::size_t length = 1; length <= 100; length += 3) {
+        list.push_back(Matcher::error_type("e" + std::string(length - 1, 'x')));
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string name = list[i].text;
+        INFO(name.size() << " characters");
+        CHECK(find(list, with_type(name)) == i);
+        CHECK(find(list, with_type(name + ".child")) == i);
+        CHECK(find(list, with_type(name + ".child.grandchild")) == i);
+        CHECK_FALSE(find(list, with_type(name + "y")));
+        CHECK_FALSE(find(list, with_type(name + "y.child")));
+    }
+    CHECK_FALSE(find(list, with_type(".e")));
+}
+
 TEST_CASE("many rules of every kind are all found", "[matcher]") {
     std::vector<Matcher> list;
     for (int i = 0; i < 300; ++i) {

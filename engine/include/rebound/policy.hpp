@@ -135,7 +135,7 @@ class Policy {
     }
     // Index into retries_ for retry k, k clamped to 1..max_attempts - 1 (at least one entry).
     std::size_t retry_slot(int k) const noexcept {
-        return static_cast<std::size_t>(std::clamp(k, 1, static_cast<int>(retries_.size()))) - 1;
+        return static_cast<std::size_t>(std::clamp(k, 1, retry_count_)) - 1;
     }
 
     PolicySpec spec_;
@@ -144,6 +144,7 @@ class Policy {
     bool jitter_depends_on_previous_ = false;
     Duration delay_cap_ = kDurationInfinity;
     std::vector<RetryDelay> retries_;  // entry k - 1 for retry k
+    int retry_count_ = 1;              // retries_.size(), kept to spare a division per decision
     std::vector<std::string> retry_on_texts_;
     std::vector<std::string> never_retry_on_texts_;
     std::vector<std::string> retry_if_texts_;
