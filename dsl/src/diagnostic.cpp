@@ -212,4 +212,24 @@ std::string_view source_line(std::string_view source, std::uint32_t line) {
     return text;
 }
 
+std::string join_words(std::span<const std::string_view> words) {
+    std::string joined;
+    for (const std::string_view word : words) {
+        if (!joined.empty()) {
+            joined += ", ";
+        }
+        joined += word;
+    }
+    return joined;
+}
+
+std::string suggestion_for(std::string_view word, std::span<const std::string_view> candidates) {
+    const std::string close =
+        closest_match(word, std::vector<std::string_view>(candidates.begin(), candidates.end()));
+    if (!close.empty()) {
+        return "did you mean '" + close + "'?";
+    }
+    return "expected one of " + join_words(candidates);
+}
+
 }  // namespace rebound::dsl

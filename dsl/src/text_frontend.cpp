@@ -357,14 +357,6 @@ bool shows_unchanged(std::string_view text) {
     return shown(text) == text;
 }
 
-std::string join_words(const std::vector<std::string_view>& words) {
-    std::string joined;
-    for (const std::string_view word : words) {
-        joined += (joined.empty() ? "" : ", ") + std::string(word);
-    }
-    return joined;
-}
-
 // "did you mean 'x'?" when a candidate is close, else empty.
 std::string did_you_mean(std::string_view word, const std::vector<std::string_view>& candidates) {
     if (word.size() > kLongestSuggestedWord) {
@@ -374,10 +366,10 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string_vi
     return close.empty() ? std::string{} : "did you mean '" + close + "'?";
 }
 
-// "did you mean 'x'?", or else "expected one of a, b, c".
+// dsl::suggestion_for, without a guess for words too long to be a misspelling.
 std::string suggestion_for(std::string_view word, const std::vector<std::string_view>& candidates) {
-    std::string suggestion = did_you_mean(word, candidates);
-    return suggestion.empty() ? "expected one of " + join_words(candidates) : suggestion;
+    return word.size() > kLongestSuggestedWord ? "expected one of " + join_words(candidates)
+                                               : dsl::suggestion_for(word, candidates);
 }
 
 // A name in a field path: as written unless absurdly long.

@@ -46,25 +46,6 @@ SourcePosition position_of(const YAML::Mark& mark) noexcept {
             static_cast<std::uint32_t>(mark.column) + 1U};
 }
 
-std::string join_words(std::span<const std::string_view> words) {
-    std::string joined;
-    for (const std::string_view word : words) {
-        joined += joined.empty() ? "" : ", ";
-        joined += word;
-    }
-    return joined;
-}
-
-// "did you mean 'x'?" when one word is close, else "expected one of a, b, c".
-std::string suggestion_for(std::string_view word, std::span<const std::string_view> candidates) {
-    const std::string close =
-        closest_match(word, std::vector<std::string_view>(candidates.begin(), candidates.end()));
-    if (!close.empty()) {
-        return "did you mean '" + close + "'?";
-    }
-    return "expected one of " + join_words(candidates);
-}
-
 std::vector<std::string_view> category_words() {
     std::vector<std::string_view> words;
     for (const CategoryInfo& info : kCategoryTable) {

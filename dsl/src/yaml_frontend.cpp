@@ -195,27 +195,6 @@ std::string quoted(std::string_view text) {
     return "'" + excerpt(text) + "'";
 }
 
-std::string join_words(std::span<const std::string_view> words) {
-    std::string joined;
-    for (const std::string_view word : words) {
-        if (!joined.empty()) {
-            joined += ", ";
-        }
-        joined += word;
-    }
-    return joined;
-}
-
-// "did you mean 'x'?" when one word is close, else "expected one of a, b, c".
-std::string suggestion_for(std::string_view word, std::span<const std::string_view> candidates) {
-    const std::string close =
-        closest_match(word, std::vector<std::string_view>(candidates.begin(), candidates.end()));
-    if (!close.empty()) {
-        return "did you mean '" + close + "'?";
-    }
-    return "expected one of " + join_words(candidates);
-}
-
 bool contains(std::span<const std::string_view> words, std::string_view word) {
     for (const std::string_view candidate : words) {
         if (candidate == word) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,5 +73,11 @@ std::string_view source_line(std::string_view source, std::uint32_t line);
 
 // The closest candidate within a small edit distance, or empty: for "did you mean" hints.
 std::string closest_match(std::string_view word, const std::vector<std::string_view>& candidates);
+
+// The words separated by ", ".
+std::string join_words(std::span<const std::string_view> words);
+
+// "did you mean 'x'?" when one candidate is close (closest_match), else "expected one of a, b, c".
+std::string suggestion_for(std::string_view word, std::span<const std::string_view> candidates);
 
 }  // namespace rebound::dsl
