@@ -6,8 +6,6 @@
 namespace rebound {
 namespace {
 
-constexpr double kDecorrelatedGrowth = 3.0;
-
 // Reads `max` directly rather than through Backoff::cap(): this runs on every decision, and an
 // std::optional return costs a store-to-load stall here (docs/performance.md).
 DelayRange clamp_to_cap(DelayRange range, const Backoff& backoff) noexcept {
@@ -27,16 +25,6 @@ Duration decorrelated_floor(const Backoff& backoff, Duration base) noexcept {
 // Clamps one delay to the backoff's `max`, where it has one.
 Duration clamp_to_cap(Duration delay, const Backoff& backoff) noexcept {
     return backoff.has_initial() ? std::min(delay, backoff.max) : delay;
-}
-
-// 3 * previous for decorrelated jitter. Exact integer arithmetic below 2^51 (the same result as
-// the double product, which is exact there), saturating above.
-Duration decorrelated_ceiling(Duration previous) noexcept {
-    constexpr std::int64_t kExactLimit = std::int64_t{1} << 51;
-    if (previous.count() < kExactLimit) {
-        return Duration{previous.count() * 3};
-    }
-    return saturating_scale(previous, kDecorrelatedGrowth, kDurationInfinity);
 }
 
 }  // namespace

@@ -66,6 +66,20 @@ struct DelayRange {
     friend bool operator==(const DelayRange&, const DelayRange&) = default;
 };
 
+// Decorrelated jitter draws from [initial, kDecorrelatedGrowth * previous].
+inline constexpr double kDecorrelatedGrowth = 3.0;
+
+// The upper end of decorrelated jitter's interval for `previous` (already raised to `initial`):
+// 3 * previous in exact integers below 2^51, where the double product is exact too, so both
+// agree; saturating above. Inline: Policy::retry_delay runs it on every decorrelated decision.
+inline Duration decorrelated_ceiling(Duration previous) noexcept {
+    constexpr std::int64_t kExactLimit = std::int64_t{1} << 51;
+    if (previous.count() < kExactLimit) {
+        return Duration{previous.count() * 3};
+    }
+    return saturating_scale(previous, kDecorrelatedGrowth, kDurationInfinity);
+}
+
 // The interval one draw is taken from, before the result is clamped to the backoff's `max`.
 // Depends on `previous` only for decorrelated jitter.
 DelayRange jitter_draw_range(const Jitter& jitter, const Backoff& backoff, Duration base,

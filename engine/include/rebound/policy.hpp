@@ -76,14 +76,8 @@ class Policy {
         const RetryDelay& retry = retries_[retry_slot(k)];
         DelayRange range = retry.draw;
         if (jitter_depends_on_previous_) {
-            // Decorrelated: [floor, 3 * max(previous, floor)], floor = range.min. Exact in
-            // integers below 2^51; jitter_draw_range saturates above.
-            constexpr std::int64_t kExactLimit = std::int64_t{1} << 51;
-            const Duration grown = std::max(previous, range.min);
-            range.max =
-                grown.count() < kExactLimit
-                    ? Duration{grown.count() * 3}
-                    : jitter_draw_range(spec_.jitter, spec_.backoff, retry.base, previous).max;
+            // Decorrelated: [floor, 3 * max(previous, floor)], floor = range.min.
+            range.max = decorrelated_ceiling(std::max(previous, range.min));
         }
         const std::int64_t drawn = uniform_between(random, range.min.count(), range.max.count());
         return std::min(Duration{drawn}, delay_cap_);
