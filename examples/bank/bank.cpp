@@ -175,28 +175,6 @@ class TemporaryDirectory {
     std::filesystem::path path_;
 };
 
-rebound::RetryOutcome retry_outcome(rebound::odbc::TransactionOutcome outcome) noexcept {
-    using rebound::RetryOutcome;
-    using rebound::odbc::TransactionOutcome;
-    switch (outcome) {
-        case TransactionOutcome::Succeeded:
-            return RetryOutcome::Succeeded;
-        case TransactionOutcome::NonRetryable:
-            return RetryOutcome::NonRetryable;
-        case TransactionOutcome::OutcomeUnknown:
-            return RetryOutcome::OutcomeUnknown;
-        case TransactionOutcome::Exhausted:
-            return RetryOutcome::Exhausted;
-        case TransactionOutcome::Deadline:
-            return RetryOutcome::Deadline;
-        case TransactionOutcome::Throttled:
-            return RetryOutcome::Throttled;
-        case TransactionOutcome::Cancelled:
-            break;
-    }
-    return RetryOutcome::Cancelled;
-}
-
 // Tells `listener` what one run of the runner did, as the executor's events (attempt started,
 // retry scheduled, succeeded or stopped), so the engine's RetryMetrics counts transactions too.
 void publish(rebound::RetryListener& listener, std::string_view handler,
@@ -226,7 +204,7 @@ void publish(rebound::RetryListener& listener, std::string_view handler,
     end.handler = handler;
     end.policy = policy.name();
     end.attempt = report.attempts;
-    end.outcome = retry_outcome(report.outcome);
+    end.outcome = report.outcome;
     if (report.succeeded()) {
         end.kind = rebound::RetryEventKind::Succeeded;
         listener.on_succeeded(end);
@@ -435,13 +413,13 @@ int run(const Options& options) {
                         }
                         if (!result.succeeded()) {
                             ++tally.stopped_by_outcome[std::string(
-                                rebound::odbc::to_string(result.outcome))];
+                                rebound::to_string(result.outcome))];
                             const rebound::odbc::AttemptFailure* last = result.last_failure();
                             if (tally.stopped.size() < 5) {
                                 tally.stopped.push_back(
                                     request.command_id + " " +
-                                    std::string(rebound::odbc::to_string(result.outcome)) +
-                                    " after " + std::to_string(result.attempts) + " attempts" +
+                                    std::string(rebound::to_string(result.outcome)) + " after " +
+                                    std::to_string(result.attempts) + " attempts" +
                                     (last != nullptr ? ": " + last->failure.summary() : ""));
                             }
                         }

@@ -104,8 +104,8 @@ void print_report(std::string_view handler, const rebound::HandlerResolution& re
         }
         std::cout << '\n';
     }
-    std::cout << "  outcome: " << rebound::odbc::to_string(report.outcome) << " after "
-              << report.attempts << " attempt(s)";
+    std::cout << "  outcome: " << rebound::to_string(report.outcome) << " after " << report.attempts
+              << " attempt(s)";
     if (!result.empty()) {
         std::cout << ", result " << result;
     }

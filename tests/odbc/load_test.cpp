@@ -157,7 +157,7 @@ void run_bank_load(const std::string& connection_string, const std::string& data
                             const odbc::AttemptFailure* last = result.last_failure();
                             counts.failures.push_back(
                                 transfer.command_id + ": " +
-                                std::string(odbc::to_string(result.outcome)) +
+                                std::string(rebound::to_string(result.outcome)) +
                                 (last != nullptr ? " " + last->failure.summary() : ""));
                         }
                     }

@@ -54,7 +54,7 @@ std::int64_t scalar(Connection& connection, const std::string& sql) {
 }
 
 std::string describe(const TransactionReport& report) {
-    std::string text = std::string(odbc::to_string(report.outcome)) + " after " +
+    std::string text = std::string(rebound::to_string(report.outcome)) + " after " +
                        std::to_string(report.attempts) + " attempt(s)";
     for (const odbc::AttemptFailure& failure : report.failures) {
         text += "\n  attempt " + std::to_string(failure.attempt) + ": " +

@@ -6,24 +6,6 @@ namespace rebound::odbc {
 
 namespace {
 
-TransactionOutcome outcome_of(DecisionReason reason) noexcept {
-    switch (reason) {
-        case DecisionReason::NonRetryable:
-            return TransactionOutcome::NonRetryable;
-        case DecisionReason::OutcomeUnknown:
-            return TransactionOutcome::OutcomeUnknown;
-        case DecisionReason::Exhausted:
-            return TransactionOutcome::Exhausted;
-        case DecisionReason::Deadline:
-            return TransactionOutcome::Deadline;
-        case DecisionReason::Throttled:
-            return TransactionOutcome::Throttled;
-        case DecisionReason::Retry:
-            break;
-    }
-    return TransactionOutcome::NonRetryable;
-}
-
 // Rolls back whatever the failed attempt left open. False when that was impossible (no session,
 // or the rollback itself failed): the session is then not trusted for another attempt.
 bool roll_back(Connection& connection) noexcept {

@@ -43,6 +43,7 @@
 #include "rebound/odbc/database_error.hpp"
 #include "rebound/policy.hpp"
 #include "rebound/random_source.hpp"
+#include "rebound/retry_outcome.hpp"
 #include "rebound/sleeper.hpp"
 
 namespace rebound::odbc {
@@ -63,35 +64,9 @@ struct TransactionAttempt {
     std::stop_token stop;
 };
 
-enum class TransactionOutcome : std::uint8_t {
-    Succeeded,
-    NonRetryable,
-    OutcomeUnknown,
-    Exhausted,
-    Deadline,
-    Throttled,
-    Cancelled,
-};
-
-constexpr std::string_view to_string(TransactionOutcome outcome) noexcept {
-    switch (outcome) {
-        case TransactionOutcome::Succeeded:
-            return "succeeded";
-        case TransactionOutcome::NonRetryable:
-            return "non_retryable";
-        case TransactionOutcome::OutcomeUnknown:
-            return "outcome_unknown";
-        case TransactionOutcome::Exhausted:
-            return "exhausted";
-        case TransactionOutcome::Deadline:
-            return "deadline";
-        case TransactionOutcome::Throttled:
-            return "throttled";
-        case TransactionOutcome::Cancelled:
-            break;
-    }
-    return "cancelled";
-}
+// The outcome of a transaction is one of the executor's outcomes (retry_outcome.hpp); the runner
+// has no dead-letter sink, so it never reports RetryOutcome::DeadLettered.
+using TransactionOutcome = RetryOutcome;
 
 // One failed attempt and what the runner did about it.
 struct AttemptFailure {
