@@ -6,8 +6,8 @@
 namespace rebound {
 namespace {
 
-// Reads `max` directly rather than through Backoff::cap(): this runs on every decision, and an
-// std::optional return costs a store-to-load stall here (docs/performance.md).
+// The clamp to the backoff's `max` where it has one (Backoff::cap(), read without the optional:
+// simulations call this per draw).
 DelayRange clamp_to_cap(DelayRange range, const Backoff& backoff) noexcept {
     if (backoff.has_initial()) {
         range.min = std::min(range.min, backoff.max);
