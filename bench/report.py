@@ -177,6 +177,17 @@ class Report:
             self.add("| " + " | ".join(str(cell) for cell in row) + " |")
         self.add()
 
+    def section(self, title, ran, target, prose):
+        """Starts a section: its prose, or a note that `target` did not run. True when it ran."""
+        self.add(f"## {title}")
+        self.add()
+        if not ran:
+            self.add(f"Skipped: `{target}` was not built or did not run.")
+            self.add()
+            return False
+        self.add(prose)
+        return True
+
     def goal(self, area, goal, figure, ok):
         self.goals.append((area, goal, figure, ok))
 
@@ -318,13 +329,9 @@ matched) and about 35% the SQLSTATE packing and the three hash probes.
 
 
 def section_decision(report, program):
-    report.add("## Decision: `decide()` against hand-written rules")
-    report.add()
-    if program is None:
-        report.add("Skipped: `rebound_decision_bench` was not built or did not run.")
-        report.add()
+    if not report.section("Decision: `decide()` against hand-written rules",
+                          program is not None, "rebound_decision_bench", DECISION_PROSE):
         return
-    report.add(DECISION_PROSE)
     rows = []
     worst_ns, worst_case, ratios_ok, allocs_ok = 0.0, "", 0, True
     budget_ns = None
@@ -409,13 +416,9 @@ depends on whether a second CPU is actually free: read it with the load average 
 
 
 def section_executor(report, program):
-    report.add("## Executor and handler lookup")
-    report.add()
-    if program is None:
-        report.add("Skipped: `rebound_executor_bench` was not built or did not run.")
-        report.add()
+    if not report.section("Executor and handler lookup",
+                          program is not None, "rebound_executor_bench", EXECUTOR_PROSE):
         return
-    report.add(EXECUTOR_PROSE)
     rows = []
     for name, run in program["runs"].items():
         items = run["counters"].get("items_per_second")
@@ -452,13 +455,9 @@ on. Two sizes: about 1 MB and a small file.
 
 
 def section_compile(report, program):
-    report.add("## Compiling policy files against the bare parser")
-    report.add()
-    if program is None:
-        report.add("Skipped: `rebound_compile_bench` was not built or did not run.")
-        report.add()
+    if not report.section("Compiling policy files against the bare parser",
+                          program is not None, "rebound_compile_bench", COMPILE_PROSE):
         return
-    report.add(COMPILE_PROSE)
     rows = []
     for size in ("1MB", "Small"):
         bare = find_run(program, rf"^BM_YamlLoadBare_{size}")
@@ -488,13 +487,9 @@ is the adapter's CPU part alone, without the round trip.
 
 
 def section_odbc(report, programs):
-    report.add("## ODBC adapter overhead")
-    report.add()
-    if not any(programs.values()):
-        report.add("Skipped: `rebound_odbc_bench` was not built or did not run.")
-        report.add()
+    if not report.section("ODBC adapter overhead",
+                          any(programs.values()), "rebound_odbc_bench", ODBC_PROSE):
         return
-    report.add(ODBC_PROSE)
     rows = []
     for database, program in programs.items():
         if program is None:
