@@ -36,7 +36,9 @@
 // value read, which makes the step exact. Stripe capacity: (max - max / 2) / (2 * kStripes),
 // so the striped floor lies halfway between the threshold and max. A thread takes the lowest
 // free stripe on first use and frees it when it exits (beyond kStripes live threads, the rest
-// share stripes in turn). Budgets too small for one token per stripe (max_tokens < 32) stay
+// share stripes in turn). Freeing at exit needs a thread-exit hook, which the C library records
+// once per thread on the thread's first budget step (glibc allocates that record with calloc);
+// no later step allocates. Budgets too small for one token per stripe (max_tokens < 32) stay
 // in exact mode. Costs: a stripe step or an exact step is one atomic read-modify-write; a
 // change of mode is about 2 * kStripes + 1.
 #pragma once
