@@ -13,7 +13,9 @@
 //
 // The decision is a pure function of its inputs except for the random draw and the retry budget.
 // It never reads a clock, allocates, locks or throws, and is safe to call from many threads on one
-// shared Policy (each thread with its own RandomSource, or a thread-safe one).
+// shared Policy (each thread with its own RandomSource, or a thread-safe one). One exception, once
+// per thread: under a policy with a budget, the thread's first decision lets the C library record
+// the exit hook of the thread's budget stripe (retry_budget.hpp).
 #pragma once
 
 #include <cstdint>
