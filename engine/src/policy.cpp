@@ -40,7 +40,6 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
     : spec_(std::move(spec)),
       rules_(RuleIndex::compile(spec_.never_retry_on, spec_.retry_on, options.error_types)),
       has_include_rules_(!spec_.retry_on.empty() || !spec_.retry_if.empty()),
-      jitter_depends_on_previous_(spec_.jitter.type == JitterType::Decorrelated),
       delay_cap_(spec_.backoff.cap().value_or(kDurationInfinity)),
       retry_on_texts_(wire_texts(spec_.retry_on)),
       never_retry_on_texts_(wire_texts(spec_.never_retry_on)) {

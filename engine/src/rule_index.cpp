@@ -164,10 +164,6 @@ bool contains(std::string_view haystack, std::string_view needle,
 
 }  // namespace
 
-RuleIndex::RuleIndex() {
-    by_category_.fill(RuleMatch{});
-}
-
 std::uint64_t RuleIndex::key_word(KeyKind kind, std::uint8_t vendor) noexcept {
     return static_cast<std::uint64_t>(kind) | (std::uint64_t{vendor} << 8);
 }

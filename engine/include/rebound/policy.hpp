@@ -75,7 +75,7 @@ class Policy {
     Duration retry_delay(int k, Duration previous, RandomSource& random) const noexcept {
         const RetryDelay& retry = retries_[retry_slot(k)];
         DelayRange range = retry.draw;
-        if (jitter_depends_on_previous_) {
+        if (spec_.jitter.type == JitterType::Decorrelated) {
             // Decorrelated: [floor, 3 * max(previous, floor)], floor = range.min.
             range.max = decorrelated_ceiling(std::max(previous, range.min));
         }
@@ -135,7 +135,6 @@ class Policy {
     PolicySpec spec_;
     RuleIndex rules_;
     bool has_include_rules_ = false;
-    bool jitter_depends_on_previous_ = false;
     Duration delay_cap_ = kDurationInfinity;
     std::vector<RetryDelay> retries_;  // entry k - 1 for retry k
     int retry_count_ = 1;              // retries_.size(), kept to spare a division per decision

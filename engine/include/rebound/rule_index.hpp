@@ -38,7 +38,7 @@ struct RuleMatch {
 
 class RuleIndex {
   public:
-    RuleIndex();
+    RuleIndex() = default;  // matches nothing
 
     // Compiles both lists; `error_types` (optional) adds registered subtypes to error matchers.
     // Preconditions: every matcher passed validation (validate_matcher).
