@@ -28,4 +28,6 @@ if [ "$sanitizers" = thread ]; then
   # randomisation of recent kernels; running without address randomisation avoids that.
   runner=(setarch "$(uname -m)" -R)
 fi
-"${runner[@]}" ctest --test-dir "$build_dir" --output-on-failure --parallel "$(nproc)" -L "$label"
+# The JUnit file records which tests ran, for scripts/check-test-count.py.
+"${runner[@]}" ctest --test-dir "$build_dir" --output-on-failure --parallel "$(nproc)" -L "$label" \
+  --output-junit "$(realpath "$build_dir")/ctest-junit.xml"

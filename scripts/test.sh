@@ -6,4 +6,7 @@ cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 BUILD_DIR=${BUILD_DIR:-build} bash scripts/build.sh
-ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --parallel "$(nproc)"
+build_dir=${BUILD_DIR:-build}
+# The JUnit file records which tests ran, for scripts/check-test-count.py.
+ctest --test-dir "$build_dir" --output-on-failure --parallel "$(nproc)" \
+  --output-junit "$(realpath "$build_dir")/ctest-junit.xml"

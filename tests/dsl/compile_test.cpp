@@ -81,8 +81,9 @@ TEST_CASE("a valid file compiles into a policy set in file order", "[compile]") 
     CHECK(set.policies()[2]->name() == "plain");
 }
 
-TEST_CASE("inheritance: own, then extends, then defaults, then built-in; objects replaced whole",
-          "[compile]") {
+TEST_CASE(
+    "inheritance: own, then extends, then defaults, then built-in, with objects replaced whole",
+    "[compile]") {
     const LoadResult result = load_yaml(kTiers);
     REQUIRE(result.policy_set);
     const auto& background = result.policy_set->find("background")->spec();
@@ -126,7 +127,8 @@ TEST_CASE("handlers resolve exact, then longest prefix, then default, then built
     CHECK(builtin.policy->spec().retry_on.front() == rebound::Matcher::transient());
 }
 
-TEST_CASE("header problems: missing version, service, policies; wrong version", "[compile]") {
+TEST_CASE("header problems: missing version, service or policies, and a wrong version",
+          "[compile]") {
     CHECK(errors_of("service: s\npolicies:\n  p: {}\n") == std::vector<std::string>{"1:1 RB005"});
     CHECK(errors_of("rebound: 1\npolicies:\n  p: {}\n") == std::vector<std::string>{"1:1 RB005"});
     CHECK(errors_of("rebound: 1\nservice: s\n") == std::vector<std::string>{"1:1 RB005"});

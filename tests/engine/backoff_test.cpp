@@ -77,7 +77,7 @@ TEST_CASE("exponential backoff from zero stays at zero", "[backoff]") {
     CHECK(b.base_delay(1000) == 0ms);
 }
 
-TEST_CASE("no backoff is zero; retry numbers below 1 count as the first retry", "[backoff]") {
+TEST_CASE("no backoff is zero, and retry numbers below 1 count as the first retry", "[backoff]") {
     CHECK(Backoff::none().base_delay(1) == 0ms);
     CHECK(Backoff::none().base_delay(1000) == 0ms);
     CHECK(Backoff::exponential(50ms).base_delay(0) == 50ms);

@@ -94,7 +94,8 @@ TEST_CASE("step 2: commit_outcome_unknown stops unless the handler is idempotent
     CHECK(decide(*interactive(), e, attempt(1), random).reason == DecisionReason::OutcomeUnknown);
 }
 
-TEST_CASE("step 3: include rules admit only what they match; none means everything", "[decision]") {
+TEST_CASE("step 3: include rules admit only what they match, and none means everything",
+          "[decision]") {
     ScriptedRandomSource random{0.5};
     const auto policy = interactive();
     const Decision d =

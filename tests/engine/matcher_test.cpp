@@ -153,7 +153,7 @@ TEST_CASE("the first matching rule in list order is reported", "[matcher]") {
     CHECK(RuleIndex{}.find(e) == RuleMatch{});
 }
 
-TEST_CASE("both lists are searched at once; never_retry_on wins", "[matcher]") {
+TEST_CASE("both lists are searched at once and never_retry_on wins", "[matcher]") {
     const std::vector<Matcher> never{Matcher::http_status(401), Matcher::sqlstate("23505"),
                                      Matcher::message("read-only")};
     const std::vector<Matcher> retry{Matcher::sqlstate_class("23"), Matcher::sqlstate("23505"),

@@ -48,7 +48,8 @@ TEST_CASE("a builder with only a name gives the built-in defaults", "[policy]") 
     CHECK(policy->base_delay(2) == 200ms);
 }
 
-TEST_CASE("max_retries counts without the first attempt; both at once is an error", "[policy]") {
+TEST_CASE("max_retries counts without the first attempt, and both at once is an error",
+          "[policy]") {
     CHECK(PolicyBuilder("p").max_retries(5).build()->max_attempts() == 6);
     CHECK(failing_fields(PolicyBuilder("p").max_attempts(3).max_retries(2)) ==
           std::vector<std::string>{"max_retries"});

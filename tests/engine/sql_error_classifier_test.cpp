@@ -207,7 +207,8 @@ TEST_CASE("negative native codes (Db2 SQLCODEs) are found", "[sql_classifier]") 
     CHECK(classifier.classify(record(Vendor::Db2, "", 911)).matched.empty());
 }
 
-TEST_CASE("the most specific of several records wins; warnings are skipped", "[sql_classifier]") {
+TEST_CASE("the most specific of several records wins and warnings are skipped",
+          "[sql_classifier]") {
     const SqlErrorClassifier classifier = make_classifier();
     const std::vector<SqlErrorRecord> records{
         record(Vendor::MySql, "01000", 1213),  // a warning: skipped even with a native match

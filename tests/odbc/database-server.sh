@@ -106,12 +106,18 @@ start_mariadb() {
     --skip-name-resolve --innodb-buffer-pool-size=64M --innodb-log-file-size=16M \
     --innodb-flush-log-at-trx-commit=0 --log-error="$runtime_dir/server.log" \
     </dev/null >/dev/null 2>&1 &
+  local ready=false
   for _ in $(seq 1 300); do
     if mariadb --no-defaults --socket="$runtime_dir/mariadbd.sock" -uroot -e 'SELECT 1' >/dev/null 2>&1; then
+      ready=true
       break
     fi
     sleep 0.1
   done
+  if [ "$ready" != true ]; then
+    echo "mariadbd did not accept connections within 30 s" >&2
+    return 1
+  fi
   mariadb --no-defaults --socket="$runtime_dir/mariadbd.sock" -uroot -e "
     CREATE DATABASE rebound;
     CREATE USER 'rebound'@'127.0.0.1' IDENTIFIED BY 'rebound';
@@ -126,13 +132,21 @@ case $action in
     echo "$runtime_dir" >"$state_dir/runtime-dir"
     start_watchdog
     port=$(free_port)
-    if ! connection=$("start_$kind" "$runtime_dir" "$port"); then
-      echo "failed to start $kind; logs:" >&2
-      cat "$runtime_dir"/*.log >&2 || true
+    # Not in an `if` or `!`: there bash ignores `set -e` inside the function, and a failed
+    # initdb, pg_ctl or mariadb-install-db would go unnoticed.
+    set +e
+    (set -e; "start_$kind" "$runtime_dir" "$port" >"$runtime_dir/connection-string")
+    started=$?
+    set -e
+    if [ "$started" -ne 0 ]; then
+      echo "failed to start $kind (exit status $started); its logs:" >&2
+      for log in "$runtime_dir"/*.log; do
+        [ -f "$log" ] && { echo "==> $log <==" >&2; cat "$log" >&2; }
+      done
       stop_server
       exit 1
     fi
-    echo "$connection" >"$state_dir/connection-string"
+    mv "$runtime_dir/connection-string" "$state_dir/connection-string"
     echo "$kind running on 127.0.0.1:$port (data in $runtime_dir)"
     ;;
   stop)
