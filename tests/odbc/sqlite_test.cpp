@@ -37,6 +37,33 @@ TEST_CASE("sqlite: the driver reports SQLite", "[sqlite]") {
     CHECK(connection.dbms_name() == "SQLite");
 }
 
+// Moves hand over the session with its settings; a move-assigned connection first closes its own
+// session (its open transaction is rolled back) and the moved-from one is closed.
+TEST_CASE("sqlite: a moved connection keeps its session and settings", "[sqlite]") {
+    TemporarySqliteDatabase database;
+    Connection first = open_connection(database.connection_string());
+    create_table(first);
+    first.set_autocommit(false);
+    first.execute("UPDATE items SET value = 5 WHERE id = 1");
+
+    Connection moved(std::move(first));
+    CHECK_FALSE(first.is_open());  // NOLINT(bugprone-use-after-move): the contract under test
+    REQUIRE(moved.is_open());
+    CHECK_FALSE(moved.autocommit());
+    moved.commit();  // the transaction opened before the move
+
+    Connection other = open_connection(database.connection_string());
+    other.set_autocommit(false);
+    other.execute("UPDATE items SET value = 7 WHERE id = 2");
+    other = std::move(moved);      // closes other's session: its update is rolled back
+    CHECK_FALSE(moved.is_open());  // NOLINT(bugprone-use-after-move): the contract under test
+    REQUIRE(other.is_open());
+    CHECK_FALSE(other.autocommit());
+    CHECK(other.query_value("SELECT value FROM items WHERE id = 1") == "5");
+    CHECK(other.query_value("SELECT value FROM items WHERE id = 2") == "0");
+    other.rollback();
+}
+
 TEST_CASE("sqlite: database is locked is retried", "[sqlite]") {
     TemporarySqliteDatabase database;
     Connection admin = open_connection(database.connection_string());

@@ -137,6 +137,38 @@ Environment::~Environment() {
     SQLFreeHandle(SQL_HANDLE_ENV, handle_);
 }
 
+ConnectionHandle::ConnectionHandle(std::shared_ptr<const Environment> environment) noexcept
+    : environment_(std::move(environment)) {
+    if (!SQL_SUCCEEDED(SQLAllocHandle(SQL_HANDLE_DBC, environment_->handle(), &handle_))) {
+        handle_ = SQL_NULL_HDBC;
+    }
+}
+
+ConnectionHandle::ConnectionHandle(ConnectionHandle&& other) noexcept
+    : environment_(std::move(other.environment_)), handle_(std::exchange(other.handle_, nullptr)) {}
+
+ConnectionHandle& ConnectionHandle::operator=(ConnectionHandle&& other) noexcept {
+    if (this != &other) {
+        reset();
+        environment_ = std::move(other.environment_);
+        handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+}
+
+ConnectionHandle::~ConnectionHandle() {
+    reset();
+}
+
+void ConnectionHandle::reset() noexcept {
+    if (handle_ != SQL_NULL_HDBC) {
+        // Fails harmlessly (08003) on a handle that never connected.
+        SQLDisconnect(handle_);
+        SQLFreeHandle(SQL_HANDLE_DBC, handle_);
+        handle_ = SQL_NULL_HDBC;
+    }
+}
+
 Connection::Connection(std::shared_ptr<const Environment> environment,
                        std::shared_ptr<const SqlErrorClassifier> classifier,
                        std::string connection_string, std::optional<Vendor> vendor)
@@ -152,39 +184,6 @@ Connection::Connection(std::shared_ptr<const Environment> environment,
     connect();
 }
 
-Connection::Connection(Connection&& other) noexcept
-    : environment_(std::move(other.environment_)),
-      classifier_(std::move(other.classifier_)),
-      connection_string_(std::move(other.connection_string_)),
-      configured_vendor_(other.configured_vendor_),
-      vendor_(other.vendor_),
-      dbms_name_(std::move(other.dbms_name_)),
-      handle_(std::exchange(other.handle_, nullptr)),
-      autocommit_(other.autocommit_),
-      query_timeout_(other.query_timeout_),
-      isolation_(other.isolation_) {}
-
-Connection& Connection::operator=(Connection&& other) noexcept {
-    if (this != &other) {
-        disconnect();
-        environment_ = std::move(other.environment_);
-        classifier_ = std::move(other.classifier_);
-        connection_string_ = std::move(other.connection_string_);
-        configured_vendor_ = other.configured_vendor_;
-        vendor_ = other.vendor_;
-        dbms_name_ = std::move(other.dbms_name_);
-        handle_ = std::exchange(other.handle_, nullptr);
-        autocommit_ = other.autocommit_;
-        query_timeout_ = other.query_timeout_;
-        isolation_ = other.isolation_;
-    }
-    return *this;
-}
-
-Connection::~Connection() {
-    disconnect();
-}
-
 void Connection::fail(SQLSMALLINT handle_type, SQLHANDLE handle, DatabasePhase phase) const {
     std::vector<DiagnosticRecord> records = read_diagnostic_records(handle_type, handle);
     if (handle == nullptr) {
@@ -195,22 +194,19 @@ void Connection::fail(SQLSMALLINT handle_type, SQLHANDLE handle, DatabasePhase p
 }
 
 void Connection::connect() {
-    SQLHDBC handle = nullptr;
-    if (!SQL_SUCCEEDED(SQLAllocHandle(SQL_HANDLE_DBC, environment_->handle(), &handle))) {
+    ConnectionHandle handle(environment_);
+    if (handle.get() == SQL_NULL_HDBC) {
         fail(SQL_HANDLE_ENV, environment_->handle(), DatabasePhase::Connect);
     }
     std::vector<SQLCHAR> text(connection_string_.begin(), connection_string_.end());
     text.push_back('\0');
-    const SQLRETURN rc = SQLDriverConnect(handle, nullptr, text.data(), SQL_NTS, nullptr, 0,
+    const SQLRETURN rc = SQLDriverConnect(handle.get(), nullptr, text.data(), SQL_NTS, nullptr, 0,
                                           nullptr, SQL_DRIVER_NOPROMPT);
     if (!SQL_SUCCEEDED(rc)) {
-        DatabaseFailure failure = classify_failure(*classifier_, vendor_, DatabasePhase::Connect,
-                                                   read_diagnostic_records(SQL_HANDLE_DBC, handle));
-        SQLFreeHandle(SQL_HANDLE_DBC, handle);
-        throw DatabaseError(std::move(failure));
+        fail(SQL_HANDLE_DBC, handle.get(), DatabasePhase::Connect);
     }
-    handle_ = handle;
-    dbms_name_ = read_dbms_name(handle_);
+    handle_ = std::move(handle);
+    dbms_name_ = read_dbms_name(handle_.get());
     vendor_ = configured_vendor_ ? configured_vendor_ : vendor_from_dbms_name(dbms_name_);
     try {
         apply_settings();
@@ -222,12 +218,7 @@ void Connection::connect() {
 
 void Connection::disconnect() noexcept {
     session_statement_limit_.reset();
-    if (handle_ == nullptr) {
-        return;
-    }
-    SQLDisconnect(handle_);
-    SQLFreeHandle(SQL_HANDLE_DBC, handle_);
-    handle_ = nullptr;
+    handle_.reset();
 }
 
 void Connection::reconnect() {
@@ -236,35 +227,35 @@ void Connection::reconnect() {
 }
 
 bool Connection::is_dead() const noexcept {
-    if (handle_ == nullptr) {
+    if (!is_open()) {
         return true;
     }
     SQLUINTEGER dead = SQL_CD_FALSE;
-    const SQLRETURN rc = SQLGetConnectAttr(handle_, SQL_ATTR_CONNECTION_DEAD, &dead, 0, nullptr);
+    const SQLRETURN rc = SQLGetConnectAttr(handle(), SQL_ATTR_CONNECTION_DEAD, &dead, 0, nullptr);
     return SQL_SUCCEEDED(rc) && dead == SQL_CD_TRUE;
 }
 
 void Connection::apply_settings() {
     // Isolation first: drivers refuse to change it inside a transaction.
     if (isolation_) {
-        if (!SQL_SUCCEEDED(SQLSetConnectAttr(handle_, SQL_ATTR_TXN_ISOLATION,
+        if (!SQL_SUCCEEDED(SQLSetConnectAttr(handle(), SQL_ATTR_TXN_ISOLATION,
                                              integer_attribute(isolation_value(*isolation_)), 0))) {
-            fail(SQL_HANDLE_DBC, handle_, DatabasePhase::Execute);
+            fail(SQL_HANDLE_DBC, handle(), DatabasePhase::Execute);
         }
     }
     const std::uintptr_t mode = autocommit_ ? SQL_AUTOCOMMIT_ON : SQL_AUTOCOMMIT_OFF;
     if (!SQL_SUCCEEDED(
-            SQLSetConnectAttr(handle_, SQL_ATTR_AUTOCOMMIT, integer_attribute(mode), 0))) {
-        fail(SQL_HANDLE_DBC, handle_, DatabasePhase::Execute);
+            SQLSetConnectAttr(handle(), SQL_ATTR_AUTOCOMMIT, integer_attribute(mode), 0))) {
+        fail(SQL_HANDLE_DBC, handle(), DatabasePhase::Execute);
     }
 }
 
 void Connection::set_autocommit(bool enabled) {
-    if (handle_ != nullptr && enabled != autocommit_) {
+    if (is_open() && enabled != autocommit_) {
         const std::uintptr_t mode = enabled ? SQL_AUTOCOMMIT_ON : SQL_AUTOCOMMIT_OFF;
         if (!SQL_SUCCEEDED(
-                SQLSetConnectAttr(handle_, SQL_ATTR_AUTOCOMMIT, integer_attribute(mode), 0))) {
-            fail(SQL_HANDLE_DBC, handle_, DatabasePhase::Execute);
+                SQLSetConnectAttr(handle(), SQL_ATTR_AUTOCOMMIT, integer_attribute(mode), 0))) {
+            fail(SQL_HANDLE_DBC, handle(), DatabasePhase::Execute);
         }
     }
     autocommit_ = enabled;
@@ -275,10 +266,10 @@ void Connection::set_query_timeout(std::optional<std::chrono::milliseconds> time
 }
 
 void Connection::set_isolation(IsolationLevel level) {
-    if (handle_ != nullptr && isolation_ != level) {
-        if (!SQL_SUCCEEDED(SQLSetConnectAttr(handle_, SQL_ATTR_TXN_ISOLATION,
+    if (is_open() && isolation_ != level) {
+        if (!SQL_SUCCEEDED(SQLSetConnectAttr(handle(), SQL_ATTR_TXN_ISOLATION,
                                              integer_attribute(isolation_value(level)), 0))) {
-            fail(SQL_HANDLE_DBC, handle_, DatabasePhase::Execute);
+            fail(SQL_HANDLE_DBC, handle(), DatabasePhase::Execute);
         }
     }
     isolation_ = level;
@@ -343,7 +334,7 @@ auto run_statement(SQLHDBC connection, std::optional<std::chrono::milliseconds> 
 }  // namespace
 
 void Connection::apply_session_statement_limit() {
-    if (handle_ == nullptr || vendor_ != Vendor::MySql || !contains_mariadb(dbms_name_)) {
+    if (!is_open() || vendor_ != Vendor::MySql || !contains_mariadb(dbms_name_)) {
         return;
     }
     const std::chrono::milliseconds wanted = query_timeout_.value_or(std::chrono::milliseconds{0});
@@ -358,7 +349,7 @@ void Connection::apply_session_statement_limit() {
         session_statement_limit_.reset();
         fail(type, handle, DatabasePhase::Execute);
     };
-    run_statement(handle_, std::nullopt,
+    run_statement(handle(), std::nullopt,
                   "SET SESSION max_statement_time = " + std::to_string(seconds), none, on_failure,
                   [](SQLHSTMT) { return 0; });
 }
@@ -368,7 +359,7 @@ std::int64_t Connection::execute(std::string_view sql, const std::vector<SqlValu
     const auto on_failure = [this](SQLSMALLINT type, SQLHANDLE handle) {
         fail(type, handle, DatabasePhase::Execute);
     };
-    return run_statement(handle_, query_timeout_, sql, parameters, on_failure,
+    return run_statement(handle(), query_timeout_, sql, parameters, on_failure,
                          [&](SQLHSTMT statement) -> std::int64_t {
                              SQLLEN count = -1;
                              if (!SQL_SUCCEEDED(SQLRowCount(statement, &count))) {
@@ -385,7 +376,7 @@ std::vector<SqlRow> Connection::query(std::string_view sql,
         fail(type, handle, DatabasePhase::Execute);
     };
     return run_statement(
-        handle_, query_timeout_, sql, parameters, on_failure, [&](SQLHSTMT statement) {
+        handle(), query_timeout_, sql, parameters, on_failure, [&](SQLHSTMT statement) {
             std::vector<SqlRow> rows;
             SQLSMALLINT columns = 0;
             if (!SQL_SUCCEEDED(SQLNumResultCols(statement, &columns))) {
@@ -418,20 +409,20 @@ std::vector<SqlRow> Connection::query(std::string_view sql,
 }
 
 void Connection::commit() {
-    if (handle_ == nullptr) {
+    if (!is_open()) {
         fail(SQL_HANDLE_DBC, nullptr, DatabasePhase::Commit);
     }
-    if (!SQL_SUCCEEDED(SQLEndTran(SQL_HANDLE_DBC, handle_, SQL_COMMIT))) {
-        fail(SQL_HANDLE_DBC, handle_, DatabasePhase::Commit);
+    if (!SQL_SUCCEEDED(SQLEndTran(SQL_HANDLE_DBC, handle(), SQL_COMMIT))) {
+        fail(SQL_HANDLE_DBC, handle(), DatabasePhase::Commit);
     }
 }
 
 void Connection::rollback() {
-    if (handle_ == nullptr) {
+    if (!is_open()) {
         fail(SQL_HANDLE_DBC, nullptr, DatabasePhase::Execute);
     }
-    if (!SQL_SUCCEEDED(SQLEndTran(SQL_HANDLE_DBC, handle_, SQL_ROLLBACK))) {
-        fail(SQL_HANDLE_DBC, handle_, DatabasePhase::Execute);
+    if (!SQL_SUCCEEDED(SQLEndTran(SQL_HANDLE_DBC, handle(), SQL_ROLLBACK))) {
+        fail(SQL_HANDLE_DBC, handle(), DatabasePhase::Execute);
     }
 }
 

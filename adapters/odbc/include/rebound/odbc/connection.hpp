@@ -64,6 +64,27 @@ enum class IsolationLevel : std::uint8_t {
     Serializable
 };
 
+// An ODBC connection handle with the environment it was allocated from: disconnected and freed
+// on destruction and before it takes another handle; a move leaves the source empty. The
+// environment outlives the handle because the handle shares it.
+class ConnectionHandle {
+  public:
+    ConnectionHandle() noexcept = default;
+    // Allocates a handle; empty (get() is SQL_NULL_HDBC) when the driver manager refuses.
+    explicit ConnectionHandle(std::shared_ptr<const Environment> environment) noexcept;
+    ConnectionHandle(ConnectionHandle&& other) noexcept;
+    ConnectionHandle& operator=(ConnectionHandle&& other) noexcept;
+    ~ConnectionHandle();
+
+    SQLHDBC get() const noexcept { return handle_; }
+    // Disconnects (when connected) and frees the handle.
+    void reset() noexcept;
+
+  private:
+    std::shared_ptr<const Environment> environment_;
+    SQLHDBC handle_ = SQL_NULL_HDBC;
+};
+
 class Connection {
   public:
     // Connects with SQLDriverConnect (no dialog) and detects the vendor from SQL_DBMS_NAME unless
@@ -74,16 +95,16 @@ class Connection {
 
     Connection(const Connection&) = delete;
     Connection& operator=(const Connection&) = delete;
-    Connection(Connection&& other) noexcept;
-    Connection& operator=(Connection&& other) noexcept;
-    // Disconnects; an open transaction is rolled back by the server.
-    ~Connection();
+    Connection(Connection&&) noexcept = default;
+    Connection& operator=(Connection&&) noexcept = default;
+    // Disconnects (ConnectionHandle); an open transaction is rolled back by the server.
+    ~Connection() = default;
 
     // Drops the current session (if any) and connects again with the same settings. Autocommit,
     // query timeout and isolation are applied again to the new session. Throws DatabaseError
     // (phase connect); the connection is then closed until the next successful reconnect.
     void reconnect();
-    bool is_open() const noexcept { return handle_ != SQL_NULL_HDBC; }
+    bool is_open() const noexcept { return handle_.get() != SQL_NULL_HDBC; }
     // SQL_ATTR_CONNECTION_DEAD: true when the driver knows the session is gone (or closed).
     bool is_dead() const noexcept;
 
@@ -119,7 +140,7 @@ class Connection {
     void commit();
     void rollback();
 
-    SQLHDBC handle() const noexcept { return handle_; }
+    SQLHDBC handle() const noexcept { return handle_.get(); }
 
   private:
     void connect();
@@ -134,7 +155,7 @@ class Connection {
     std::optional<Vendor> configured_vendor_;
     std::optional<Vendor> vendor_;
     std::string dbms_name_;
-    SQLHDBC handle_ = SQL_NULL_HDBC;
+    ConnectionHandle handle_;
     bool autocommit_ = true;
     std::optional<std::chrono::milliseconds> query_timeout_;
     // The max_statement_time last sent to a MariaDB session (0: none); nullopt: not sent yet.
