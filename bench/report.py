@@ -209,7 +209,7 @@ DECISION_CASES = [
 ]
 
 DECISION_PROSE = """\
-`bench/decision_bench.cpp` (target `rebound_decision_bench`) measures `rebound::decide()` and, in
+`bench/decision_bench/` (target `rebound_decision_bench`) measures `rebound::decide()` and, in
 the same binary, a hand-written function that implements the same policy inline. The ratio between
 the two shows what the engine's generality costs.
 

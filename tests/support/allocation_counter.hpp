@@ -1,4 +1,4 @@
-// Counts calls to the global operator new in this process. Only test executables that link
+// Counts calls to the global operator new in this process. Only executables that link
 // allocation_counter.cpp (which replaces the global allocation functions) may include this.
 #pragma once
 
