@@ -16,8 +16,15 @@
 //   executor_overhead/steady_clock_now  one std::chrono::steady_clock::now(), for reference
 //   executor_overhead/run_by_handler    RetryExecutor::run(handler, work) through
 //                                       dsl::make_resolver (store snapshot, registry, file)
-//   handler_lookup/unordered_map_string the baseline: std::unordered_map<std::string, ...> looked
-//                                       up with a std::string built from the string_view
+//   handler_lookup/unordered_map_string a baseline: std::unordered_map<std::string, ...> looked
+//                                       up with a std::string built from the string_view (a heap
+//                                       allocation per lookup)
+//   handler_lookup/unordered_map_transparent
+//                                       a baseline without allocation: the same map with a
+//                                       transparent hash, looked up with the string_view (C++20
+//                                       heterogeneous lookup)
+//   handler_lookup/absl_flat_hash_map   a baseline without allocation: absl::flat_hash_map
+//                                       (Debian's libabsl-dev), looked up with the string_view
 //   handler_lookup/policy_set_resolve   PolicySet::resolve (exact binding)
 //   handler_lookup/registry_resolve     HandlerRegistry::resolve against the PolicySet (returns
 //                                       a HandlerResolution: one reference count on the policy)
@@ -29,22 +36,29 @@
 //                                       file and the registry are probed)
 //   handler_lookup/directory_resolver   the whole resolver of dsl::make_resolver (takes the
 //                                       store's snapshot, finds the service, then as above)
-//                                       goal: registry_resolve <= 20 ns and
-//                                             <= 0.5 x unordered_map_string
+//                                       goal: registry_resolve <= 20 ns,
+//                                             <= 0.5 x unordered_map_string,
+//                                             <= 1.0 x unordered_map_transparent and
+//                                             <= 1.2 x absl_flat_hash_map
 //   decide_shared_policy/no_budget/threads:N    decide() on one policy shared by N threads
 //   decide_shared_policy/with_budget/threads:N  the same policy with a retry budget (every
 //                                       iteration takes a token and gives one back)
 //                                       goal: items_per_second at threads:2 >= 1.8 x threads:1
 //
 // Handler lookup uses 1,000 registered handlers with names of 24 to 48 characters, each bound
-// exactly in the service file, and looks them up in a scattered order.
+// exactly in the service file, and looks them up in a scattered order. Before anything is timed,
+// every baseline map must answer every handler with the policy (and idempotence) the registry
+// resolves it to; the program exits 1 otherwise.
 
+#include <absl/container/flat_hash_map.h>
 #include <benchmark/benchmark.h>
 
 #include <time.h>
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -155,20 +169,103 @@ void run_lookups(benchmark::State& state, Lookup&& lookup) {
     state.SetItemsProcessed(state.iterations());
 }
 
-void lookup_unordered_map_string(benchmark::State& state) {
-    struct Entry {
-        const rebound::Policy* policy;
-        rebound::ResolvedVia via;
-        bool idempotent;
-    };
-    const LookupFixture& fixture = LookupFixture::instance();
-    std::unordered_map<std::string, Entry> map;
-    for (std::size_t i = 0; i < fixture.names.size(); ++i) {
-        map.emplace(fixture.names[i], Entry{fixture.policies[i % fixture.policies.size()].get(),
-                                            rebound::ResolvedVia::Binding, i % 3 == 0});
+// What the baseline maps hold per handler: the policy a binding names, as the registry answers.
+struct BaselineEntry {
+    const rebound::Policy* policy;
+    bool idempotent;
+};
+
+struct TransparentStringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const noexcept {
+        return std::hash<std::string_view>{}(text);
     }
+};
+
+using StringMap = std::unordered_map<std::string, BaselineEntry>;
+using TransparentMap =
+    std::unordered_map<std::string, BaselineEntry, TransparentStringHash, std::equal_to<>>;
+// absl's default hash and equality for std::string keys accept absl::string_view (no allocation).
+using AbslMap = absl::flat_hash_map<std::string, BaselineEntry>;
+
+template <typename Map>
+const Map& baseline_map() {
+    static const Map map = [] {
+        const LookupFixture& fixture = LookupFixture::instance();
+        Map filled;
+        for (std::size_t i = 0; i < fixture.names.size(); ++i) {
+            filled.emplace(
+                fixture.names[i],
+                BaselineEntry{fixture.policies[i % fixture.policies.size()].get(), i % 3 == 0});
+        }
+        return filled;
+    }();
+    return map;
+}
+
+BaselineEntry find_string(std::string_view name) {
+    return baseline_map<StringMap>().find(std::string(name))->second;
+}
+BaselineEntry find_transparent(std::string_view name) {
+    return baseline_map<TransparentMap>().find(name)->second;
+}
+// Debian's Abseil has its own string_view (ABSL_OPTION_USE_STD_STRING_VIEW 0): a view of the same
+// characters, no copy.
+absl::string_view absl_view(std::string_view name) {
+    return {name.data(), name.size()};
+}
+
+BaselineEntry find_absl(std::string_view name) {
+    return baseline_map<AbslMap>().find(absl_view(name))->second;
+}
+
+// Every baseline answers every handler as the registry does. Prints the first difference.
+bool baselines_match_registry() {
+    const LookupFixture& fixture = LookupFixture::instance();
+    for (const std::string& name : fixture.names) {
+        const rebound::HandlerResolution expected =
+            fixture.registry.resolve(name, fixture.set.get());
+        if (expected.via != rebound::ResolvedVia::Binding) {
+            std::fprintf(stderr, "executor_bench: %s is not resolved by its binding\n",
+                         name.c_str());
+            return false;
+        }
+        for (const auto& [baseline, find] :
+             {std::pair{"unordered_map_string", &find_string},
+              std::pair{"unordered_map_transparent", &find_transparent},
+              std::pair{"absl_flat_hash_map", &find_absl}}) {
+            const BaselineEntry entry = find(name);
+            if (entry.policy != expected.policy.get() || entry.idempotent != expected.idempotent) {
+                std::fprintf(stderr,
+                             "executor_bench: %s answers %s differently from the registry\n",
+                             baseline, name.c_str());
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+void lookup_unordered_map_string(benchmark::State& state) {
+    const StringMap& map = baseline_map<StringMap>();
     run_lookups(state, [&map](std::string_view name) {
         const auto it = map.find(std::string(name));
+        benchmark::DoNotOptimize(it->second.policy);
+    });
+}
+
+void lookup_unordered_map_transparent(benchmark::State& state) {
+    const TransparentMap& map = baseline_map<TransparentMap>();
+    run_lookups(state, [&map](std::string_view name) {
+        const auto it = map.find(name);
+        benchmark::DoNotOptimize(it->second.policy);
+    });
+}
+
+void lookup_absl_flat_hash_map(benchmark::State& state) {
+    const AbslMap& map = baseline_map<AbslMap>();
+    run_lookups(state, [&map](std::string_view name) {
+        const auto it = map.find(absl_view(name));
         benchmark::DoNotOptimize(it->second.policy);
     });
 }
@@ -330,8 +427,14 @@ int main(int argc, char** argv) {
                                  overhead_run_resolved_coarse_clock);
     benchmark::RegisterBenchmark("executor_overhead/steady_clock_now", overhead_steady_clock_now);
     benchmark::RegisterBenchmark("executor_overhead/run_by_handler", overhead_run_by_handler);
+    if (!baselines_match_registry()) {
+        return 1;
+    }
     benchmark::RegisterBenchmark("handler_lookup/unordered_map_string",
                                  lookup_unordered_map_string);
+    benchmark::RegisterBenchmark("handler_lookup/unordered_map_transparent",
+                                 lookup_unordered_map_transparent);
+    benchmark::RegisterBenchmark("handler_lookup/absl_flat_hash_map", lookup_absl_flat_hash_map);
     benchmark::RegisterBenchmark("handler_lookup/policy_set_resolve", lookup_policy_set_resolve);
     benchmark::RegisterBenchmark("handler_lookup/registry_resolve", lookup_registry_resolve);
     benchmark::RegisterBenchmark("handler_lookup/registry_choose", lookup_registry_choose);

@@ -24,7 +24,7 @@
 //
 // The database: the connection string in REBOUND_BENCH_DSN, else a SQLite file in a temporary
 // directory through the SQLite3 ODBC driver. When it cannot connect the program says why and exits
-// 0 without running anything.
+// 1 without running anything (bench/run.sh notes the failure and the report shows it).
 #include <benchmark/benchmark.h>
 #include <sql.h>
 #include <sqlext.h>
@@ -211,10 +211,10 @@ int main(int argc, char** argv) {
             rebound::odbc::Environment::create(), state.classifier, dsn);
     } catch (const std::exception& error) {
         std::fprintf(stderr,
-                     "rebound_odbc_bench: skipped, cannot connect (%s); set REBOUND_BENCH_DSN to "
-                     "an ODBC connection string\n",
+                     "rebound_odbc_bench: cannot connect (%s); set REBOUND_BENCH_DSN to an ODBC "
+                     "connection string\n",
                      error.what());
-        return 0;
+        return 1;
     }
     state.policy = rebound::PolicyBuilder("bench")
                        .max_attempts(5)

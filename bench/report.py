@@ -434,8 +434,16 @@ def section_executor(report, program):
     registry = median_ns(find_run(program, r"^handler_lookup/registry_resolve$"))
     if unordered and registry is not None:
         ratio = registry / unordered
-        report.goal("handler lookup", "registry_resolve <= 20 ns and <= 0.5x unordered_map",
+        report.goal("handler lookup", "registry_resolve <= 20 ns and <= 0.5x unordered_map_string",
                     f"{registry:.1f} ns, {ratio:.2f}x", registry <= 20.0 and ratio <= 0.5)
+    # Baselines that do not allocate per lookup (the program checked before timing that they
+    # answer every handler as the registry does).
+    for baseline, limit in (("unordered_map_transparent", 1.0), ("absl_flat_hash_map", 1.2)):
+        other = median_ns(find_run(program, rf"^handler_lookup/{baseline}$"))
+        if other and registry is not None:
+            report.goal("handler lookup", f"registry_resolve <= {limit:.1f}x {baseline}",
+                        f"{registry / other:.2f}x ({registry:.1f} / {other:.1f} ns)",
+                        registry / other <= limit)
     for kind in ("no_budget", "with_budget"):
         one = find_run(program, rf"^decide_shared_policy/{kind}/.*threads:1$")
         two = find_run(program, rf"^decide_shared_policy/{kind}/.*threads:2$")
@@ -487,6 +495,12 @@ is the adapter's CPU part alone, without the round trip.
 
 
 def section_odbc(report, programs):
+    goal = "{}: <= 1 µs and <= 5% more per failed statement"
+    for database, program in programs.items():
+        if program is None:
+            # rebound_odbc_bench exits non-zero when it cannot connect: a failure, not a pass.
+            report.goal("ODBC adapter", goal.format(database), "did not run (see the notes)",
+                        False)
     if not report.section("ODBC adapter overhead",
                           any(programs.values()), "rebound_odbc_bench", ODBC_PROSE):
         return
@@ -510,7 +524,7 @@ def section_odbc(report, programs):
         rows.append([database, fmt_ns(median_ns(bare)), fmt_ns(median_ns(adapter)), fmt_ns(extra),
                      f"{100 * share:+.1f}%", fmt_ns(median_ns(cpu)),
                      f"{fmt_cv(bare)} / {fmt_cv(adapter)}"])
-        report.goal("ODBC adapter", f"{database}: <= 1 µs and <= 5% more per failed statement",
+        report.goal("ODBC adapter", goal.format(database),
                     f"{extra:+.0f} ns ({100 * share:+.1f}%)", extra <= 1000.0 and share <= 0.05)
     report.add("`difference` and `relative` come from `odbc_failed_statement/paired` when it ran "
                "(both sides alternately in one loop), else from the two separate medians.")
@@ -529,17 +543,13 @@ def section_lint(report, text):
     report.add("`bench/lint_throughput.sh BINARY 1000` generates 1,000 service files (three YAML "
                "files in four, one in the DSL; with `extends`, `defaults`, handler bindings and "
                "lint findings) and times `rebound lint --format json --fail-on never DIR` "
-               "(hyperfine when installed, else the best of 5 runs of bash `time`). Linting is "
-               "sequential.")
+               "(the median of 10 runs with hyperfine when installed, else of 5 runs of bash "
+               "`time`). Linting is sequential.")
     report.add()
     seconds = None
-    match = re.search(r"best of 5: ([0-9.]+)s", text)
+    match = re.search(r"median of \d+: ([0-9.]+)s", text)
     if match:
         seconds = float(match.group(1))
-    else:
-        match = re.search(r"Time \(mean ± σ\):\s+([0-9.]+) (ms|s)", text)
-        if match:
-            seconds = float(match.group(1)) / (1000.0 if match.group(2) == "ms" else 1.0)
     report.add("```")
     report.add(text.strip())
     report.add("```")
@@ -679,15 +689,21 @@ def section_contention(report, results, svg_path, markdown_path):
             report.goal("contention", "a jittered policy commits all with >= 30% fewer attempts "
                         "than pgbench at <= 1.2x its wall time", best[0], best[1])
         immediate = next((s for s in strategies if s["name"] == "rebound immediate"), None)
-        if immediate and immediate["attempts"] > base_attempts:
+        if immediate:
+            attempts_ratio = immediate["attempts"] / base_attempts
+            wall_ratio = immediate["wall_seconds"] / base_wall
+            report.goal("contention", "rebound immediate (like for like with pgbench): attempts "
+                        "<= 1.15x and wall <= 1.3x pgbench's",
+                        f"attempts {attempts_ratio:.2f}x, wall {wall_ratio:.2f}x",
+                        attempts_ratio <= 1.15 and wall_ratio <= 1.3)
             report.add(
-                f"Retrying at once through the runner (`rebound immediate`) took "
-                f"{100 * (immediate['attempts'] / base_attempts - 1):.0f}% more attempts than "
-                "pgbench's immediate retry. The runner makes more round trips per attempt than "
-                "pgbench (it applies the isolation level through the driver and rolls back "
-                "explicitly after every failure, and psqlODBC adds its own statements), which "
-                "most likely widens each transaction's conflict window. The comparison that "
-                "matters for the goal is against pgbench, the best immediate-retry client here.")
+                "`rebound immediate` retries at once, as `pgbench --max-tries` does: the two rows "
+                "compare like for like. With psqlODBC's `Protocol=7.4-1` (the test server's "
+                "connection string) an attempt takes 3 round trips (`BEGIN;SELECT`, `UPDATE`, "
+                "`COMMIT`, or `ROLLBACK` sent by the driver after a failure), pgbench's 4 "
+                "(docs/odbc.md). The runner still goes through ODBC per statement (a statement "
+                "handle, parameters bound, the extended protocol), with 16 client threads in one "
+                "process where pgbench multiplexes 16 connections over 2 threads.")
             report.add()
         svg_chart(strategies, svg_path, 0.7 * base_attempts, 1.2 * base_wall)
         relative = os.path.relpath(svg_path, os.path.dirname(markdown_path))

@@ -99,11 +99,13 @@ benchmark_program() {
   fi
   echo "== $name" >&2
   # The console output is the JSON too (--benchmark_format=json); only the file is kept.
-  if ! run_recorded "$binary" --benchmark_repetitions="$repetitions" \
+  local status=0
+  run_recorded "$binary" --benchmark_repetitions="$repetitions" \
     --benchmark_min_time="$min_time" --benchmark_report_aggregates_only=true \
     --benchmark_format=json --benchmark_out_format=json \
-    --benchmark_out="$results/$result_name.json" >/dev/null; then
-    note "failed $result_name (exit status $?)"
+    --benchmark_out="$results/$result_name.json" >/dev/null || status=$?
+  if [ "$status" -ne 0 ]; then
+    note "failed $result_name (exit status $status)"
     rm -f "$results/$result_name.json"
   fi
   record_load "$result_name"
