@@ -9,13 +9,13 @@
 #include "rebound/error_type_registry.hpp"
 #include "rebound/policy_validation.hpp"
 
+#include "did_you_mean.hpp"
+#include "field_locations.hpp"
+
 namespace rebound::dsl {
 namespace {
 
 constexpr std::int64_t kSupportedVersion = 1;
-constexpr std::int64_t kMaxAttemptsLimit = 1000;
-constexpr std::int64_t kMaxRetriesLimit = kMaxAttemptsLimit - 1;
-constexpr std::int64_t kMaxTokensLimit = 100000;
 constexpr std::string_view kBuiltinPolicyName = "builtin";
 constexpr std::string_view kPrefixSuffix = ".*";
 
@@ -52,18 +52,6 @@ class Reporter {
     std::size_t errors_ = 0;
 };
 
-std::string did_you_mean(std::string_view word, const std::vector<std::string_view>& candidates) {
-    const std::string match = closest_match(word, candidates);
-    return match.empty() ? std::string{} : "did you mean '" + match + "'?";
-}
-
-template <typename T>
-void take_if_absent(std::optional<T>& mine, const std::optional<T>& theirs) {
-    if (!mine && theirs) {
-        mine = theirs;
-    }
-}
-
 bool is_handler_key(std::string_view key) {
     if (key.ends_with(kPrefixSuffix)) {
         key.remove_suffix(kPrefixSuffix.size());
@@ -71,86 +59,15 @@ bool is_handler_key(std::string_view key) {
     return is_valid_name(key);
 }
 
-// Where a validate_policy field path points in the resolved fields.
-SourcePosition position_of(const PolicyFields& f, const PolicyNode& node, std::string_view field) {
-    const auto index_in = [&](std::string_view prefix) -> std::optional<std::size_t> {
-        if (!field.starts_with(prefix)) {
-            return std::nullopt;
-        }
-        std::size_t index = 0;
-        for (std::size_t i = prefix.size(); i < field.size() && field[i] != ']'; ++i) {
-            index = index * 10 + static_cast<std::size_t>(field[i] - '0');
-        }
-        return index;
-    };
-    const auto at = [&](const auto& located) {
-        return located ? located->position : SourcePosition{};
-    };
-    if (field == "name") {
+// Where a validation problem points in the resolved fields: its value, else the field holding
+// it, else the policy's definition.
+SourcePosition position_of(const PolicyFields& f, const PolicyNode& node,
+                           const FieldProblem& problem) {
+    if (problem.field == PolicyField::Name) {
         return node.name.position;
     }
-    if (field == "max_attempts") {
-        return f.max_attempts ? f.max_attempts->position : at(f.max_retries);
-    }
-    if (f.backoff && field.starts_with("backoff")) {
-        const BackoffNode& b = *f.backoff;
-        SourcePosition p = b.position;
-        if (field == "backoff.delay")
-            p = at(b.delay);
-        if (field == "backoff.initial")
-            p = at(b.initial);
-        if (field == "backoff.increment")
-            p = at(b.increment);
-        if (field == "backoff.multiplier")
-            p = at(b.multiplier);
-        if (field == "backoff.max")
-            p = at(b.max);
-        return p.known() ? p : b.position;
-    }
-    if (f.jitter && field.starts_with("jitter")) {
-        const JitterNode& j = *f.jitter;
-        SourcePosition p = j.position;
-        if (field == "jitter.amount")
-            p = at(j.amount);
-        if (field == "jitter.factor")
-            p = at(j.factor);
-        return p.known() ? p : j.position;
-    }
-    if (field == "deadline")
-        return at(f.deadline);
-    if (field == "min_attempt_budget")
-        return at(f.min_attempt_budget);
-    if (field == "attempt_timeout")
-        return at(f.attempt_timeout);
-    if (const auto i = index_in("retry_on["); i && f.retry_on && *i < f.retry_on->items.size()) {
-        return f.retry_on->items[*i].position;
-    }
-    if (const auto i = index_in("never_retry_on[");
-        i && f.never_retry_on && *i < f.never_retry_on->items.size()) {
-        return f.never_retry_on->items[*i].position;
-    }
-    if (const auto i = index_in("retry_if["); i && f.retry_if && *i < f.retry_if->items.size()) {
-        return f.retry_if->items[*i].position;
-    }
-    if (f.budget && field.starts_with("budget")) {
-        const BudgetNode& b = *f.budget;
-        SourcePosition p = b.position;
-        if (field == "budget.max_tokens")
-            p = at(b.max_tokens);
-        if (field == "budget.token_ratio")
-            p = at(b.token_ratio);
-        return p.known() ? p : b.position;
-    }
-    if (const auto i = index_in("routes["); i && f.routes && *i < f.routes->items.size()) {
-        const RouteNode& r = f.routes->items[*i];
-        SourcePosition p = r.position;
-        if (field.ends_with(".up_to"))
-            p = at(r.up_to);
-        if (field.ends_with(".target"))
-            p = at(r.target);
-        return p.known() ? p : r.position;
-    }
-    return node.position;
+    const SourcePosition position = detail::position_in(f, problem.field, problem.index);
+    return position.known() ? position : node.position;
 }
 
 DiagnosticCode code_for(ProblemKind kind) {
@@ -190,22 +107,30 @@ class SpecBuilder {
         if (f.jitter) {
             spec.jitter = read_jitter(*f.jitter);
         }
-        if (f.deadline)
+        if (f.deadline) {
             spec.deadline = f.deadline->value;
-        if (f.min_attempt_budget)
+        }
+        if (f.min_attempt_budget) {
             spec.min_attempt_budget = f.min_attempt_budget->value;
-        if (f.attempt_timeout)
+        }
+        if (f.attempt_timeout) {
             spec.attempt_timeout = f.attempt_timeout->value;
-        if (f.retry_on)
+        }
+        if (f.retry_on) {
             spec.retry_on = values_of(f.retry_on->items);
-        if (f.never_retry_on)
+        }
+        if (f.never_retry_on) {
             spec.never_retry_on = values_of(f.never_retry_on->items);
-        if (f.retry_if)
+        }
+        if (f.retry_if) {
             spec.retry_if = values_of(f.retry_if->items);
-        if (f.on_exhausted)
+        }
+        if (f.on_exhausted) {
             spec.on_exhausted = f.on_exhausted->value;
-        if (f.budget)
+        }
+        if (f.budget) {
             spec.budget = read_budget(*f.budget);
+        }
         if (f.routes) {
             for (const RouteNode& route : f.routes->items) {
                 spec.routes.push_back(read_route(route));
@@ -225,9 +150,19 @@ class SpecBuilder {
         return values;
     }
 
-    void error(DiagnosticCode code, SourcePosition position, const std::string& field,
+    void error(DiagnosticCode code, SourcePosition position, PolicyField field,
                std::string message) {
-        reporter_.error(code, position, prefix_ + field, std::move(message));
+        reporter_.error(code, position, prefix_ + field_path(field), std::move(message));
+    }
+
+    // Whether the Count `field` is within its range; reports it otherwise.
+    bool in_range(const Located<std::int64_t>& count, PolicyField field) {
+        std::string problem = count_range_problem(field, count.value);
+        if (problem.empty()) {
+            return true;
+        }
+        error(DiagnosticCode::OutOfRange, count.position, field, std::move(problem));
+        return false;
     }
 
     void read_attempts(const PolicyFields& f, PolicySpec& spec) {
@@ -238,47 +173,35 @@ class SpecBuilder {
             const SourcePosition later =
                 retries_later ? f.max_retries->position : f.max_attempts->position;
             error(DiagnosticCode::ConflictingFields, later,
-                  retries_later ? "max_retries" : "max_attempts",
+                  retries_later ? PolicyField::MaxRetries : PolicyField::MaxAttempts,
                   "policy '" + spec.name +
                       "' gives both max_attempts and max_retries; they say the same thing "
                       "(max_attempts = max_retries + 1): keep one");
             return;
         }
-        if (f.max_attempts) {
-            const std::int64_t n = f.max_attempts->value;
-            if (n < 1 || n > kMaxAttemptsLimit) {
-                error(DiagnosticCode::OutOfRange, f.max_attempts->position, "max_attempts",
-                      "max_attempts must be between 1 and 1000, got " + std::to_string(n));
-                return;
-            }
-            spec.max_attempts = static_cast<int>(n);
-        } else if (f.max_retries) {
-            const std::int64_t n = f.max_retries->value;
-            if (n < 0 || n > kMaxRetriesLimit) {
-                error(DiagnosticCode::OutOfRange, f.max_retries->position, "max_retries",
-                      "max_retries must be between 0 and 999, got " + std::to_string(n));
-                return;
-            }
-            spec.max_attempts = static_cast<int>(n) + 1;
+        if (f.max_attempts && in_range(*f.max_attempts, PolicyField::MaxAttempts)) {
+            spec.max_attempts = static_cast<int>(f.max_attempts->value);
+        } else if (f.max_retries && in_range(*f.max_retries, PolicyField::MaxRetries)) {
+            spec.max_attempts = static_cast<int>(f.max_retries->value) + 1;
         }
     }
 
     // Reports a field that the backoff or jitter type does not have.
     template <typename T>
-    void reject_field(const Field<T>& field, const std::string& name, std::string_view owner) {
+    void reject_field(const Field<T>& field, PolicyField id, std::string_view owner) {
         if (field) {
-            error(DiagnosticCode::UnknownKey, field->position, name,
-                  "'" + name.substr(name.find('.') + 1) + "' does not apply to " +
+            error(DiagnosticCode::UnknownKey, field->position, id,
+                  "'" + std::string(info_of(id).wire_name) + "' does not apply to " +
                       std::string(owner));
         }
     }
 
     template <typename T>
-    bool require_field(const Field<T>& field, SourcePosition owner_position,
-                       const std::string& name, std::string_view owner) {
+    bool require_field(const Field<T>& field, SourcePosition owner_position, PolicyField id,
+                       std::string_view owner) {
         if (!field) {
-            error(DiagnosticCode::MissingField, owner_position, name,
-                  std::string(owner) + " needs '" + name.substr(name.find('.') + 1) + "'");
+            error(DiagnosticCode::MissingField, owner_position, id,
+                  std::string(owner) + " needs '" + std::string(info_of(id).wire_name) + "'");
             return false;
         }
         return true;
@@ -290,25 +213,29 @@ class SpecBuilder {
         const std::string owner = std::string(to_string(b.type)) + " backoff";
         const bool has_initial =
             b.type == BackoffType::Linear || b.type == BackoffType::Exponential;
-        if (b.type != BackoffType::Fixed)
-            reject_field(node.delay, "backoff.delay", owner);
-        if (!has_initial) {
-            reject_field(node.initial, "backoff.initial", owner);
-            reject_field(node.max, "backoff.max", owner);
+        if (b.type != BackoffType::Fixed) {
+            reject_field(node.delay, PolicyField::BackoffDelay, owner);
         }
-        if (b.type != BackoffType::Linear)
-            reject_field(node.increment, "backoff.increment", owner);
-        if (b.type != BackoffType::Exponential)
-            reject_field(node.multiplier, "backoff.multiplier", owner);
+        if (!has_initial) {
+            reject_field(node.initial, PolicyField::BackoffInitial, owner);
+            reject_field(node.max, PolicyField::BackoffMax, owner);
+        }
+        if (b.type != BackoffType::Linear) {
+            reject_field(node.increment, PolicyField::BackoffIncrement, owner);
+        }
+        if (b.type != BackoffType::Exponential) {
+            reject_field(node.multiplier, PolicyField::BackoffMultiplier, owner);
+        }
 
         switch (b.type) {
             case BackoffType::Fixed:
-                if (require_field(node.delay, node.position, "backoff.delay", owner)) {
+                if (require_field(node.delay, node.position, PolicyField::BackoffDelay, owner)) {
                     b.delay = node.delay->value;
                 }
                 break;
             case BackoffType::Linear:
-                if (require_field(node.increment, node.position, "backoff.increment", owner)) {
+                if (require_field(node.increment, node.position, PolicyField::BackoffIncrement,
+                                  owner)) {
                     b.increment = node.increment->value;
                 }
                 break;
@@ -321,7 +248,7 @@ class SpecBuilder {
                 break;
         }
         if (has_initial) {
-            if (require_field(node.initial, node.position, "backoff.initial", owner)) {
+            if (require_field(node.initial, node.position, PolicyField::BackoffInitial, owner)) {
                 b.initial = node.initial->value;
             }
             if (node.max) {
@@ -335,16 +262,18 @@ class SpecBuilder {
         Jitter j;
         j.type = node.type.value;
         const std::string owner = std::string(to_string(j.type)) + " jitter";
-        if (j.type != JitterType::Bounded)
-            reject_field(node.amount, "jitter.amount", owner);
-        if (j.type != JitterType::Proportional)
-            reject_field(node.factor, "jitter.factor", owner);
+        if (j.type != JitterType::Bounded) {
+            reject_field(node.amount, PolicyField::JitterAmount, owner);
+        }
+        if (j.type != JitterType::Proportional) {
+            reject_field(node.factor, PolicyField::JitterFactor, owner);
+        }
         if (j.type == JitterType::Bounded &&
-            require_field(node.amount, node.position, "jitter.amount", owner)) {
+            require_field(node.amount, node.position, PolicyField::JitterAmount, owner)) {
             j.amount = node.amount->value;
         }
         if (j.type == JitterType::Proportional &&
-            require_field(node.factor, node.position, "jitter.factor", owner)) {
+            require_field(node.factor, node.position, PolicyField::JitterFactor, owner)) {
             j.factor = node.factor->value;
         }
         return j;
@@ -352,16 +281,14 @@ class SpecBuilder {
 
     BudgetSettings read_budget(const BudgetNode& node) {
         BudgetSettings budget{1, 1.0};
-        if (require_field(node.max_tokens, node.position, "budget.max_tokens", "a budget")) {
-            const std::int64_t n = node.max_tokens->value;
-            if (n < 1 || n > kMaxTokensLimit) {
-                error(DiagnosticCode::OutOfRange, node.max_tokens->position, "budget.max_tokens",
-                      "max_tokens must be between 1 and 100000, got " + std::to_string(n));
-            } else {
-                budget.max_tokens = static_cast<int>(n);
+        if (require_field(node.max_tokens, node.position, PolicyField::BudgetMaxTokens,
+                          "a budget")) {
+            if (in_range(*node.max_tokens, PolicyField::BudgetMaxTokens)) {
+                budget.max_tokens = static_cast<int>(node.max_tokens->value);
             }
         }
-        if (require_field(node.token_ratio, node.position, "budget.token_ratio", "a budget")) {
+        if (require_field(node.token_ratio, node.position, PolicyField::BudgetTokenRatio,
+                          "a budget")) {
             budget.token_ratio = node.token_ratio->value;
         }
         return budget;
@@ -369,10 +296,10 @@ class SpecBuilder {
 
     Route read_route(const RouteNode& node) {
         Route route{Duration{0}, "-"};
-        if (require_field(node.up_to, node.position, "routes.up_to", "a route")) {
+        if (require_field(node.up_to, node.position, PolicyField::RouteUpTo, "a route")) {
             route.up_to = node.up_to->value;
         }
-        if (require_field(node.target, node.position, "routes.target", "a route")) {
+        if (require_field(node.target, node.position, PolicyField::RouteTarget, "a route")) {
             route.target = node.target->value;
         }
         return route;
@@ -462,7 +389,7 @@ class Compiler {
                                 "policies." + policy.name.value + ".extends",
                                 "policy '" + policy.name.value + "' extends unknown policy '" +
                                     extends->value + "'",
-                                did_you_mean(extends->value, names_));
+                                detail::did_you_mean(extends->value, names_));
                 broken_.insert(policy.name.value);
             }
         }
@@ -521,11 +448,11 @@ class Compiler {
         const std::string prefix = "policies." + node.name.value + ".";
         PolicySpec spec = SpecBuilder(reporter_, node, prefix).build(fields);
         for (const FieldProblem& problem : validate_policy(spec, options_.predicates)) {
-            if (problem.field == "name" && node.name.value == kBuiltinPolicyName) {
+            if (problem.field == PolicyField::Name && node.name.value == kBuiltinPolicyName) {
                 continue;
             }
-            reporter_.error(code_for(problem.kind), position_of(fields, node, problem.field),
-                            prefix + problem.field, problem.message);
+            reporter_.error(code_for(problem.kind), position_of(fields, node, problem),
+                            prefix + problem.path(), problem.message);
         }
         return spec;
     }
@@ -572,7 +499,7 @@ class Compiler {
         }
         reporter_.error(DiagnosticCode::UnknownPolicy, name.position, field,
                         who + " uses unknown policy '" + name.value + "'",
-                        did_you_mean(name.value, names_));
+                        detail::did_you_mean(name.value, names_));
     }
 
     std::shared_ptr<const PolicySet> assemble(std::vector<PolicySpec> specs) {
@@ -620,21 +547,7 @@ std::vector<PolicySpec> resolve_policies(const Document& document) {
 }
 
 PolicyFields merge_fields(PolicyFields child, const PolicyFields& base) {
-    if (!child.max_attempts && !child.max_retries) {
-        child.max_attempts = base.max_attempts;
-        child.max_retries = base.max_retries;
-    }
-    take_if_absent(child.backoff, base.backoff);
-    take_if_absent(child.jitter, base.jitter);
-    take_if_absent(child.deadline, base.deadline);
-    take_if_absent(child.min_attempt_budget, base.min_attempt_budget);
-    take_if_absent(child.attempt_timeout, base.attempt_timeout);
-    take_if_absent(child.retry_on, base.retry_on);
-    take_if_absent(child.never_retry_on, base.never_retry_on);
-    take_if_absent(child.retry_if, base.retry_if);
-    take_if_absent(child.on_exhausted, base.on_exhausted);
-    take_if_absent(child.budget, base.budget);
-    take_if_absent(child.routes, base.routes);
+    detail::inherit_absent_fields(child, base);
     return child;
 }
 

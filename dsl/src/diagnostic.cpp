@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "did_you_mean.hpp"
+
 namespace rebound::dsl {
 namespace {
 
@@ -224,12 +226,15 @@ std::string join_words(std::span<const std::string_view> words) {
 }
 
 std::string suggestion_for(std::string_view word, std::span<const std::string_view> candidates) {
+    std::string suggestion = detail::did_you_mean(word, candidates);
+    return suggestion.empty() ? "expected one of " + join_words(candidates) : suggestion;
+}
+
+std::string detail::did_you_mean(std::string_view word,
+                                 std::span<const std::string_view> candidates) {
     const std::string close =
         closest_match(word, std::vector<std::string_view>(candidates.begin(), candidates.end()));
-    if (!close.empty()) {
-        return "did you mean '" + close + "'?";
-    }
-    return "expected one of " + join_words(candidates);
+    return close.empty() ? std::string{} : "did you mean '" + close + "'?";
 }
 
 }  // namespace rebound::dsl

@@ -8,6 +8,8 @@
 
 #include "rebound/policy_validation.hpp"
 
+#include "field_locations.hpp"
+
 namespace rebound::dsl::emit_detail {
 
 std::string duration_text(Duration d) {
@@ -295,9 +297,9 @@ FormNode fields_form(const PolicyFields& f) {
     if (f.jitter) {
         map.add("jitter", jitter_form(*f.jitter));
     }
-    add_duration(map, "deadline", f.deadline);
-    add_duration(map, "min_attempt_budget", f.min_attempt_budget);
-    add_duration(map, "attempt_timeout", f.attempt_timeout);
+    for (const detail::DurationField& duration : detail::duration_fields()) {
+        add_duration(map, std::string(info_of(duration.id).wire_name), f.*(duration.member));
+    }
     if (f.retry_on) {
         map.add("retry_on", matcher_list_form(*f.retry_on));
     }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "emit_common.hpp"
+#include "field_locations.hpp"
 
 namespace rebound::dsl {
 namespace {
@@ -155,9 +156,9 @@ Lines field_statements(const PolicyFields& f) {
     if (f.jitter) {
         lines.push_back(jitter_statement(*f.jitter));
     }
-    add_duration_statement(lines, "deadline", f.deadline);
-    add_duration_statement(lines, "min_attempt_budget", f.min_attempt_budget);
-    add_duration_statement(lines, "attempt_timeout", f.attempt_timeout);
+    for (const detail::DurationField& duration : detail::duration_fields()) {
+        add_duration_statement(lines, info_of(duration.id).dsl_keyword, f.*(duration.member));
+    }
     const auto spell_matcher = [](const Located<Matcher>& m) { return matcher_text(m.value); };
     add_list_statement(lines, "retry on", f.retry_on, spell_matcher);
     add_list_statement(lines, "never on", f.never_retry_on, spell_matcher);

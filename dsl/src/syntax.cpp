@@ -183,12 +183,20 @@ const std::vector<std::string_view>& exhausted_action_words() {
     return words;
 }
 
-const std::vector<std::string_view>& category_words() {
+const std::vector<std::string_view>& category_names() {
     static const std::vector<std::string_view> words = [] {
         std::vector<std::string_view> all;
         for (const CategoryInfo& info : kCategoryTable) {
             all.push_back(info.wire_name);
         }
+        return all;
+    }();
+    return words;
+}
+
+const std::vector<std::string_view>& category_words() {
+    static const std::vector<std::string_view> words = [] {
+        std::vector<std::string_view> all = category_names();
         all.push_back(kTransientGroupName);
         return all;
     }();

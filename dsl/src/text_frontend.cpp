@@ -26,14 +26,17 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
 
+#include "did_you_mean.hpp"
 #include "rebound/dsl/parse.hpp"
 #include "rebound/error_category.hpp"
+#include "rebound/policy_field.hpp"
 #include "rebound/vendor.hpp"
 #include "text/grammar.hpp"
 #include "utf8.hpp"
@@ -362,8 +365,7 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string_vi
     if (word.size() > kLongestSuggestedWord) {
         return {};
     }
-    const std::string close = closest_match(word, candidates);
-    return close.empty() ? std::string{} : "did you mean '" + close + "'?";
+    return detail::did_you_mean(word, candidates);
 }
 
 // dsl::suggestion_for, without a guess for words too long to be a misspelling.
@@ -482,32 +484,57 @@ std::string unquoted(std::string_view token) {
 // Words of the language, for messages and did-you-mean.
 
 // A statement as users may misspell it: with '_' for the space of two-word statements, or as
-// its YAML key. Two-word statements first, so that a tie goes to them ("retries_on" is as far
-// from "retries" as from "retry_on", and means the latter).
+// its YAML key.
 struct Spelling {
     std::string_view written;
     std::string_view meant;
 };
 
-constexpr Spelling kBlockSpellings[] = {
-    {"retry_on", "retry on"},
-    {"never_on", "never on"},
-    {"retry_if", "retry if"},
-    {"on_exhausted", "on exhausted"},
-    {"never_retry_on", "never on"},
-    {"max_attempts", "attempts"},
-    {"max_retries", "retries"},
-    {"routes", "route"},
-    {"attempts", "attempts"},
-    {"retries", "retries"},
-    {"backoff", "backoff"},
-    {"jitter", "jitter"},
-    {"deadline", "deadline"},
-    {"min_attempt_budget", "min_attempt_budget"},
-    {"attempt_timeout", "attempt_timeout"},
-    {"budget", "budget"},
-    {"route", "route"},
-};
+// The statements of a policy block, spelt as above, from the field table. Two-word statements
+// first, so that a tie goes to them ("retries_on" is as far from "retries" as from "retry_on",
+// and means the latter).
+const std::vector<Spelling>& block_spellings() {
+    static const std::vector<std::string> underscored = [] {
+        std::vector<std::string> words;
+        for (const PolicyFieldInfo& info : policy_fields()) {
+            if (info.place == FieldPlace::PolicyBody &&
+                info.dsl_keyword.find(' ') != std::string_view::npos) {
+                std::string word(info.dsl_keyword);
+                std::replace(word.begin(), word.end(), ' ', '_');
+                words.push_back(std::move(word));
+            }
+        }
+        return words;
+    }();
+    static const std::vector<Spelling> spellings = [] {
+        std::vector<Spelling> all;
+        std::size_t next_underscored = 0;
+        for (const PolicyFieldInfo& info : policy_fields()) {
+            if (info.place == FieldPlace::PolicyBody &&
+                info.dsl_keyword.find(' ') != std::string_view::npos) {
+                all.push_back({underscored[next_underscored++], info.dsl_keyword});
+            }
+        }
+        const auto written = [&all](std::string_view word) {
+            return std::any_of(all.begin(), all.end(),
+                               [word](const Spelling& s) { return s.written == word; });
+        };
+        for (const PolicyFieldInfo& info : policy_fields()) {
+            if (info.place == FieldPlace::PolicyBody && !written(info.wire_name) &&
+                info.wire_name != info.dsl_keyword) {
+                all.push_back({info.wire_name, info.dsl_keyword});
+            }
+        }
+        for (const PolicyFieldInfo& info : policy_fields()) {
+            if (info.place == FieldPlace::PolicyBody &&
+                info.dsl_keyword.find(' ') == std::string_view::npos) {
+                all.push_back({info.dsl_keyword, info.dsl_keyword});
+            }
+        }
+        return all;
+    }();
+    return spellings;
+}
 
 constexpr Spelling kTopLevelSpellings[] = {
     {"policies", "policy"}, {"handlers", "handler"},  {"rebound", "rebound"},
@@ -515,14 +542,23 @@ constexpr Spelling kTopLevelSpellings[] = {
     {"handler", "handler"}, {"default", "default"},
 };
 
-constexpr std::string_view kBlockStatementList =
-    "attempts, retries, backoff, jitter, deadline, min_attempt_budget, attempt_timeout, "
-    "retry on, never on, retry if, on exhausted, budget, route, routes none";
+// "attempts, retries, ..., route, routes none": the statements of a policy block.
+const std::string& block_statement_list() {
+    static const std::string list = [] {
+        std::string all;
+        for (const PolicyFieldInfo& info : policy_fields()) {
+            if (info.place == FieldPlace::PolicyBody) {
+                all += std::string(info.dsl_keyword) + ", ";
+            }
+        }
+        return all + "routes none";
+    }();
+    return list;
+}
 constexpr std::string_view kTopLevelStatementList =
     "rebound, service, defaults, policy, handler, default";
 
-template <std::size_t N>
-std::string statement_suggestion(std::string_view word, const Spelling (&spellings)[N]) {
+std::string statement_suggestion(std::string_view word, std::span<const Spelling> spellings) {
     if (word.ends_with(':')) {
         word.remove_suffix(1);  // YAML habit: `max_attempts: 3`
     }
@@ -898,13 +934,13 @@ void TextReader::note_top_level_statement(const LineParts& parts) {
 
 void TextReader::report_unknown_statement(const LineParts& parts) {
     if (block_) {
-        std::string suggestion = statement_suggestion(parts.first_word, kBlockSpellings);
+        std::string suggestion = statement_suggestion(parts.first_word, block_spellings());
         if (parts.first_word == "extends") {
             suggestion = "a policy extends another in its header: 'policy NAME extends PARENT {'";
         }
         report(DiagnosticCode::UnknownKey, parts.position, block_->path,
                "unknown statement " + in_quotes(parts.first_word) + " in " + block_->label +
-                   ": expected one of " + std::string(kBlockStatementList),
+                   ": expected one of " + block_statement_list(),
                suggestion);
         return;
     }

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "rebound/dsl/load.hpp"
+#include "rebound/dsl/syntax.hpp"
 #include "rebound/error_category.hpp"
 
 #ifndef REBOUND_INSTALLED_VENDOR_MAP_DIR
@@ -44,22 +45,6 @@ SourcePosition position_of(const YAML::Mark& mark) noexcept {
     }
     return {static_cast<std::uint32_t>(mark.line) + 1U,
             static_cast<std::uint32_t>(mark.column) + 1U};
-}
-
-std::vector<std::string_view> category_words() {
-    std::vector<std::string_view> words;
-    for (const CategoryInfo& info : kCategoryTable) {
-        words.push_back(info.wire_name);
-    }
-    return words;
-}
-
-std::vector<std::string_view> vendor_words() {
-    std::vector<std::string_view> words;
-    for (const VendorInfo& info : kVendorTable) {
-        words.push_back(info.wire_name);
-    }
-    return words;
 }
 
 bool is_sqlstate_text(std::string_view text, std::size_t length) noexcept {
@@ -219,9 +204,8 @@ ReadFile VendorMapReader::read(const YAML::Node& root) {
         if (const auto text = scalar_text(vendor->value, position, "vendor", "a vendor name")) {
             vendor_ = parse_vendor(*text);
             if (!vendor_) {
-                const std::vector<std::string_view> words = vendor_words();
                 report(DiagnosticCode::UnknownValue, position, "vendor",
-                       "unknown vendor '" + *text + "'", suggestion_for(*text, words));
+                       "unknown vendor '" + *text + "'", suggestion_for(*text, vendor_words()));
             }
         }
         result.vendor = vendor_;
@@ -419,9 +403,9 @@ std::optional<ErrorCategory> VendorMapReader::read_category(const Entry& entry,
     }
     const auto category = parse_category(*text);
     if (!category) {
-        const std::vector<std::string_view> words = category_words();
+        // A vendor map names one category: `transient` is a group, not a category.
         report(DiagnosticCode::UnknownValue, position, path, "unknown category '" + *text + "'",
-               suggestion_for(*text, words));
+               suggestion_for(*text, category_names()));
     }
     return category;
 }

@@ -27,6 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include "did_you_mean.hpp"
+#include "field_locations.hpp"
 #include "rebound/dsl/parse.hpp"
 #include "rebound/error_category.hpp"
 #include "rebound/vendor.hpp"
@@ -40,15 +42,6 @@ namespace {
 
 constexpr std::string_view kTopLevelKeys[] = {"rebound",  "service",  "defaults",
                                               "policies", "handlers", "default"};
-constexpr std::string_view kPolicyKeys[] = {
-    "extends",  "max_attempts",       "max_retries",     "backoff",  "jitter",
-    "deadline", "min_attempt_budget", "attempt_timeout", "retry_on", "never_retry_on",
-    "retry_if", "on_exhausted",       "budget",          "routes"};
-constexpr std::string_view kBackoffKeys[] = {"type",      "delay",      "initial",
-                                             "increment", "multiplier", "max"};
-constexpr std::string_view kJitterKeys[] = {"type", "amount", "factor"};
-constexpr std::string_view kBudgetKeys[] = {"max_tokens", "token_ratio"};
-constexpr std::string_view kRouteKeys[] = {"up_to", "target"};
 constexpr std::string_view kHandlerKeys[] = {"policy", "idempotent"};
 constexpr std::string_view kMatcherKeys[] = {"sqlstate", "sqlstate_class", "native", "vendor",
                                              "error",    "http",           "message"};
@@ -786,7 +779,7 @@ PolicyFields YamlReader::read_policy_fields(const Value& value, const Context& c
     if (value.node.IsNull()) {
         return fields;
     }
-    for (const Entry& entry : entries(value, context, kPolicyKeys, "key")) {
+    for (const Entry& entry : entries(value, context, detail::policy_keys(), "key")) {
         read_policy_field(entry, context, is_defaults, fields);
     }
     return fields;
@@ -794,42 +787,57 @@ PolicyFields YamlReader::read_policy_fields(const Value& value, const Context& c
 
 void YamlReader::read_policy_field(const Entry& entry, const Context& context, bool is_defaults,
                                    PolicyFields& fields) {
-    const std::string& key = entry.key;
     const Value& value = entry.value;
-    if (key == "extends") {
-        if (is_defaults) {
-            report(DiagnosticCode::UnknownKey, entry.key_position, value.path,
-                   "defaults cannot extend a policy: 'extends' belongs in a policy");
-        } else {
-            fields.extends = read_text(value, "a policy name");
-        }
-    } else if (key == "max_attempts") {
-        fields.max_attempts = read_integer(value);
-    } else if (key == "max_retries") {
-        fields.max_retries = read_integer(value);
-    } else if (key == "backoff") {
-        fields.backoff = read_backoff(value, context);
-    } else if (key == "jitter") {
-        fields.jitter = read_jitter(value, context);
-    } else if (key == "deadline") {
-        fields.deadline = read_duration(value);
-    } else if (key == "min_attempt_budget") {
-        fields.min_attempt_budget = read_duration(value);
-    } else if (key == "attempt_timeout") {
-        fields.attempt_timeout = read_duration(value);
-    } else if (key == "retry_on") {
-        fields.retry_on = read_matchers(value, context);
-    } else if (key == "never_retry_on") {
-        fields.never_retry_on = read_matchers(value, context);
-    } else if (key == "retry_if") {
-        fields.retry_if = read_names(value);
-    } else if (key == "on_exhausted") {
-        fields.on_exhausted = read_word<ExhaustedAction>(
-            value, parse_exhausted_action, exhausted_action_words(), "on_exhausted action");
-    } else if (key == "budget") {
-        fields.budget = read_budget(value, context);
-    } else if (key == "routes") {
-        fields.routes = read_routes(value, context);
+    const std::optional<PolicyField> field = detail::policy_field_named(entry.key);
+    if (!field) {
+        return;  // reported by entries()
+    }
+    if (const detail::DurationField* duration = detail::duration_field(*field)) {
+        fields.*(duration->member) = read_duration(value);
+        return;
+    }
+    switch (*field) {
+        case PolicyField::Extends:
+            if (is_defaults) {
+                report(DiagnosticCode::UnknownKey, entry.key_position, value.path,
+                       "defaults cannot extend a policy: 'extends' belongs in a policy");
+            } else {
+                fields.extends = read_text(value, "a policy name");
+            }
+            break;
+        case PolicyField::MaxAttempts:
+            fields.max_attempts = read_integer(value);
+            break;
+        case PolicyField::MaxRetries:
+            fields.max_retries = read_integer(value);
+            break;
+        case PolicyField::Backoff:
+            fields.backoff = read_backoff(value, context);
+            break;
+        case PolicyField::Jitter:
+            fields.jitter = read_jitter(value, context);
+            break;
+        case PolicyField::RetryOn:
+            fields.retry_on = read_matchers(value, context);
+            break;
+        case PolicyField::NeverRetryOn:
+            fields.never_retry_on = read_matchers(value, context);
+            break;
+        case PolicyField::RetryIf:
+            fields.retry_if = read_names(value);
+            break;
+        case PolicyField::OnExhausted:
+            fields.on_exhausted = read_word<ExhaustedAction>(
+                value, parse_exhausted_action, exhausted_action_words(), "on_exhausted action");
+            break;
+        case PolicyField::Budget:
+            fields.budget = read_budget(value, context);
+            break;
+        case PolicyField::Routes:
+            fields.routes = read_routes(value, context);
+            break;
+        default:  // read above (durations), or not a key of a policy mapping
+            break;
     }
 }
 
@@ -854,7 +862,8 @@ std::optional<BackoffNode> YamlReader::read_backoff(const Value& value, const Co
     const Context backoff_context = context.part("backoff", "the backoff");
     bool type_given = false;
     bool type_read = false;
-    for (const Entry& entry : entries(value, backoff_context, kBackoffKeys, "key")) {
+    for (const Entry& entry :
+         entries(value, backoff_context, detail::keys_inside(PolicyField::Backoff), "key")) {
         if (entry.key == "type") {
             type_given = true;
             if (const Field<BackoffType> type = read_word<BackoffType>(
@@ -927,11 +936,12 @@ std::optional<JitterNode> YamlReader::read_jitter_scalar(const Value& value) {
                               : "write { type: proportional, factor: 0.2 }");
         return std::nullopt;
     }
-    std::string suggestion = closest_match(text, jitter_words());
-    suggestion = suggestion.empty() ? "expected one of " + join_words(jitter_words()) +
-                                          ", a duration such as 1s, or a mapping such as "
-                                          "{ type: proportional, factor: 0.2 }"
-                                    : "did you mean '" + suggestion + "'?";
+    std::string suggestion = detail::did_you_mean(text, jitter_words());
+    if (suggestion.empty()) {
+        suggestion = "expected one of " + join_words(jitter_words()) +
+                     ", a duration such as 1s, or a mapping such as "
+                     "{ type: proportional, factor: 0.2 }";
+    }
     report(DiagnosticCode::UnknownValue, value.position, value.path,
            "unknown jitter " + quoted(text), suggestion);
     return std::nullopt;
@@ -954,7 +964,8 @@ std::optional<JitterNode> YamlReader::read_jitter_mapping(const Value& value,
     };
     bool type_given = false;
     bool type_read = false;
-    for (const Entry& entry : entries(value, jitter_context, kJitterKeys, "key")) {
+    for (const Entry& entry :
+         entries(value, jitter_context, detail::keys_inside(PolicyField::Jitter), "key")) {
         if (entry.key == "type") {
             type_given = true;
             if (const Field<JitterType> type = read_word<JitterType>(
@@ -1018,11 +1029,12 @@ std::optional<Matcher> YamlReader::read_matcher_word(const Value& item) {
     if (const std::optional<ErrorCategory> category = parse_category(word)) {
         return Matcher::of_category(*category);
     }
-    std::string suggestion = closest_match(word, category_words());
-    suggestion = suggestion.empty()
-                     ? "expected a category such as deadlock or transient (see categories.md), or "
-                       "a mapping such as { sqlstate: \"40001\" }"
-                     : "did you mean '" + suggestion + "'?";
+    std::string suggestion = detail::did_you_mean(word, category_words());
+    if (suggestion.empty()) {
+        suggestion =
+            "expected a category such as deadlock or transient (see categories.md), or "
+            "a mapping such as { sqlstate: \"40001\" }";
+    }
     report(DiagnosticCode::UnknownValue, item.position, item.path,
            "unknown error category " + quoted(word), suggestion);
     return std::nullopt;
@@ -1162,8 +1174,8 @@ std::optional<BudgetNode> YamlReader::read_budget(const Value& value, const Cont
     }
     BudgetNode node;
     node.position = value.position;
-    for (const Entry& entry :
-         entries(value, context.part("budget", "the budget"), kBudgetKeys, "key")) {
+    for (const Entry& entry : entries(value, context.part("budget", "the budget"),
+                                      detail::keys_inside(PolicyField::Budget), "key")) {
         if (entry.key == "max_tokens") {
             node.max_tokens = read_integer(entry.value);
         } else if (entry.key == "token_ratio") {
@@ -1196,7 +1208,8 @@ std::optional<RouteNode> YamlReader::read_route(const Value& item, const Context
     }
     RouteNode node;
     node.position = item.position;
-    for (const Entry& entry : entries(item, context, kRouteKeys, "key")) {
+    for (const Entry& entry :
+         entries(item, context, detail::keys_inside(PolicyField::Routes), "key")) {
         if (entry.key == "up_to") {
             node.up_to = read_duration(entry.value);
         } else if (entry.key == "target") {

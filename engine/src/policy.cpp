@@ -17,7 +17,7 @@ std::vector<std::string> wire_texts(const std::vector<Matcher>& matchers) {
 std::string join_problems(const std::string& policy_name, const FieldProblems& problems) {
     std::string text = "invalid policy '" + policy_name + "':";
     for (const FieldProblem& p : problems) {
-        text += "\n  " + p.field + ": " + p.message;
+        text += "\n  " + p.path() + ": " + p.message;
     }
     return text;
 }
@@ -150,7 +150,7 @@ PolicyBuilder& PolicyBuilder::options(const PolicyCompileOptions& o) {
 PolicyResult PolicyBuilder::try_build() const {
     if (max_attempts_set_ && max_retries_set_) {
         PolicyResult result;
-        result.problems.push_back(FieldProblem{"max_retries",
+        result.problems.push_back(FieldProblem{PolicyField::MaxRetries, 0,
                                                "give either max_attempts or max_retries, not both",
                                                ProblemKind::Conflict});
         return result;

@@ -8,19 +8,28 @@
 namespace rebound {
 namespace {
 
-constexpr int kMaxAttemptsLimit = 1000;
-constexpr int kMaxTokensLimit = 100000;
 constexpr double kMinTokenRatio = 0.001;
 constexpr double kMaxTokenRatio = 1000.0;
 constexpr double kMaxMultiplier = 100.0;
 
-void report(FieldProblems& out, const std::string& field, std::string message,
+void report(FieldProblems& out, PolicyField field, std::size_t index, std::string message,
             ProblemKind kind = ProblemKind::OutOfRange) {
-    out.push_back(FieldProblem{field, std::move(message), kind});
+    out.push_back(FieldProblem{field, index, std::move(message), kind});
 }
 
-void report_invalid(FieldProblems& out, const std::string& field, std::string message) {
-    report(out, field, std::move(message), ProblemKind::InvalidValue);
+void report(FieldProblems& out, PolicyField field, std::string message,
+            ProblemKind kind = ProblemKind::OutOfRange) {
+    report(out, field, 0, std::move(message), kind);
+}
+
+void report_invalid(FieldProblems& out, PolicyField field, std::size_t index, std::string message) {
+    report(out, field, index, std::move(message), ProblemKind::InvalidValue);
+}
+
+void check_count(FieldProblems& out, PolicyField field, std::int64_t value) {
+    if (std::string problem = count_range_problem(field, value); !problem.empty()) {
+        report(out, field, std::move(problem));
+    }
 }
 
 std::string format_number(double value) {
@@ -76,63 +85,72 @@ std::string format_duration(Duration d) {
     return sign + std::to_string(magnitude) + "us";
 }
 
-void validate_duration(Duration value, const std::string& field, bool must_be_positive,
+std::string count_range_problem(PolicyField field, std::int64_t value) {
+    const PolicyFieldInfo& info = info_of(field);
+    if (value >= info.min && value <= info.max) {
+        return {};
+    }
+    return std::string(info.wire_name) + " must be between " + std::to_string(info.min) + " and " +
+           std::to_string(info.max) + ", got " + std::to_string(value);
+}
+
+void validate_duration(Duration value, PolicyField field, std::size_t index, bool must_be_positive,
                        FieldProblems& out) {
+    const std::string path = field_path(field, index);
     if (value < Duration::zero()) {
-        report(out, field, field + " must not be negative, got " + format_duration(value));
+        report(out, field, index, path + " must not be negative, got " + format_duration(value));
     } else if (must_be_positive && value == Duration::zero()) {
-        report(out, field, field + " must be greater than 0");
+        report(out, field, index, path + " must be greater than 0");
     } else if (value > kMaxPolicyDuration) {
-        report(out, field,
-               field + " of " + format_duration(value) + " exceeds the limit of 30 days (720h)");
+        report(out, field, index,
+               path + " of " + format_duration(value) + " exceeds the limit of 30 days (720h)");
     }
 }
 
-void validate_backoff(const Backoff& backoff, const std::string& field, FieldProblems& out) {
+void validate_backoff(const Backoff& backoff, FieldProblems& out) {
     switch (backoff.type) {
         case BackoffType::None:
             return;
         case BackoffType::Fixed:
-            validate_duration(backoff.delay, field + ".delay", false, out);
+            validate_duration(backoff.delay, PolicyField::BackoffDelay, 0, false, out);
             return;
         case BackoffType::Linear:
-            validate_duration(backoff.increment, field + ".increment", false, out);
+            validate_duration(backoff.increment, PolicyField::BackoffIncrement, 0, false, out);
             break;
         case BackoffType::Exponential:
             if (!(backoff.multiplier > 1.0 && backoff.multiplier <= kMaxMultiplier)) {
-                report(out, field + ".multiplier",
+                report(out, PolicyField::BackoffMultiplier,
                        "multiplier must be greater than 1.0 and at most 100, got " +
                            format_number(backoff.multiplier));
             }
             break;
     }
     const std::size_t before = out.size();
-    validate_duration(backoff.initial, field + ".initial", false, out);
-    validate_duration(backoff.max, field + ".max", false, out);
+    validate_duration(backoff.initial, PolicyField::BackoffInitial, 0, false, out);
+    validate_duration(backoff.max, PolicyField::BackoffMax, 0, false, out);
     if (out.size() == before && backoff.max < backoff.initial) {
-        report(out, field + ".max",
+        report(out, PolicyField::BackoffMax,
                "max (" + format_duration(backoff.max) + ") is below initial (" +
                    format_duration(backoff.initial) + ")",
                ProblemKind::Inconsistent);
     }
 }
 
-void validate_jitter(const Jitter& jitter, const Backoff& backoff, const std::string& field,
-                     FieldProblems& out) {
+void validate_jitter(const Jitter& jitter, const Backoff& backoff, FieldProblems& out) {
     switch (jitter.type) {
         case JitterType::Bounded:
-            validate_duration(jitter.amount, field + ".amount", false, out);
+            validate_duration(jitter.amount, PolicyField::JitterAmount, 0, false, out);
             break;
         case JitterType::Proportional:
             if (!(jitter.factor > 0.0 && jitter.factor <= 1.0)) {
-                report(out, field + ".factor",
+                report(out, PolicyField::JitterFactor,
                        "proportional jitter factor must be greater than 0 and at most 1, got " +
                            format_number(jitter.factor));
             }
             break;
         case JitterType::Decorrelated:
             if (!backoff.has_initial()) {
-                report(out, field,
+                report(out, PolicyField::Jitter,
                        "decorrelated jitter needs a backoff with an initial delay (linear or "
                        "exponential), not '" +
                            std::string(to_string(backoff.type)) + "'",
@@ -146,7 +164,8 @@ void validate_jitter(const Jitter& jitter, const Backoff& backoff, const std::st
     }
 }
 
-void validate_matcher(const Matcher& matcher, const std::string& field, FieldProblems& out) {
+void validate_matcher(const Matcher& matcher, PolicyField list, std::size_t index,
+                      FieldProblems& out) {
     switch (matcher.kind) {
         case MatcherKind::Category:
         case MatcherKind::TransientGroup:
@@ -154,63 +173,61 @@ void validate_matcher(const Matcher& matcher, const std::string& field, FieldPro
         case MatcherKind::SqlState:
             if (!is_code(matcher.text, 5)) {
                 report_invalid(
-                    out, field,
+                    out, list, index,
                     "a SQLSTATE is 5 letters or digits, such as 40001, got '" + matcher.text + "'");
             }
             return;
         case MatcherKind::SqlStateClass:
             if (!is_code(matcher.text, 2)) {
-                report_invalid(out, field,
+                report_invalid(out, list, index,
                                "a SQLSTATE class is 2 letters or digits, such as 08, got '" +
                                    matcher.text + "'");
             }
             return;
         case MatcherKind::VendorNative:
             if (matcher.vendor == Vendor::Generic) {
-                report_invalid(out, field, "native codes need a specific vendor, not 'generic'");
+                report_invalid(out, list, index,
+                               "native codes need a specific vendor, not 'generic'");
             }
             return;
         case MatcherKind::ErrorType:
             if (!is_valid_name(matcher.text)) {
                 report_invalid(
-                    out, field,
+                    out, list, index,
                     "error type names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + matcher.text + "'");
             }
             return;
         case MatcherKind::HttpStatus:
             if (matcher.http < 100 || matcher.http > 599) {
                 report_invalid(
-                    out, field,
+                    out, list, index,
                     "HTTP status must be between 100 and 599, got " + std::to_string(matcher.http));
             }
             return;
         case MatcherKind::HttpClass:
             if (matcher.http < 1 || matcher.http > 5) {
-                report_invalid(out, field,
+                report_invalid(out, list, index,
                                "HTTP status class must be 1xx to 5xx, got " +
                                    std::to_string(matcher.http) + "xx");
             }
             return;
         case MatcherKind::Message:
             if (matcher.text.empty()) {
-                report_invalid(out, field, "a message matcher needs non-empty text");
+                report_invalid(out, list, index, "a message matcher needs non-empty text");
             }
             return;
     }
 }
 
-void validate_budget(const BudgetSettings& budget, const std::string& field, FieldProblems& out) {
-    if (budget.max_tokens < 1 || budget.max_tokens > kMaxTokensLimit) {
-        report(out, field + ".max_tokens",
-               "max_tokens must be between 1 and 100000, got " + std::to_string(budget.max_tokens));
-    }
+void validate_budget(const BudgetSettings& budget, FieldProblems& out) {
+    check_count(out, PolicyField::BudgetMaxTokens, budget.max_tokens);
     if (!(budget.token_ratio >= kMinTokenRatio && budget.token_ratio <= kMaxTokenRatio)) {
         report(
-            out, field + ".token_ratio",
+            out, PolicyField::BudgetTokenRatio,
             "token_ratio must be between 0.001 and 1000, got " + format_number(budget.token_ratio));
     } else if (const double milli = budget.token_ratio * 1000.0;
                std::abs(milli - std::round(milli)) > 1e-6) {
-        report(out, field + ".token_ratio",
+        report(out, PolicyField::BudgetTokenRatio,
                "token_ratio has at most 3 decimals, got " + format_number(budget.token_ratio));
     }
 }
@@ -218,52 +235,50 @@ void validate_budget(const BudgetSettings& budget, const std::string& field, Fie
 FieldProblems validate_policy(const PolicySpec& spec, const PredicateRegistry* predicates) {
     FieldProblems out;
     if (!is_valid_name(spec.name)) {
-        report(out, "name", "policy names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + spec.name + "'",
+        report(out, PolicyField::Name,
+               "policy names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + spec.name + "'",
                ProblemKind::InvalidName);
     }
-    if (spec.max_attempts < 1 || spec.max_attempts > kMaxAttemptsLimit) {
-        report(out, "max_attempts",
-               "max_attempts must be between 1 and 1000, got " + std::to_string(spec.max_attempts));
-    }
-    validate_backoff(spec.backoff, "backoff", out);
-    validate_jitter(spec.jitter, spec.backoff, "jitter", out);
+    check_count(out, PolicyField::MaxAttempts, spec.max_attempts);
+    validate_backoff(spec.backoff, out);
+    validate_jitter(spec.jitter, spec.backoff, out);
     if (spec.deadline) {
-        validate_duration(*spec.deadline, "deadline", true, out);
+        validate_duration(*spec.deadline, PolicyField::Deadline, 0, true, out);
     }
-    validate_duration(spec.min_attempt_budget, "min_attempt_budget", false, out);
+    validate_duration(spec.min_attempt_budget, PolicyField::MinAttemptBudget, 0, false, out);
     if (spec.attempt_timeout) {
-        validate_duration(*spec.attempt_timeout, "attempt_timeout", true, out);
+        validate_duration(*spec.attempt_timeout, PolicyField::AttemptTimeout, 0, true, out);
     }
     for (std::size_t i = 0; i < spec.retry_on.size(); ++i) {
-        validate_matcher(spec.retry_on[i], "retry_on[" + std::to_string(i) + "]", out);
+        validate_matcher(spec.retry_on[i], PolicyField::RetryOn, i, out);
     }
     for (std::size_t i = 0; i < spec.never_retry_on.size(); ++i) {
-        validate_matcher(spec.never_retry_on[i], "never_retry_on[" + std::to_string(i) + "]", out);
+        validate_matcher(spec.never_retry_on[i], PolicyField::NeverRetryOn, i, out);
     }
     for (std::size_t i = 0; i < spec.retry_if.size(); ++i) {
-        const std::string field = "retry_if[" + std::to_string(i) + "]";
         const std::string& name = spec.retry_if[i];
         if (!is_valid_name(name)) {
-            report(out, field, "predicate names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + name + "'",
+            report(out, PolicyField::RetryIf, i,
+                   "predicate names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + name + "'",
                    ProblemKind::InvalidName);
         } else if (predicates != nullptr && predicates->find(name) == nullptr) {
-            report(out, field, "unknown predicate '" + name + "': register it in code first",
+            report(out, PolicyField::RetryIf, i,
+                   "unknown predicate '" + name + "': register it in code first",
                    ProblemKind::UnknownPredicate);
         }
     }
     if (spec.budget) {
-        validate_budget(*spec.budget, "budget", out);
+        validate_budget(*spec.budget, out);
     }
     for (std::size_t i = 0; i < spec.routes.size(); ++i) {
-        const std::string field = "routes[" + std::to_string(i) + "]";
         const Route& route = spec.routes[i];
-        validate_duration(route.up_to, field + ".up_to", false, out);
+        validate_duration(route.up_to, PolicyField::RouteUpTo, i, false, out);
         if (route.target.empty()) {
-            report_invalid(out, field + ".target", "a route needs a non-empty target");
+            report_invalid(out, PolicyField::RouteTarget, i, "a route needs a non-empty target");
         }
         if (i > 0 && route.up_to <= spec.routes[i - 1].up_to) {
             report(
-                out, field + ".up_to",
+                out, PolicyField::RouteUpTo, i,
                 "route up_to values must be strictly increasing: " + format_duration(route.up_to) +
                     " follows " + format_duration(spec.routes[i - 1].up_to),
                 ProblemKind::RouteOrder);

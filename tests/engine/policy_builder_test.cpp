@@ -20,7 +20,7 @@ std::vector<std::string> failing_fields(const PolicyBuilder& builder) {
     REQUIRE(result.policy == nullptr);
     std::vector<std::string> fields;
     for (const auto& p : result.problems) {
-        fields.push_back(p.field);
+        fields.push_back(p.path());
     }
     return fields;
 }

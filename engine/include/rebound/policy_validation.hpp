@@ -1,8 +1,8 @@
 // Validation of policy data: the one rule set shared by the builder and the file compiler.
 //
-// Every problem is reported, not only the first. A problem names the field with a path in the
-// file's terms (`backoff.multiplier`, `retry_on[2]`), so the compiler can attach the source
-// position of that value, and its message says what would be right.
+// Every problem is reported, not only the first. A problem names the field (policy_field.hpp)
+// and, for an item of a list, its index, so the compiler can attach the source position of that
+// value; its message says what would be right.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include "rebound/backoff.hpp"
 #include "rebound/jitter.hpp"
 #include "rebound/matcher.hpp"
+#include "rebound/policy_field.hpp"
 #include "rebound/policy_spec.hpp"
 #include "rebound/retry_predicate.hpp"
 
@@ -29,22 +30,31 @@ enum class ProblemKind : std::uint8_t {
 };
 
 struct FieldProblem {
-    std::string field;    // path of the offending value, e.g. "backoff.max"
-    std::string message;  // e.g. "max (50ms) is below initial (100ms)"
+    PolicyField field = PolicyField::Name;  // the offending value, e.g. PolicyField::BackoffMax
+    std::size_t index = 0;                  // the item, when the value is in a list field
+    std::string message;                    // e.g. "max (50ms) is below initial (100ms)"
     ProblemKind kind = ProblemKind::OutOfRange;
+
+    // "backoff.max", "retry_on[2]": the value's path in the file's terms.
+    std::string path() const { return field_path(field, index); }
+
     friend bool operator==(const FieldProblem&, const FieldProblem&) = default;
 };
 
 using FieldProblems = std::vector<FieldProblem>;
 
-// Each appends its problems to `out`; `field` is the path prefix of the value checked.
-void validate_duration(Duration value, const std::string& field, bool must_be_positive,
+// Each appends its problems to `out`; `index` is the item of the list field `field` is in.
+void validate_duration(Duration value, PolicyField field, std::size_t index, bool must_be_positive,
                        FieldProblems& out);
-void validate_backoff(const Backoff& backoff, const std::string& field, FieldProblems& out);
-void validate_jitter(const Jitter& jitter, const Backoff& backoff, const std::string& field,
-                     FieldProblems& out);
-void validate_matcher(const Matcher& matcher, const std::string& field, FieldProblems& out);
-void validate_budget(const BudgetSettings& budget, const std::string& field, FieldProblems& out);
+void validate_backoff(const Backoff& backoff, FieldProblems& out);
+void validate_jitter(const Jitter& jitter, const Backoff& backoff, FieldProblems& out);
+void validate_matcher(const Matcher& matcher, PolicyField list, std::size_t index,
+                      FieldProblems& out);
+void validate_budget(const BudgetSettings& budget, FieldProblems& out);
+
+// "max_attempts must be between 1 and 1000, got 0", or empty when `value` is within the range
+// of the Count field `field` (policy_field.hpp).
+std::string count_range_problem(PolicyField field, std::int64_t value);
 
 // Every rule for a whole policy. With `predicates`, unknown `retry_if` names are problems too.
 FieldProblems validate_policy(const PolicySpec& spec,

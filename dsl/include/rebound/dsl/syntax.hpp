@@ -34,6 +34,7 @@ std::optional<ExhaustedAction> parse_exhausted_action(std::string_view word) noe
 const std::vector<std::string_view>& backoff_type_words();
 const std::vector<std::string_view>& jitter_words();  // the four plain words
 const std::vector<std::string_view>& exhausted_action_words();
+const std::vector<std::string_view>& category_names();  // every category
 const std::vector<std::string_view>& category_words();  // every category and `transient`
 const std::vector<std::string_view>& vendor_words();
 

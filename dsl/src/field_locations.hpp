@@ -1,0 +1,45 @@
+// Where each field of the policy table (rebound/policy_field.hpp) lives in a Document's
+// PolicyFields: the position of its value, and how a policy inherits it. Private to rebound::dsl.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "rebound/dsl/document.hpp"
+#include "rebound/policy_field.hpp"
+
+namespace rebound::dsl::detail {
+
+// The position of `field`'s own value (of item `index` for a value in a list field), or of the
+// field that holds it when the value itself is absent; unknown when neither was written.
+SourcePosition position_in(const PolicyFields& fields, PolicyField field, std::size_t index);
+
+// Gives `child` each top-level field it lacks from `base` (compile.hpp's merge_fields).
+void inherit_absent_fields(PolicyFields& child, const PolicyFields& base);
+
+// A top-level duration field (FieldKind::TimeSpan) and where it lives: front ends read, and
+// emitters write, every such field the same way.
+struct DurationField {
+    PolicyField id;
+    Field<Duration> PolicyFields::*member;
+};
+
+// The top-level duration fields, in table order.
+std::span<const DurationField> duration_fields() noexcept;
+
+// The DurationField of `field`, or null when `field` is not a top-level duration field.
+const DurationField* duration_field(PolicyField field) noexcept;
+
+// The keys a policy mapping may hold (`extends` included), in the table's order.
+const std::vector<std::string_view>& policy_keys();
+
+// The top-level field whose key is `wire_name`, if any.
+std::optional<PolicyField> policy_field_named(std::string_view wire_name);
+
+// The keys of the mapping of a Group or GroupList field (backoff, jitter, budget, a route).
+const std::vector<std::string_view>& keys_inside(PolicyField parent);
+
+}  // namespace rebound::dsl::detail

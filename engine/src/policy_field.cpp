@@ -1,0 +1,152 @@
+#include "rebound/policy_field.hpp"
+
+#include <array>
+
+namespace rebound {
+namespace {
+
+using enum PolicyField;
+using enum FieldPlace;
+
+// The policy language's fields (spec: policy-language.md, "Policy fields"). Each top-level row is
+// followed by the rows of the fields inside it; the order is the canonical order of the key lists
+// and of the docs. The texts of the top-level rows are those of docs/policy-format.md's field
+// table, which a test checks against them.
+constexpr std::array kFields{
+    PolicyFieldInfo{Name, Name, "name", "", FieldKind::Name, NotWritten, 0, 0,
+                    "[A-Za-z_][A-Za-z0-9_.-]*", "", "the policy's name"},
+    PolicyFieldInfo{Extends, Extends, "extends", "extends", FieldKind::Name, PolicyOnly, 0, 0,
+                    "name of a policy of the same file", "none",
+                    "start from that policy's resolved fields; cycles are errors"},
+    PolicyFieldInfo{MaxAttempts, MaxAttempts, "max_attempts", "attempts", FieldKind::Count,
+                    PolicyBody, 1, 1000, "count 1..1000", "3",
+                    "total attempts, the first one included"},
+    PolicyFieldInfo{MaxRetries, MaxRetries, "max_retries", "retries", FieldKind::Count, PolicyBody,
+                    0, 999, "count 0..999", "",
+                    "the same setting counted without the first attempt: `max_attempts = "
+                    "max_retries + 1`. Give one of the two, never both in one policy"},
+    PolicyFieldInfo{Backoff, Backoff, "backoff", "backoff", FieldKind::Group, PolicyBody, 0, 0,
+                    "see [Backoff](#backoff)", "exponential, initial 100ms, x2, max 30s",
+                    "base delay before each retry"},
+    PolicyFieldInfo{BackoffType, Backoff, "type", "", FieldKind::Word, InsideParent, 0, 0,
+                    "fixed, linear, exponential or none", "exponential", "the backoff's shape"},
+    PolicyFieldInfo{BackoffDelay, Backoff, "delay", "", FieldKind::TimeSpan, InsideParent, 0, 0,
+                    "duration", "", "the delay of fixed backoff"},
+    PolicyFieldInfo{BackoffInitial, Backoff, "initial", "", FieldKind::TimeSpan, InsideParent, 0, 0,
+                    "duration", "100ms", "the first delay of linear and exponential backoff"},
+    PolicyFieldInfo{BackoffIncrement, Backoff, "increment", "", FieldKind::TimeSpan, InsideParent,
+                    0, 0, "duration", "", "what linear backoff adds per retry"},
+    PolicyFieldInfo{BackoffMultiplier, Backoff, "multiplier", "", FieldKind::Number, InsideParent,
+                    0, 0, "> 1.0 and <= 100", "2.0",
+                    "what exponential backoff multiplies the delay by per retry"},
+    PolicyFieldInfo{BackoffMax, Backoff, "max", "", FieldKind::TimeSpan, InsideParent, 0, 0,
+                    "duration, not below initial", "30s",
+                    "the longest delay of linear and exponential backoff"},
+    PolicyFieldInfo{Jitter, Jitter, "jitter", "jitter", FieldKind::Group, PolicyBody, 0, 0,
+                    "see [Jitter](#jitter)", "`full`", "randomisation of the base delay"},
+    PolicyFieldInfo{JitterType, Jitter, "type", "", FieldKind::Word, InsideParent, 0, 0,
+                    "none, full, equal, decorrelated, bounded or proportional", "full",
+                    "the jitter's kind"},
+    PolicyFieldInfo{JitterAmount, Jitter, "amount", "", FieldKind::TimeSpan, InsideParent, 0, 0,
+                    "duration", "", "the bound of bounded jitter"},
+    PolicyFieldInfo{JitterFactor, Jitter, "factor", "", FieldKind::Number, InsideParent, 0, 0,
+                    "0 < factor <= 1", "", "the share of proportional jitter"},
+    PolicyFieldInfo{Deadline, Deadline, "deadline", "deadline", FieldKind::TimeSpan, PolicyBody, 0,
+                    0, "duration > 0", "none",
+                    "total time budget, measured from the start of the first attempt"},
+    PolicyFieldInfo{
+        MinAttemptBudget, MinAttemptBudget, "min_attempt_budget", "min_attempt_budget",
+        FieldKind::TimeSpan, PolicyBody, 0, 0, "duration", "0",
+        "never start a retry unless at least this much of the deadline is left after the wait"},
+    PolicyFieldInfo{AttemptTimeout, AttemptTimeout, "attempt_timeout", "attempt_timeout",
+                    FieldKind::TimeSpan, PolicyBody, 0, 0, "duration > 0", "none",
+                    "per-attempt time limit handed to the work (the ODBC adapter sets the query "
+                    "timeout from it)"},
+    PolicyFieldInfo{RetryOn, RetryOn, "retry_on", "retry on", FieldKind::MatcherList, PolicyBody, 0,
+                    0, "list of [matchers](#matchers)", "empty", "include rules"},
+    PolicyFieldInfo{NeverRetryOn, NeverRetryOn, "never_retry_on", "never on",
+                    FieldKind::MatcherList, PolicyBody, 0, 0, "list of matchers", "empty",
+                    "exclude rules; they win over everything"},
+    PolicyFieldInfo{RetryIf, RetryIf, "retry_if", "retry if", FieldKind::NameList, PolicyBody, 0, 0,
+                    "list of predicate names", "empty",
+                    "predicates registered in code; an unknown name is an error at load time when "
+                    "a registry is given, a warning in lint"},
+    PolicyFieldInfo{
+        OnExhausted, OnExhausted, "on_exhausted", "on exhausted", FieldKind::Word, PolicyBody, 0, 0,
+        "`fail` or `dead_letter`", "`fail`",
+        "`dead_letter` hands the work item and last error to the registered dead-letter sink"},
+    PolicyFieldInfo{Budget, Budget, "budget", "budget", FieldKind::Group, PolicyBody, 0, 0,
+                    "`{ max_tokens: 1..100000, token_ratio: 0.001..1000 }`, both required; "
+                    "`token_ratio` has at most 3 decimals",
+                    "none", "retry throttling shared by every use of this policy in one process"},
+    PolicyFieldInfo{BudgetMaxTokens, Budget, "max_tokens", "tokens", FieldKind::Count, InsideParent,
+                    1, 100000, "count 1..100000", "", "the size of the token bucket"},
+    PolicyFieldInfo{BudgetTokenRatio, Budget, "token_ratio", "ratio", FieldKind::Number,
+                    InsideParent, 0, 0, "0.001..1000, at most 3 decimals", "",
+                    "the tokens a success puts back"},
+    PolicyFieldInfo{
+        Routes, Routes, "routes", "route", FieldKind::GroupList, PolicyBody, 0, 0,
+        "list of `{ up_to: duration, target: non-empty text }`, `up_to` strictly increasing",
+        "none",
+        "for asynchronous consumers: the decision names the first route whose `up_to` >= the "
+        "delay, or the last route"},
+    PolicyFieldInfo{RouteUpTo, Routes, "up_to", "up to", FieldKind::TimeSpan, InsideParent, 0, 0,
+                    "duration", "", "the longest delay the route takes"},
+    PolicyFieldInfo{RouteTarget, Routes, "target", "", FieldKind::Text, InsideParent, 0, 0,
+                    "non-empty text", "", "where the route sends the retry"},
+};
+
+// One row per PolicyField, in enum order, so that a field's row is at its enum value.
+static_assert(
+    [] {
+        std::size_t i = 0;
+        for (const auto& row : kFields) {
+            if (static_cast<std::size_t>(row.id) != i++) {
+                return false;
+            }
+        }
+        return i == kPolicyFieldCount;
+    }(),
+    "kFields lists every PolicyField in enum order");
+
+bool is_list(PolicyField field) noexcept {
+    const FieldKind kind = kFields[static_cast<std::size_t>(field)].kind;
+    return kind == FieldKind::MatcherList || kind == FieldKind::NameList ||
+           kind == FieldKind::GroupList;
+}
+
+}  // namespace
+
+std::span<const PolicyFieldInfo> policy_fields() noexcept {
+    return kFields;
+}
+
+const PolicyFieldInfo& info_of(PolicyField field) noexcept {
+    return kFields[static_cast<std::size_t>(field)];
+}
+
+bool is_top_level(PolicyField field) noexcept {
+    return info_of(field).parent == field;
+}
+
+std::string field_path(PolicyField field) {
+    const PolicyFieldInfo& info = info_of(field);
+    if (is_top_level(field)) {
+        return std::string(info.wire_name);
+    }
+    return std::string(info_of(info.parent).wire_name) + "." + std::string(info.wire_name);
+}
+
+std::string field_path(PolicyField field, std::size_t index) {
+    const PolicyFieldInfo& info = info_of(field);
+    std::string path(info_of(info.parent).wire_name);
+    if (is_list(info.parent)) {
+        path += "[" + std::to_string(index) + "]";
+    }
+    if (!is_top_level(field)) {
+        path += "." + std::string(info.wire_name);
+    }
+    return path;
+}
+
+}  // namespace rebound
