@@ -3,9 +3,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#ifndef REBOUND_LINT_VERSION
-#define REBOUND_LINT_VERSION "0.0.0"
-#endif
+#include "rebound/version.hpp"
 
 namespace rebound::lint {
 namespace {
@@ -85,14 +83,18 @@ Json sarif_rule(const RuleInfo& rule) {
 }  // namespace
 
 std::optional<OutputFormat> parse_output_format(std::string_view word) noexcept {
-    if (word == "text")
+    if (word == "text") {
         return OutputFormat::Text;
-    if (word == "json")
+    }
+    if (word == "json") {
         return OutputFormat::Json;
-    if (word == "sarif")
+    }
+    if (word == "sarif") {
         return OutputFormat::Sarif;
-    if (word == "github")
+    }
+    if (word == "github") {
         return OutputFormat::Github;
+    }
     return std::nullopt;
 }
 
@@ -171,7 +173,7 @@ std::string format_sarif(const LintReport& report, const RuleRegistry& registry)
                         {"runs", Json::array({{{"tool",
                                                 {{"driver",
                                                   {{"name", "rebound"},
-                                                   {"version", REBOUND_LINT_VERSION},
+                                                   {"version", rebound::version()},
                                                    {"informationUri", project_uri()},
                                                    {"rules", std::move(rules)}}}}},
                                                {"columnKind", "unicodeCodePoints"},

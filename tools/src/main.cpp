@@ -2,14 +2,16 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "cli_support.hpp"
+#include "rebound/version.hpp"
 
 int main(int argc, char** argv) {
     using namespace rebound::cli;
     CLI::App app{"rebound: check, explain and convert retry policy files"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", "rebound 0.1.0");
+    app.set_version_flag("--version", "rebound " + std::string(rebound::version()));
     CommandOutcome outcome;
     register_classify(app, outcome);
     register_convert(app, outcome);
