@@ -9,8 +9,9 @@
 #include "rebound/error_type_registry.hpp"
 #include "rebound/policy_validation.hpp"
 
-#include "did_you_mean.hpp"
+#include "diagnostic_sink.hpp"
 #include "field_locations.hpp"
+#include "text_utilities.hpp"
 
 namespace rebound::dsl {
 namespace {
@@ -31,15 +32,8 @@ class Reporter {
         if (!seen_.insert(key).second) {
             return;
         }
-        Diagnostic d;
-        d.code = code;
-        d.severity = Severity::Error;
-        d.message = std::move(message);
-        d.file = document_.file;
-        d.position = position;
-        d.field = std::move(field);
-        d.suggestion = std::move(suggestion);
-        out_.push_back(std::move(d));
+        detail::add_error(out_, document_.file, code, position, std::move(field),
+                          std::move(message), std::move(suggestion));
         ++errors_;
     }
 

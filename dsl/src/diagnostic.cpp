@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <system_error>
 
-#include "did_you_mean.hpp"
+#include "diagnostic_sink.hpp"
+#include "text_utilities.hpp"
 
 namespace rebound::dsl {
 namespace {
@@ -228,6 +233,35 @@ std::string join_words(std::span<const std::string_view> words) {
 std::string suggestion_for(std::string_view word, std::span<const std::string_view> candidates) {
     std::string suggestion = detail::did_you_mean(word, candidates);
     return suggestion.empty() ? "expected one of " + join_words(candidates) : suggestion;
+}
+
+void detail::add_error(Diagnostics& out, const std::string& file, DiagnosticCode code,
+                       SourcePosition position, std::string field, std::string message,
+                       std::string suggestion) {
+    Diagnostic diagnostic;
+    diagnostic.code = code;
+    diagnostic.severity = Severity::Error;
+    diagnostic.message = std::move(message);
+    diagnostic.file = file;
+    diagnostic.position = position;
+    diagnostic.field = std::move(field);
+    diagnostic.suggestion = std::move(suggestion);
+    out.push_back(std::move(diagnostic));
+}
+
+std::optional<double> detail::finite_double(std::string_view text, bool& out_of_range) noexcept {
+    out_of_range = false;
+    double value = 0.0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error == std::errc::result_out_of_range ||
+        (error == std::errc{} && !std::isfinite(value))) {
+        out_of_range = true;
+        return std::nullopt;
+    }
+    if (error != std::errc{} || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return value;
 }
 
 std::string detail::did_you_mean(std::string_view word,

@@ -33,12 +33,13 @@
 #include <utility>
 #include <vector>
 
-#include "did_you_mean.hpp"
+#include "diagnostic_sink.hpp"
 #include "rebound/dsl/parse.hpp"
 #include "rebound/error_category.hpp"
 #include "rebound/policy_field.hpp"
 #include "rebound/vendor.hpp"
 #include "text/grammar.hpp"
+#include "text_utilities.hpp"
 #include "utf8.hpp"
 
 namespace rebound::dsl {
@@ -408,17 +409,7 @@ std::optional<double> decimal_value(std::string_view text, bool& out_of_range) {
     if (!is_decimal_text(text)) {
         return std::nullopt;
     }
-    double value = 0.0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error == std::errc::result_out_of_range ||
-        (error == std::errc{} && !std::isfinite(value))) {
-        out_of_range = true;
-        return std::nullopt;
-    }
-    if (error != std::errc{} || end != text.data() + text.size()) {
-        return std::nullopt;
-    }
-    return value;
+    return detail::finite_double(text, out_of_range);
 }
 
 // The decimal `text` (a percentage) divided by 100, by moving its point two places left, so that
@@ -733,15 +724,9 @@ void TextReader::report(DiagnosticCode code, SourcePosition position, std::strin
     if (stopped_) {
         return;
     }
-    Diagnostic diagnostic;
-    diagnostic.code = code;
-    diagnostic.severity = Severity::Error;
-    diagnostic.message = std::move(message);
-    diagnostic.file = file_;
-    diagnostic.position = position.known() ? position : SourcePosition{1, 1};
-    diagnostic.field = std::move(field);
-    diagnostic.suggestion = std::move(suggestion);
-    result_.diagnostics.push_back(std::move(diagnostic));
+    detail::add_error(result_.diagnostics, file_, code,
+                      position.known() ? position : SourcePosition{1, 1}, std::move(field),
+                      std::move(message), std::move(suggestion));
     if (++errors_ >= kMaxErrors) {
         Diagnostic last;
         last.code = DiagnosticCode::SyntaxError;

@@ -22,6 +22,8 @@
 #include "rebound/dsl/syntax.hpp"
 #include "rebound/error_category.hpp"
 
+#include "diagnostic_sink.hpp"
+
 #ifndef REBOUND_INSTALLED_VENDOR_MAP_DIR
 #define REBOUND_INSTALLED_VENDOR_MAP_DIR "/usr/local/share/rebound/vendors"
 #endif
@@ -108,15 +110,8 @@ class VendorMapReader {
 
 void VendorMapReader::report(DiagnosticCode code, SourcePosition position, std::string field,
                              std::string message, std::string suggestion) {
-    Diagnostic diagnostic;
-    diagnostic.code = code;
-    diagnostic.severity = Severity::Error;
-    diagnostic.message = std::move(message);
-    diagnostic.file = file_;
-    diagnostic.position = position;
-    diagnostic.field = std::move(field);
-    diagnostic.suggestion = std::move(suggestion);
-    diagnostics_.push_back(std::move(diagnostic));
+    detail::add_error(diagnostics_, file_, code, position, std::move(field), std::move(message),
+                      std::move(suggestion));
 }
 
 std::vector<Entry> VendorMapReader::entries(const YAML::Node& map, const std::string& path,

@@ -27,11 +27,12 @@
 #include <utility>
 #include <vector>
 
-#include "did_you_mean.hpp"
+#include "diagnostic_sink.hpp"
 #include "field_locations.hpp"
 #include "rebound/dsl/parse.hpp"
 #include "rebound/error_category.hpp"
 #include "rebound/vendor.hpp"
+#include "text_utilities.hpp"
 #include "utf8.hpp"
 
 namespace rebound::dsl {
@@ -150,17 +151,7 @@ std::optional<double> parse_finite_number(std::string_view text, bool& out_of_ra
     if (text.front() == '+') {
         text.remove_prefix(1);
     }
-    double value = 0.0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error == std::errc::result_out_of_range ||
-        (error == std::errc{} && !std::isfinite(value))) {
-        out_of_range = true;
-        return std::nullopt;
-    }
-    if (error != std::errc{} || end != text.data() + text.size()) {
-        return std::nullopt;
-    }
-    return value;
+    return detail::finite_double(text, out_of_range);
 }
 
 // The user's text for a message: at most kExcerptLength bytes, cut at a character boundary, with
@@ -415,15 +406,8 @@ class YamlReader {
 
 void YamlReader::report(DiagnosticCode code, SourcePosition position, std::string field,
                         std::string message, std::string suggestion) {
-    Diagnostic diagnostic;
-    diagnostic.code = code;
-    diagnostic.severity = Severity::Error;
-    diagnostic.message = std::move(message);
-    diagnostic.file = file_;
-    diagnostic.position = position;
-    diagnostic.field = std::move(field);
-    diagnostic.suggestion = std::move(suggestion);
-    diagnostics_.push_back(std::move(diagnostic));
+    detail::add_error(diagnostics_, file_, code, position, std::move(field), std::move(message),
+                      std::move(suggestion));
 }
 
 // ---- Mappings --------------------------------------------------------------------------------
