@@ -249,6 +249,11 @@ void detail::add_error(Diagnostics& out, const std::string& file, DiagnosticCode
     out.push_back(std::move(diagnostic));
 }
 
+std::string detail::duplicate_message(std::string_view label, std::uint32_t first_line) {
+    return "duplicate " + std::string(label) + " (first given at line " +
+           std::to_string(first_line) + ")";
+}
+
 std::optional<double> detail::finite_double(std::string_view text, bool& out_of_range) noexcept {
     out_of_range = false;
     double value = 0.0;

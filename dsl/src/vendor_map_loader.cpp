@@ -131,9 +131,8 @@ std::vector<Entry> VendorMapReader::entries(const YAML::Node& map, const std::st
         const std::string field = path.empty() ? name : path + "." + name;
         if (const auto first = seen.find(name); first != seen.end()) {
             report(DiagnosticCode::DuplicateKey, key_position, field,
-                   "'" + name + "' is given twice " + std::string(where) + " (first at line " +
-                       std::to_string(first->second.line) + ", column " +
-                       std::to_string(first->second.column) + ")");
+                   detail::duplicate_message("key '" + name + "'", first->second.line),
+                   std::string(detail::kKeepTheFirst));
             continue;
         }
         seen.emplace(name, key_position);

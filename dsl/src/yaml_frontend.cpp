@@ -434,9 +434,9 @@ std::vector<Entry> YamlReader::entries(const Value& map, const Context& context,
         const auto [first, inserted] = seen.try_emplace(name, key_position);
         if (!inserted) {
             report(DiagnosticCode::DuplicateKey, key_position, path,
-                   "duplicate " + std::string(noun) + " " + quoted(name) +
-                       " (first given at line " + std::to_string(first->second.line) + ")",
-                   "remove one of them; the first is used");
+                   detail::duplicate_message(std::string(noun) + " " + quoted(name),
+                                             first->second.line),
+                   std::string(detail::kKeepTheFirst));
             continue;
         }
         if (name == "<<" && is_plain_scalar(key)) {

@@ -229,6 +229,9 @@ TEST_CASE("bad vendor maps are reported with their positions", "[vendor_maps]") 
             "  - { native: 1213, category: deadlock, category: deadlock, source: ref }\n");
         CHECK(d.code == DiagnosticCode::DuplicateKey);
         CHECK(d.position.line == 6);
+        // RB003 reads as it does for policy files (yaml_frontend_test.cpp).
+        CHECK(d.message == "duplicate key 'category' (first given at line 6)");
+        CHECK(d.suggestion == "remove one of them; the first is used");
     }
     SECTION("SQLSTATE of the wrong shape") {
         const auto d =
