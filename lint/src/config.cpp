@@ -3,18 +3,56 @@
 #include <yaml-cpp/yaml.h>
 
 #include <array>
+#include <charconv>
 #include <fstream>
 #include <map>
 #include <span>
 #include <sstream>
 
 #include "make_finding.hpp"
+#include "rebound/dsl/syntax.hpp"
 
 namespace rebound::lint {
 namespace {
 
-constexpr std::array<std::string_view, 2> kKeys{"rules", "predicates"};
 constexpr std::array<std::string_view, 4> kLevels{"off", "error", "warning", "note"};
+
+// One threshold of RuleThresholds: the rule whose section (named after the rule) holds it, its
+// key, the member it sets (exactly one of the three) and its allowed range.
+struct ThresholdField {
+    std::string_view section;
+    std::string_view key;
+    Duration RuleThresholds::*duration = nullptr;
+    int RuleThresholds::*count = nullptr;
+    double RuleThresholds::*ratio = nullptr;
+    double low = 0;   // durations in microseconds
+    double high = 0;  // inclusive
+};
+
+constexpr double kMicrosecondsPerHour = 3600e6;
+
+constexpr std::array<ThresholdField, 4> kThresholdFields{{
+    {"delay-too-short", "min_delay", &RuleThresholds::min_delay, nullptr, nullptr, 1,
+     kMicrosecondsPerHour},
+    {"unthrottled-retries", "max_attempts", nullptr, &RuleThresholds::max_attempts, nullptr, 1,
+     1000},
+    {"unthrottled-retries", "window", &RuleThresholds::window, nullptr, nullptr, 1000,
+     kMicrosecondsPerHour},
+    {"loose-retry-budget", "max_token_ratio", nullptr, nullptr, &RuleThresholds::max_token_ratio,
+     0.001, 1000},
+}};
+
+constexpr std::array<std::string_view, 5> kKeys{"rules", "predicates", "delay-too-short",
+                                                "unthrottled-retries", "loose-retry-budget"};
+
+bool is_threshold_section(std::string_view key) {
+    for (const ThresholdField& field : kThresholdFields) {
+        if (field.section == key) {
+            return true;
+        }
+    }
+    return false;
+}
 
 SourcePosition position_of(const YAML::Node& node) {
     const YAML::Mark mark = node.Mark();
@@ -50,8 +88,8 @@ class ConfigReader {
         }
         if (!root.IsMap()) {
             report("RB004", root,
-                   "the lint configuration is a mapping with 'rules' and "
-                   "'predicates', got " +
+                   "the lint configuration is a mapping with 'rules', 'predicates' and "
+                   "rule thresholds, got " +
                        kind(root));
             return;
         }
@@ -65,6 +103,8 @@ class ConfigReader {
                 read_rules(entry.second);
             } else if (key == "predicates") {
                 read_predicates(entry.second);
+            } else if (is_threshold_section(key)) {
+                read_thresholds(key, entry.second);
             } else {
                 report("RB002", entry.first, "unknown key '" + key + "' in the lint configuration",
                        did_you_mean(key, kKeys));
@@ -168,6 +208,116 @@ class ConfigReader {
             names.push_back(item.Scalar());
         }
         out_.settings.predicates = std::move(names);
+    }
+
+    // `delay-too-short: { min_delay: 10ms }` and the like: the thresholds of one rule.
+    void read_thresholds(const std::string& section, const YAML::Node& values) {
+        if (values.IsNull()) {
+            return;
+        }
+        std::vector<std::string_view> keys;
+        for (const ThresholdField& field : kThresholdFields) {
+            if (field.section == section) {
+                keys.push_back(field.key);
+            }
+        }
+        if (!values.IsMap()) {
+            report("RB004", values,
+                   "'" + section + "' maps threshold names to values, got " + kind(values),
+                   "expected a mapping such as { " + std::string(keys.front()) + ": ... }");
+            return;
+        }
+        std::map<std::string, SourcePosition> seen;
+        for (const auto& entry : values) {
+            const std::string key = entry.first.as<std::string>("");
+            if (!first_time(seen, key, entry.first)) {
+                continue;
+            }
+            const ThresholdField* field = nullptr;
+            for (const ThresholdField& candidate : kThresholdFields) {
+                if (candidate.section == section && candidate.key == key) {
+                    field = &candidate;
+                }
+            }
+            if (!field) {
+                report("RB002", entry.first, "unknown key '" + key + "' in '" + section + "'",
+                       did_you_mean(key, keys));
+                continue;
+            }
+            read_threshold(*field, entry.second);
+        }
+    }
+
+    void read_threshold(const ThresholdField& field, const YAML::Node& value) {
+        const std::string name = std::string(field.section) + "." + std::string(field.key);
+        if (!value.IsScalar()) {
+            report("RB004", value, "'" + name + "' is a single value, got " + kind(value));
+            return;
+        }
+        const std::string& text = value.Scalar();
+        double number = 0;
+        if (field.duration) {
+            std::string error;
+            const std::optional<Duration> duration = dsl::parse_duration(text, error);
+            if (!duration) {
+                report("RB007", value, "'" + name + "': " + error);
+                return;
+            }
+            number = static_cast<double>(duration->count());
+        } else {
+            const char* end = text.data() + text.size();
+            std::from_chars_result parsed{};
+            if (field.count) {
+                int count = 0;
+                parsed = std::from_chars(text.data(), end, count);
+                number = count;
+            } else {
+                parsed = std::from_chars(text.data(), end, number);
+            }
+            if (text.empty() || parsed.ec != std::errc() || parsed.ptr != end) {
+                report("RB004", value,
+                       "'" + name + "' is " + (field.count ? "a whole number" : "a number") +
+                           ", got '" + text + "'");
+                return;
+            }
+        }
+        if (number < field.low || number > field.high) {
+            const auto bound = [&](double v) {
+                return field.duration ? duration_words(Duration{static_cast<std::int64_t>(v)})
+                                      : number_words(v);
+            };
+            report("RB101", value,
+                   "'" + name + "' is " + text + ", outside " + bound(field.low) + ".." +
+                       bound(field.high));
+            return;
+        }
+        RuleThresholds& thresholds = out_.settings.thresholds;
+        if (field.duration) {
+            thresholds.*field.duration = Duration{static_cast<std::int64_t>(number)};
+        } else if (field.count) {
+            thresholds.*field.count = static_cast<int>(number);
+        } else {
+            thresholds.*field.ratio = number;
+        }
+    }
+
+    static std::string duration_words(Duration d) {
+        if (d.count() % 3'600'000'000 == 0) {
+            return std::to_string(d.count() / 3'600'000'000) + "h";
+        }
+        if (d.count() % 1000 == 0) {
+            return std::to_string(d.count() / 1000) + "ms";
+        }
+        return std::to_string(d.count()) + "us";
+    }
+
+    static std::string number_words(double v) {
+        std::string text = std::to_string(v);
+        text.erase(text.find_last_not_of('0') + 1);
+        if (text.back() == '.') {
+            text.pop_back();
+        }
+        return text;
     }
 
     std::string file_;

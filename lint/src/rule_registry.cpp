@@ -56,6 +56,16 @@ const RuleRegistry& RuleRegistry::standard() {
                  &rules::kOutcomeUnknownNotIdempotent,
                  &rules::kUnusedPolicy,
                  &rules::kBuiltinFallback,
+                 &rules::kImmediateRetry,
+                 &rules::kDelayTooShort,
+                 &rules::kUnthrottledRetries,
+                 &rules::kSettingsWithoutRetries,
+                 &rules::kMinBudgetWithoutDeadline,
+                 &rules::kUnreachableRoute,
+                 &rules::kRetryOptimisticConflict,
+                 &rules::kBroadRollbackClass,
+                 &rules::kLooseRetryBudget,
+                 &rules::kRetryClientError,
              }) {
             all.push_back(*rule);
         }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -20,7 +21,7 @@ namespace {
 
 const std::string kCli = REBOUND_CLI_PATH;
 
-// Lockstep retries (RB301 at 6:13) and nothing else.
+// Lockstep retries (RB301 at 6:13) and nothing else (the deadline keeps RB320 quiet).
 constexpr std::string_view kNoJitter = R"(rebound: 1
 service: payments
 policies:
@@ -28,6 +29,7 @@ policies:
     max_attempts: 4
     jitter: none
     retry_on: [deadlock]
+    deadline: 5s
 )";
 
 std::vector<std::string> codes(const Findings& findings) {
@@ -137,6 +139,58 @@ TEST_CASE("lint controls: configuration problems are findings with positions", "
           std::vector<std::string>{"RB001@2"});
 }
 
+TEST_CASE("lint controls: configuration sets the thresholds of the rules that have them",
+          "[lint][config]") {
+    // Seven quick attempts, no budget, no deadline: RB320 with the default max_attempts 5, and an
+    // average wait of 5.5ms after equal jitter: RB319 with the default min_delay 10ms.
+    constexpr std::string_view kQuick = R"(rebound: 1
+service: payments
+policies:
+  interactive:
+    max_attempts: 7
+    backoff: { type: exponential, initial: 2ms, multiplier: 2, max: 10ms }
+    jitter: equal
+    retry_on: [deadlock]
+    budget: { max_tokens: 10, token_ratio: 0.8 }
+)";
+    const std::string unbudgeted = std::string(kQuick).substr(0, kQuick.find("    budget"));
+    CHECK(codes(lint_yaml(unbudgeted)) == std::vector<std::string>{"RB320@5", "RB319@6"});
+    CHECK(codes(lint_yaml(kQuick)) == std::vector<std::string>{"RB319@6", "RB326@9"});
+
+    const ConfigResult config = load_config_text(
+        "delay-too-short: { min_delay: 5ms }\n"
+        "unthrottled-retries:\n  max_attempts: 7\n  window: 500ms\n"
+        "loose-retry-budget: { max_token_ratio: 1 }\n",
+        ".rebound-lint.yaml");
+    REQUIRE(config.findings.empty());
+    CHECK(config.settings.thresholds.min_delay == std::chrono::milliseconds(5));
+    CHECK(config.settings.thresholds.max_attempts == 7);
+    CHECK(config.settings.thresholds.window == std::chrono::milliseconds(500));
+    CHECK(config.settings.thresholds.max_token_ratio == 1.0);
+    CHECK(lint_yaml(unbudgeted, config.settings).empty());
+    CHECK(lint_yaml(kQuick, config.settings).empty());
+}
+
+TEST_CASE("lint controls: bad thresholds are findings with positions", "[lint][config]") {
+    const ConfigResult config = load_config_text(
+        "delay-too-short: { min_delay: 10 ms }\n"
+        "unthrottled-retries:\n"
+        "  max_attempts: 0\n"
+        "  windows: 1s\n"
+        "  window: [1s]\n"
+        "loose-retry-budget: { max_token_ratio: lots }\n"
+        "delay-to-short: {}\n"
+        "unthrottled-retries: {}\n",
+        ".rebound-lint.yaml");
+    REQUIRE(codes(config.findings) == std::vector<std::string>{"RB007@1", "RB101@3", "RB002@4",
+                                                               "RB004@5", "RB004@6", "RB002@7",
+                                                               "RB003@8"});
+    CHECK(config.findings[1].message == "'unthrottled-retries.max_attempts' is 0, outside 1..1000");
+    CHECK(config.findings[2].suggestion == "did you mean 'window'?");
+    CHECK(config.findings[5].suggestion == "did you mean 'delay-too-short'?");
+    CHECK(config.settings.thresholds == RuleThresholds{});  // nothing bad is taken
+}
+
 TEST_CASE("lint controls: the configuration is found in the directory or a parent",
           "[lint][config]") {
     const TemporaryDirectory dir;
@@ -191,7 +245,7 @@ TEST_CASE("lint controls: a directory is searched recursively, files sorted", "[
     dir.write("policies/b.yaml", kNoJitter);
     dir.write("policies/nested/a.rebound",
               "rebound 1\nservice s\npolicy p {\n  jitter none\n  "
-              "attempts 4\n  retry on deadlock\n}\n");
+              "attempts 4\n  retry on deadlock\n  deadline 5s\n}\n");
     dir.write("policies/notes.txt", "not a policy file");
     const CommandResult result =
         run_cli({"lint", "--format", "json", (dir.path / "policies").string()});

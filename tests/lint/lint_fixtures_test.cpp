@@ -5,6 +5,7 @@
 //   tests/lint/CODE-name/good-*.EXT                          files the rule must stay silent on
 //   tests/lint/CODE-name/*.rebound-lint.yaml                 lint configurations, linted as such
 //   tests/lint/CODE-name/.rebound-lint.yaml                  optional settings for the folder
+//   tests/lint/realistic/*                                   sensible policies: no rule reports
 //
 // Every registered rule must have a fixture folder with at least one bad and one good file and a
 // documentation page docs/rules/CODE-name.md with the sections every page has.
@@ -27,6 +28,7 @@ namespace {
 
 const fs::path kFixtures = REBOUND_LINT_FIXTURE_DIR;
 const fs::path kDocs = REBOUND_DOCS_DIR;
+const fs::path kRealistic = kFixtures / "realistic";
 constexpr std::string_view kConfigSuffix = ".rebound-lint.yaml";
 
 std::string read_file(const fs::path& path) {
@@ -126,7 +128,7 @@ TEST_CASE("lint fixtures: every rule has a fixture folder and a documentation pa
 
 TEST_CASE("lint fixtures: every fixture folder belongs to a registered rule", "[lint][fixtures]") {
     for (const auto& entry : fs::directory_iterator(kFixtures)) {
-        if (!entry.is_directory()) {
+        if (!entry.is_directory() || entry.path() == kRealistic) {
             continue;
         }
         const std::string name = entry.path().filename().string();
@@ -174,5 +176,58 @@ TEST_CASE("lint fixtures: good fixtures stay silent for their rule", "[lint][fix
             INFO(render(findings));
             CHECK_FALSE(has_rule(findings, rule.info.code));
         }
+    }
+}
+
+TEST_CASE("lint fixtures: realistic policies written to the tier guidance lint clean",
+          "[lint][fixtures]") {
+    std::size_t files = 0;
+    for (const std::string& file : collect_policy_files({kRealistic.string()})) {
+        INFO("fixture " << file);
+        const Findings findings = Linter().lint_file(file).findings;
+        INFO(render(findings));
+        CHECK(findings.empty());
+        ++files;
+    }
+    CHECK(files >= 4);
+}
+
+// The rules from RB318 on (issue 19) judge timing, amplification and settings that cannot take
+// effect. They must not report on any sensible policy: the good fixtures of every rule, the
+// shipped tiers, the examples and the conformance vectors of the implemented version. Rules up
+// to RB317 are left out: some of those files show their findings on purpose (the conformance
+// vectors test the format, not good practice).
+TEST_CASE("lint fixtures: the rules from RB318 on stay silent on sensible policies",
+          "[lint][fixtures]") {
+    std::vector<std::string> files;
+    for (const auto& entry : fs::directory_iterator(kFixtures)) {
+        if (entry.is_directory() && entry.path() != kRealistic) {
+            for (const fs::path& good : fixtures(entry.path(), "good")) {
+                if (!is_config_fixture(good)) {
+                    files.push_back(good.string());
+                }
+            }
+        }
+    }
+    for (const std::string& shipped :
+         collect_policy_files({REBOUND_POLICIES_DIR, REBOUND_EXAMPLES_DIR})) {
+        files.push_back(shipped);
+    }
+    const fs::path conformance = fs::path(REBOUND_SPEC_DIR) / "conformance";
+    for (const auto& entry : fs::directory_iterator(conformance)) {
+        const std::string name = entry.path().filename().string();
+        // 06-resilience is version 2 (breakers, server delays), not implemented yet.
+        if (entry.is_regular_file() && !name.starts_with("06-resilience") &&
+            (name.ends_with(".yaml") || name.ends_with(".rebound"))) {
+            files.push_back(entry.path().string());
+        }
+    }
+    CHECK(files.size() > 40);
+    for (const std::string& file : files) {
+        INFO("file " << file);
+        Findings findings = Linter().lint_file(file).findings;
+        std::erase_if(findings, [](const Finding& f) { return f.code < "RB318"; });
+        INFO(render(findings));
+        CHECK(findings.empty());
     }
 }

@@ -1,6 +1,7 @@
 // RB303 retry-permanent-error: retry_on names errors that never heal by retrying: constraint
 // violations, bad SQL, missing permissions, refused logins, bad data; by category or by SQLSTATE
-// class (ISO/IEC 9075 classes 22, 23, 28, 42, 0A, 44).
+// class (ISO/IEC 9075 classes 22, 23, 28, 42, 0A, 44, and PostgreSQL's XX, whose XX001 and XX002
+// report corrupted data and indexes).
 #include <array>
 #include <cctype>
 #include <utility>
@@ -15,13 +16,14 @@ constexpr std::array<ErrorCategory, 5> kPermanentCategories{
     ErrorCategory::ConstraintViolation, ErrorCategory::SyntaxError, ErrorCategory::PermissionDenied,
     ErrorCategory::AuthenticationFailed, ErrorCategory::DataError};
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kPermanentClasses{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kPermanentClasses{{
     {"0A", "feature not supported"},
     {"22", "data exception"},
     {"23", "integrity constraint violation"},
     {"28", "invalid authorization specification"},
     {"42", "syntax error or access rule violation"},
     {"44", "with check option violation"},
+    {"XX", "internal error: corrupted data or index"},
 }};
 
 // The class description when `m` names a permanent SQLSTATE or class, else empty.

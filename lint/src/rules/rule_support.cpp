@@ -162,6 +162,23 @@ std::string describe(const Matcher& m) {
     return "'" + m.to_string() + "'";
 }
 
+std::vector<ScheduleRow> reachable_rows(const std::vector<ScheduleRow>& schedule) {
+    std::vector<ScheduleRow> rows;
+    for (const ScheduleRow& row : schedule) {
+        if (row.within_deadline) {
+            rows.push_back(row);
+        }
+    }
+    return rows;
+}
+
+std::string delay_range_text(const ScheduleRow& row) {
+    if (row.min == row.max) {
+        return duration_text(row.max);
+    }
+    return duration_text(row.min) + "-" + duration_text(row.max);
+}
+
 std::size_t reachable_retries(const std::vector<ScheduleRow>& schedule) {
     std::size_t count = 0;
     for (const ScheduleRow& row : schedule) {

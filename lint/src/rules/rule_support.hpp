@@ -73,4 +73,17 @@ std::string describe(const Matcher& m);
 // How many retries can start inside the deadline (all of them without one).
 std::size_t reachable_retries(const std::vector<ScheduleRow>& schedule);
 
+// The rows of the retries that can start inside the deadline (a prefix of the schedule).
+std::vector<ScheduleRow> reachable_rows(const std::vector<ScheduleRow>& schedule);
+
+// The mean delay of a retry after jitter and clamping: every draw is uniform over [min, max].
+// For decorrelated jitter the row holds the widest bounds, so this is an upper estimate.
+inline Duration mean_delay(const ScheduleRow& row) noexcept {
+    return Duration{row.min.count() / 2 + row.max.count() / 2 +
+                    (row.min.count() % 2 + row.max.count() % 2) / 2};
+}
+
+// "0-3ms" for a range, "50ms" for a single value.
+std::string delay_range_text(const ScheduleRow& row);
+
 }  // namespace rebound::lint::rules

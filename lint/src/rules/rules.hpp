@@ -26,6 +26,16 @@ extern const Rule kUnreachableRetryRule;           // RB311 unreachable-retry-ru
 extern const Rule kOutcomeUnknownNotIdempotent;    // RB312 outcome-unknown-not-idempotent
 extern const Rule kUnusedPolicy;                   // RB313 unused-policy
 extern const Rule kBuiltinFallback;                // RB314 builtin-fallback
+extern const Rule kImmediateRetry;                 // RB318 immediate-retry
+extern const Rule kDelayTooShort;                  // RB319 delay-too-short
+extern const Rule kUnthrottledRetries;             // RB320 unthrottled-retries
+extern const Rule kSettingsWithoutRetries;         // RB321 settings-without-retries
+extern const Rule kMinBudgetWithoutDeadline;       // RB322 min-budget-without-deadline
+extern const Rule kUnreachableRoute;               // RB323 unreachable-route
+extern const Rule kRetryOptimisticConflict;        // RB324 retry-optimistic-conflict
+extern const Rule kBroadRollbackClass;             // RB325 broad-rollback-class
+extern const Rule kLooseRetryBudget;               // RB326 loose-retry-budget
+extern const Rule kRetryClientError;               // RB327 retry-client-error
 
 // RB315 unused-suppression, RB316 invalid-suppression, RB317 unknown-rule: reported by the
 // suppression and configuration machinery (machinery_rules.cpp).
