@@ -66,6 +66,7 @@ const RuleRegistry& RuleRegistry::standard() {
                  &rules::kBroadRollbackClass,
                  &rules::kLooseRetryBudget,
                  &rules::kRetryClientError,
+                 &rules::kBackoffNeverGrows,
              }) {
             all.push_back(*rule);
         }

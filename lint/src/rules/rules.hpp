@@ -36,6 +36,7 @@ extern const Rule kRetryOptimisticConflict;        // RB324 retry-optimistic-con
 extern const Rule kBroadRollbackClass;             // RB325 broad-rollback-class
 extern const Rule kLooseRetryBudget;               // RB326 loose-retry-budget
 extern const Rule kRetryClientError;               // RB327 retry-client-error
+extern const Rule kBackoffNeverGrows;              // RB328 backoff-never-grows
 
 // RB315 unused-suppression, RB316 invalid-suppression, RB317 unknown-rule: reported by the
 // suppression and configuration machinery (machinery_rules.cpp).
