@@ -28,8 +28,10 @@ install(FILES
   "${CMAKE_CURRENT_BINARY_DIR}/reboundConfigVersion.cmake"
   DESTINATION ${REBOUND_INSTALL_CMAKEDIR})
 
-# The vendor error maps and their schema (read at run time: default_vendor_map_directory()).
-install(DIRECTORY policies/vendors DESTINATION ${CMAKE_INSTALL_DATADIR}/rebound
+# The vendor error maps (read at run time: default_vendor_map_directory()), the JSON Schemas of
+# both file formats (for editors: docs/policy-format.md) and the standard tiers (to extend or copy).
+install(DIRECTORY policies/vendors policies/tiers DESTINATION ${CMAKE_INSTALL_DATADIR}/rebound
   FILES_MATCHING PATTERN "*.yaml")
 install(FILES policies/schema/rebound-vendor-map.schema.json
+  policies/schema/rebound-policy.schema.json
   DESTINATION ${CMAKE_INSTALL_DATADIR}/rebound/schema)

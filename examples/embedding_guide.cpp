@@ -1,13 +1,16 @@
 // The program of docs/embedding.md, step by step: handlers registered like annotations, policies
 // from a directory kept current by a watcher, one executor, Prometheus metrics and JSON logs.
 //
-//   rebound_example_embedding_guide WORK_DIRECTORY
+//   rebound_example_embedding_guide [WORK_DIRECTORY]
 //
 // It writes its policy file into WORK_DIRECTORY/policies (a real service would have it deployed
-// there), runs two handlers, edits the file to show a live reload, and checks every outcome: it
-// exits 0 only if everything happened as the guide says. The blocks between `// guide: NAME` and
+// there; without an argument, a temporary directory removed at the end), runs two handlers, edits
+// the file to show a live reload, and checks every outcome: it exits 0 only if everything happened
+// as the guide says. The blocks between `// guide: NAME` and
 // `// guide: end` appear verbatim in docs/embedding.md (checked by ctest
 // example:embedding_guide_doc).
+#include <unistd.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -16,12 +19,14 @@
 #include <iostream>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "rebound/dsl/policy_directory.hpp"
 #include "rebound/dsl/policy_file_watcher.hpp"
 #include "rebound/observability/json_log_listener.hpp"
 #include "rebound/retry_executor.hpp"
 #include "rebound/retry_metrics.hpp"
+#include "rebound/testing.hpp"
 
 namespace {
 
@@ -106,11 +111,15 @@ bool expect(bool condition, const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: %s WORK_DIRECTORY\n", argv[0]);
+    if (argc > 2) {
+        std::fprintf(stderr, "usage: %s [WORK_DIRECTORY]\n", argv[0]);
         return 2;
     }
-    const std::filesystem::path directory = std::filesystem::path(argv[1]) / "policies";
+    const std::filesystem::path work =
+        argc == 2 ? std::filesystem::path(argv[1])
+                  : std::filesystem::temp_directory_path() /
+                        ("rebound-embedding-guide-" + std::to_string(::getpid()));
+    const std::filesystem::path directory = work / "policies";
     std::filesystem::remove_all(directory);
     std::filesystem::create_directories(directory);
     write_file(directory / "payments.yaml", kPaymentsPolicies);
@@ -134,6 +143,27 @@ int main(int argc, char** argv) {
         return 1;  // no valid policies at start-up: refuse to start
     }
     // guide: end
+
+    // guide: testing
+    // In a unit test: no real waiting, and the exact delays the policy asked for.
+    rebound::testing::ManualClock clock;
+    rebound::testing::RecordingSleeper sleeper(&clock);    // advances the clock by each wait
+    rebound::testing::ScriptedRandomSource random({0.0});  // every jitter draw at its low end
+    const rebound::RetryExecutor under_test(
+        {.clock = &clock,
+         .sleeper = &sleeper,
+         .random = &random,
+         .resolver = rebound::dsl::make_resolver(store, handlers, "payments")});
+    const rebound::RunResult tested =
+        under_test.run(ApproveCase::rebound_handler_name, ApproveCase{});
+    // tested.attempts == 2, sleeper.delays() == {5ms}: the 10ms backoff under equal jitter, and
+    // clock.now() is 5ms later than before the run.
+    // guide: end
+    ok &= expect(tested.attempts == 2, "the test run: 2 attempts");
+    ok &= expect(sleeper.delays() == std::vector<rebound::Duration>{std::chrono::milliseconds(5)},
+                 "the test run: one wait of 5ms");
+    ok &= expect(clock.now().time_since_epoch() == std::chrono::milliseconds(5),
+                 "the test run: the manual clock moved by the wait");
 
     // The guide's watcher has no on_reload; here it tells main() when the edit below is live.
     std::mutex reload_mutex;
@@ -218,5 +248,9 @@ int main(int argc, char** argv) {
     // guide: end
     std::cout << (ok ? "embedding guide: all steps behaved as documented\n"
                      : "embedding guide: FAILED\n");
+    if (argc == 1) {
+        std::error_code ignored;
+        std::filesystem::remove_all(work, ignored);
+    }
     return ok ? 0 : 1;
 }

@@ -1,12 +1,18 @@
 // How a service runs its work through Rebound: handlers registered next to their types, policies
 // loaded from a directory into a reloadable store, an executor with metrics and JSON logs.
 //
-//   rebound_example_executor_service POLICY_DIRECTORY
+//   rebound_example_executor_service [POLICY_DIRECTORY]
 //
-// The same code is walked through in docs/executor.md.
-#include <cstdio>
-#include <iostream>
+// Without an argument it runs on its embedded copy of examples/policies/payments.yaml. The same
+// code is walked through in docs/executor.md.
+#include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include "executor_service/embedded_policy.hpp"
 #include "rebound/dsl/policy_directory.hpp"
 #include "rebound/dsl/policy_file_watcher.hpp"
 #include "rebound/observability/json_log_listener.hpp"
@@ -14,6 +20,29 @@
 #include "rebound/retry_metrics.hpp"
 
 namespace {
+
+// The embedded policy written to a fresh directory, for a run without an argument: the store and
+// its watcher read files. Removed when the service ends.
+class EmbeddedPolicyDirectory {
+  public:
+    EmbeddedPolicyDirectory()
+        : path_(std::filesystem::temp_directory_path() /
+                ("rebound-executor-service-" + std::to_string(::getpid()))) {
+        std::filesystem::remove_all(path_);
+        std::filesystem::create_directories(path_);
+        std::ofstream(path_ / "payments.yaml") << executor_service::kEmbeddedPolicy;
+    }
+    ~EmbeddedPolicyDirectory() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    EmbeddedPolicyDirectory(const EmbeddedPolicyDirectory&) = delete;
+    EmbeddedPolicyDirectory& operator=(const EmbeddedPolicyDirectory&) = delete;
+    const std::filesystem::path& path() const noexcept { return path_; }
+
+  private:
+    std::filesystem::path path_;
+};
 
 // A command handler: its name and retry tier sit next to its definition, like an annotation.
 struct ApproveCase {
@@ -35,11 +64,15 @@ struct ApproveCase {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: %s POLICY_DIRECTORY\n", argv[0]);
+    if (argc > 2) {
+        std::fprintf(stderr, "usage: %s [POLICY_DIRECTORY]\n", argv[0]);
         return 2;
     }
-    const std::filesystem::path directory = argv[1];
+    std::optional<EmbeddedPolicyDirectory> embedded;
+    if (argc == 1) {
+        embedded.emplace();
+    }
+    const std::filesystem::path directory = embedded ? embedded->path() : argv[1];
 
     // 1. Registration, once at start-up.
     rebound::HandlerRegistry handlers;

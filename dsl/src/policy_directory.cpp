@@ -18,11 +18,22 @@ Diagnostic error_at(DiagnosticCode code, std::string file, std::string message) 
     return d;
 }
 
-// The policy files of `directory` in name order, or a diagnostic when it cannot be listed.
+// The policy files of `directory` in name order, or a diagnostic when it cannot be listed. A
+// single policy file stands for a directory holding only it.
 std::vector<std::filesystem::path> policy_files(const std::filesystem::path& directory,
                                                 Diagnostics& diagnostics) {
     std::vector<std::filesystem::path> files;
     std::error_code error;
+    if (std::filesystem::is_regular_file(directory, error)) {
+        if (syntax_for_path(directory.string())) {
+            files.push_back(directory);
+        } else {
+            diagnostics.push_back(error_at(DiagnosticCode::UnreadableFile, directory.string(),
+                                           "not a policy file: expected a directory or a .yaml, "
+                                           ".yml, .json or .rebound file"));
+        }
+        return files;
+    }
     std::filesystem::directory_iterator it(directory, error);
     for (; !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
         std::error_code status_error;

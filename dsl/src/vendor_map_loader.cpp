@@ -552,10 +552,14 @@ std::shared_ptr<const SqlErrorClassifier> load_vendor_maps_or_throw(
     return result.classifier;
 }
 
-std::filesystem::path default_vendor_map_directory() {
+std::filesystem::path default_vendor_map_directory(
+    const std::filesystem::path& package_data_directory) {
     // Read once per call; the environment is the embedder's to set, not ours to cache.
     if (const char* data_dir = std::getenv("REBOUND_DATA_DIR"); data_dir != nullptr && *data_dir) {
         return std::filesystem::path(data_dir) / "vendors";
+    }
+    if (!package_data_directory.empty()) {
+        return package_data_directory / "vendors";
     }
     return std::filesystem::path(REBOUND_INSTALLED_VENDOR_MAP_DIR);
 }

@@ -168,6 +168,27 @@ TEST_CASE("reload keeps the last good snapshot and the resolver follows the stor
     CHECK(store.generation() == 2);
 }
 
+TEST_CASE("a single policy file serves the executor's resolver like a directory", "[directory]") {
+    TemporaryDirectory dir("single-file");
+    dir.write("payments.yaml", kPaymentsYaml);
+    dir.write("notes.txt", "not a policy");
+    rebound::HandlerRegistry registry;
+    rebound::dsl::PolicyDirectoryStore store;
+    CHECK(rebound::dsl::reload_policy_directory(store, dir.path() / "payments.yaml",
+                                                {.handlers = &registry}));
+    const auto resolver = rebound::dsl::make_resolver(store, registry, "payments");
+    CHECK(resolver("ApproveCase").policy->max_attempts() == 3);
+    CHECK(resolver("ApproveCase").via == rebound::ResolvedVia::Binding);
+    REQUIRE(store.current() != nullptr);
+    CHECK(store.current()->files() == std::vector<fs::path>{dir.path() / "payments.yaml"});
+
+    const auto not_a_policy = rebound::dsl::load_policy_directory(dir.path() / "notes.txt");
+    CHECK(not_a_policy.directory == nullptr);
+    REQUIRE(not_a_policy.diagnostics.size() == 1);
+    CHECK(not_a_policy.diagnostics.front().code == DiagnosticCode::UnreadableFile);
+    CHECK(not_a_policy.diagnostics.front().message.find("not a policy file") != std::string::npos);
+}
+
 TEST_CASE("the watcher reloads a changed file and stops cleanly", "[directory][watcher]") {
     TemporaryDirectory dir("watch");
     dir.write("payments.yaml", kPaymentsYaml);

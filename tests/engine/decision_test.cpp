@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "rebound/decision.hpp"
-#include "scripted_random_source.hpp"
+#include "rebound/testing.hpp"
 
 using namespace std::chrono_literals;
 using rebound::AttemptContext;

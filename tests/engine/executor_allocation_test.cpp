@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "allocation_counter.hpp"
-#include "manual_clock.hpp"
 #include "rebound/retry_executor.hpp"
 #include "rebound/retry_metrics.hpp"
+#include "rebound/testing.hpp"
 
 using namespace std::chrono_literals;
 

@@ -8,10 +8,8 @@
 #include <system_error>
 #include <vector>
 
-#include "manual_clock.hpp"
 #include "rebound/retry_executor.hpp"
-#include "recording_sleeper.hpp"
-#include "scripted_random_source.hpp"
+#include "rebound/testing.hpp"
 
 using namespace std::chrono_literals;
 using rebound::ErrorCategory;

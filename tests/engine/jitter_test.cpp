@@ -3,7 +3,7 @@
 #include <random>
 
 #include "rebound/jitter.hpp"
-#include "scripted_random_source.hpp"
+#include "rebound/testing.hpp"
 
 using namespace std::chrono_literals;
 using rebound::Backoff;

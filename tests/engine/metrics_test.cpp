@@ -1,9 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "manual_clock.hpp"
 #include "rebound/retry_executor.hpp"
 #include "rebound/retry_metrics.hpp"
-#include "recording_sleeper.hpp"
+#include "rebound/testing.hpp"
 
 using namespace std::chrono_literals;
 using rebound::ErrorCategory;

@@ -3,10 +3,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "manual_clock.hpp"
 #include "rebound/observability/json_log_listener.hpp"
 #include "rebound/retry_executor.hpp"
-#include "recording_sleeper.hpp"
+#include "rebound/testing.hpp"
 
 using namespace std::chrono_literals;
 

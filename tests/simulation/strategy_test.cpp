@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "rebound/simulation/strategy.hpp"
-#include "scripted_random_source.hpp"
+#include "rebound/testing.hpp"
 
 using namespace std::chrono_literals;
 using rebound::Duration;

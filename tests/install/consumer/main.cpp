@@ -1,8 +1,13 @@
-// Uses the installed headers and library: builds a policy and takes one decision.
+// Uses the installed headers, library and data: builds a policy and takes one decision under the
+// installed test doubles, and classifies a MySQL deadlock with the installed vendor maps, which it
+// must find in the (moved) prefix it was built against.
 #include <cstdio>
+#include <string>
 
 #include <rebound/decision.hpp>
+#include <rebound/dsl/vendor_map_loader.hpp>
 #include <rebound/odbc/vendor_detection.hpp>
+#include <rebound/testing.hpp>
 
 int main() {
     using namespace std::chrono_literals;
@@ -11,7 +16,7 @@ int main() {
                             .jitter(rebound::Jitter::none())
                             .retry_on(rebound::Matcher::transient())
                             .build();
-    rebound::SeededRandomSource random(1);
+    rebound::testing::ScriptedRandomSource random({0.5});
     rebound::AttemptContext context;
     const auto decision = rebound::decide(
         *policy, rebound::ErrorDescription::of(rebound::ErrorCategory::Deadlock), context, random);
@@ -19,5 +24,28 @@ int main() {
                 static_cast<long long>(decision.delay.count()));
     const bool odbc_linked =
         rebound::odbc::vendor_from_dbms_name("PostgreSQL") == rebound::Vendor::PostgreSql;
-    return decision.retry && decision.delay == 10ms && odbc_linked ? 0 : 1;
+
+    const std::string maps = rebound::dsl::default_vendor_map_directory().string();
+    const std::string expected_prefix = REBOUND_EXPECTED_PREFIX;
+    std::printf("vendor maps: %s\n", maps.c_str());
+    if (maps.rfind(expected_prefix, 0) != 0) {
+        std::printf("the vendor maps are not under the installed prefix %s\n",
+                    expected_prefix.c_str());
+        return 1;
+    }
+    const auto loaded = rebound::dsl::load_vendor_maps(maps);
+    if (!loaded.classifier) {
+        std::printf("the installed vendor maps did not load\n");
+        return 1;
+    }
+    rebound::SqlErrorRecord deadlock;
+    deadlock.vendor = rebound::Vendor::MySql;
+    deadlock.sqlstate = "40001";
+    deadlock.native_code = 1213;
+    const auto classified = loaded.classifier->classify(deadlock);
+    std::printf("mysql 1213: %s\n", std::string(classified.matched).c_str());
+    return decision.retry && decision.delay == 10ms && odbc_linked &&
+                   classified.category == rebound::ErrorCategory::Deadlock
+               ? 0
+               : 1;
 }

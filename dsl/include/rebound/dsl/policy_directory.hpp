@@ -8,10 +8,11 @@
 //                                                                             "payments")});
 //
 // The directory's files with a policy extension (.yaml .yml .json .rebound, mixed freely; other
-// files and subdirectories are ignored) are loaded in name order. The snapshot exists only when
-// every file compiled, no two files name the same service, and every tier named by a registered
-// handler is a policy of every service; otherwise the result carries the diagnostics and no
-// snapshot, so a store keeps its last good one.
+// files and subdirectories are ignored) are loaded in name order. A path naming one policy file
+// instead of a directory loads that file alone, so a single-file service works the same way. The
+// snapshot exists only when every file compiled, no two files name the same service, and every tier
+// named by a registered handler is a policy of every service; otherwise the result carries the
+// diagnostics and no snapshot, so a store keeps its last good one.
 #pragma once
 
 #include <filesystem>

@@ -59,7 +59,23 @@ std::shared_ptr<const SqlErrorClassifier> load_vendor_maps_or_throw(
     const std::filesystem::path& directory);
 
 // Where the shipped maps are: `$REBOUND_DATA_DIR/vendors` when that variable is set and not
-// empty, else the installed `<prefix>/share/rebound/vendors`. The directory may not exist.
-std::filesystem::path default_vendor_map_directory();
+// empty; else `<package_data_directory>/vendors` when `package_data_directory` is not empty;
+// else `<prefix>/share/rebound/vendors` of the prefix the library was built for. The directory
+// may not exist.
+std::filesystem::path default_vendor_map_directory(
+    const std::filesystem::path& package_data_directory);
+
+// The same for the calling program. A program built against an installed Rebound with
+// find_package(rebound) gets REBOUND_PACKAGE_DATA_DIR from the package's CMake config: the
+// `share/rebound` directory next to the libraries it links, wherever the prefix was moved. A
+// function of each translation unit (static), so that programs built with and without the
+// package config do not disagree about one definition.
+static inline std::filesystem::path default_vendor_map_directory() {
+#ifdef REBOUND_PACKAGE_DATA_DIR
+    return default_vendor_map_directory(std::filesystem::path(REBOUND_PACKAGE_DATA_DIR));
+#else
+    return default_vendor_map_directory(std::filesystem::path{});
+#endif
+}
 
 }  // namespace rebound::dsl
