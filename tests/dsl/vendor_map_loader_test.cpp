@@ -190,8 +190,21 @@ TEST_CASE("classifying with the shipped maps does not allocate", "[vendor_maps]"
 TEST_CASE("REBOUND_DATA_DIR moves the default directory", "[vendor_maps]") {
     ::setenv("REBOUND_DATA_DIR", "/opt/rebound-data", 1);
     CHECK(rebound::dsl::default_vendor_map_directory() == fs::path("/opt/rebound-data/vendors"));
+    CHECK(rebound::dsl::default_vendor_map_directory("/moved/prefix/share/rebound") ==
+          fs::path("/opt/rebound-data/vendors"));
     ::unsetenv("REBOUND_DATA_DIR");
     CHECK(rebound::dsl::default_vendor_map_directory().filename() == "vendors");
+}
+
+TEST_CASE("an installed package's data directory locates the maps wherever the prefix went",
+          "[vendor_maps]") {
+    // What a program built with find_package(rebound) passes (REBOUND_PACKAGE_DATA_DIR); the
+    // install test checks the whole path through a moved prefix.
+    ::unsetenv("REBOUND_DATA_DIR");
+    CHECK(rebound::dsl::default_vendor_map_directory("/moved/prefix/share/rebound") ==
+          fs::path("/moved/prefix/share/rebound/vendors"));
+    CHECK(rebound::dsl::default_vendor_map_directory(fs::path{}) ==
+          rebound::dsl::default_vendor_map_directory());
 }
 
 TEST_CASE("bad vendor maps are reported with their positions", "[vendor_maps]") {
