@@ -1441,7 +1441,7 @@ std::optional<Matcher> TextReader::read_category(const Token& token, const std::
     std::string suggestion = did_you_mean(token.text, matcher_words());
     if (suggestion.empty()) {
         suggestion =
-            "expected a category such as deadlock or transient (see categories.md), or a matcher "
+            "expected a category such as deadlock or transient (docs/categories.md), or a matcher "
             "such as sqlstate 40001, native mysql 1213, error io.timeout, http 503 or "
             "message \"text\"";
     }

@@ -1016,7 +1016,7 @@ std::optional<Matcher> YamlReader::read_matcher_word(const Value& item) {
     std::string suggestion = detail::did_you_mean(word, category_words());
     if (suggestion.empty()) {
         suggestion =
-            "expected a category such as deadlock or transient (see categories.md), or "
+            "expected a category such as deadlock or transient (docs/categories.md), or "
             "a mapping such as { sqlstate: \"40001\" }";
     }
     report(DiagnosticCode::UnknownValue, item.position, item.path,

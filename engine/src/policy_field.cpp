@@ -8,7 +8,7 @@ namespace {
 using enum PolicyField;
 using enum FieldPlace;
 
-// The policy language's fields (spec: policy-language.md, "Policy fields"). Each top-level row is
+// The policy language's fields (docs/policy-format.md, "Policy fields"). Each top-level row is
 // followed by the rows of the fields inside it; the order is the canonical order of the key lists
 // and of the docs. The texts of the top-level rows are those of docs/policy-format.md's field
 // table, which a test checks against them.

@@ -1,5 +1,5 @@
 // The vendor map loader: the shipped maps load cleanly and classify what the Debian 12 drivers
-// really report (categories.md); bad maps give positioned diagnostics.
+// really report (docs/categories.md); bad maps give positioned diagnostics.
 #include "rebound/dsl/vendor_map_loader.hpp"
 
 #include <catch2/catch.hpp>
@@ -119,7 +119,7 @@ TEST_CASE("the shipped maps cover every category a vendor can report", "[vendor_
     }
 }
 
-TEST_CASE("what the Debian 12 drivers report classifies as categories.md says", "[vendor_maps]") {
+TEST_CASE("the Debian 12 drivers' reports classify as docs/categories.md says", "[vendor_maps]") {
     struct Finding {
         Vendor vendor;
         std::string_view sqlstate;

@@ -1,5 +1,5 @@
 // The controls of `rebound lint`: inline suppressions, the configuration file, --disable,
-// --fail-on and the exit codes of cli.md, through the library and through the binary.
+// --fail-on and the exit codes of docs/cli.md, through the library and through the binary.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

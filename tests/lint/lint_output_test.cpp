@@ -1,4 +1,4 @@
-// The output formats of `rebound lint`: text with carets, the JSON shape of cli.md, the SARIF
+// The output formats of `rebound lint`: text with carets, the JSON shape of docs/cli.md, the SARIF
 // 2.1.0 structure GitHub code scanning reads, and GitHub workflow annotations.
 #include <catch2/catch.hpp>
 
@@ -53,7 +53,7 @@ TEST_CASE("lint output: text has one headline per finding, sorted, with source a
     CHECK(plain.find("^") == std::string::npos);
 }
 
-TEST_CASE("lint output: JSON has the shape of cli.md", "[lint][output]") {
+TEST_CASE("lint output: JSON has the shape of docs/cli.md", "[lint][output]") {
     const json report = json::parse(format_json(sample_report()));
     CHECK(report["files"] == 2);
     CHECK(report["errors"] == 1);

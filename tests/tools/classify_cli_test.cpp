@@ -33,7 +33,7 @@ const std::string kTiers = std::string(REBOUND_SPEC_DIR) + "/conformance/04-tier
 
 }  // namespace
 
-TEST_CASE("classify prints the JSON document of cli.md", "[classify_cli]") {
+TEST_CASE("classify prints the JSON document of docs/cli.md", "[classify_cli]") {
     const json expected = json::parse(
         R"({"vendor": "mysql", "sqlstate": "40001", "native": 1213, "phase": "execute",
             "category": "deadlock", "retryable_by_default": true, "restart_scope": "transaction",

@@ -11,7 +11,7 @@
 
 namespace rebound::cli {
 
-// Exit codes of cli.md.
+// Exit codes of docs/cli.md.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitInputErrors = 1;
 inline constexpr int kExitUsage = 2;

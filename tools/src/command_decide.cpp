@@ -119,7 +119,7 @@ int run_decide(const DecideOptions& options) {
     }
     int exit_code = kExitOk;
     // A database error without an explicit category is classified with the vendor maps first,
-    // as the ODBC adapter does (cli.md); --category, when given, stands.
+    // as the ODBC adapter does (docs/cli.md); --category, when given, stands.
     std::shared_ptr<const SqlErrorClassifier> classifier;
     if (!error->category && (!options.sqlstate.empty() || options.native)) {
         classifier = load_vendor_maps_or_report(options.vendor_maps, exit_code);

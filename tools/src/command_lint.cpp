@@ -2,7 +2,7 @@
 //              [--config FILE] [--no-source] PATH...
 //
 // Runs rebound::lint on every policy file named or found under the directories named. Exit
-// codes (cli.md): 0 nothing at the failing level, 1 findings at or above --fail-on, 2 usage
+// codes (docs/cli.md): 0 nothing at the failing level, 1 findings at or above --fail-on, 2 usage
 // error, unreadable file or broken configuration, 3 internal failure.
 #include <algorithm>
 #include <filesystem>

@@ -1,4 +1,4 @@
-// The explain report of a resolved policy: JSON as cli.md specifies, and a text rendering.
+// The explain report of a resolved policy: JSON as docs/cli.md specifies, and a text rendering.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// Backoff: the base delay before each retry, before jitter (spec: policy-language.md, Backoff).
+// Backoff: the base delay before each retry, before jitter (docs/policy-format.md, Backoff).
 //
 //   fixed        delay
 //   linear       min(initial + (k-1) * increment, max)

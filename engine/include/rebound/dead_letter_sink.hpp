@@ -1,5 +1,5 @@
 // DeadLetterSink: where the executor hands work that a policy with `on_exhausted: dead_letter`
-// gave up on after its last attempt (spec: policy-language.md, on_exhausted).
+// gave up on after its last attempt (docs/policy-format.md, on_exhausted).
 #pragma once
 
 #include <any>

@@ -1,4 +1,4 @@
-// decide(): the retry decision of semantics.md.
+// decide(): the retry decision of docs/semantics.md.
 //
 // After attempt `n` (1-based) fails with error `e` at `elapsed` since the first attempt started,
 // first hit wins:

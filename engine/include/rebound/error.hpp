@@ -1,4 +1,4 @@
-// ErrorDescription: what the engine knows about one failure (spec: semantics.md).
+// ErrorDescription: what the engine knows about one failure (docs/semantics.md).
 //
 // A cheap, non-owning value: every text field is a view into storage owned by the caller (the
 // exception, the ODBC diagnostic buffer, a string literal), which must outlive the description.
@@ -31,7 +31,7 @@ struct ErrorDescription {
     std::string_view message;
 
     // The category used by category matchers: an error without one counts as `unknown`
-    // (fail closed, categories.md).
+    // (fail closed, docs/categories.md).
     constexpr ErrorCategory effective_category() const noexcept {
         return category.value_or(ErrorCategory::Unknown);
     }

@@ -1,4 +1,4 @@
-// The canonical error categories (spec: categories.md).
+// The canonical error categories (docs/categories.md).
 //
 // One constexpr table holds, for every category, its wire name (used in files, CLI output and
 // metrics), whether it is retryable by default, and how much has to be restarted after it. Every

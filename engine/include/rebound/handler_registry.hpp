@@ -16,7 +16,7 @@
 //   registry.add({.name = "legacy.import", .tier = "background"});  // explicit form
 //
 // A handler object deriving from RetryPolicyProvider may be registered with add(name, object)
-// instead (interface-style override). Resolution (semantics.md), first hit wins:
+// instead (interface-style override). Resolution (docs/semantics.md), first hit wins:
 //   1. code:       the policy given by the handler's code;
 //   2. binding:    the service file's handlers: entry (exact key, else longest `prefix.*` key);
 //   3. annotation: the tier named at registration, looked up among the file's policies;

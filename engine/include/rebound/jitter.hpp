@@ -1,4 +1,4 @@
-// Jitter: randomisation of the base delay (spec: policy-language.md, Jitter).
+// Jitter: randomisation of the base delay (docs/policy-format.md, Jitter).
 //
 //   none          d
 //   full          uniform in [0, d]

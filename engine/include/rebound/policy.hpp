@@ -68,7 +68,7 @@ class Policy {
     // Base delay before retry k (1 <= k < max_attempts), precomputed; out-of-range k is clamped.
     Duration base_delay(int k) const noexcept { return retries_[retry_slot(k)].base; }
 
-    // The jittered delay before retry k (policy-language.md, Backoff then Jitter): a draw from
+    // The jittered delay before retry k (docs/policy-format.md, Backoff then Jitter): a draw from
     // the precomputed interval of retry k, clamped to the backoff's max. `previous` is the delay
     // before the attempt that failed (decorrelated jitter only). Equals
     // jittered_delay(spec().jitter, spec().backoff, base_delay(k), previous, random).

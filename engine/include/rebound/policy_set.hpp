@@ -1,7 +1,7 @@
 // PolicySet: the compiled policies of one service file and its handler bindings.
 //
 // Immutable once built and shared as std::shared_ptr<const PolicySet>. Binding resolution for a
-// handler name (semantics.md, steps 2, 4 and 5): an exact key wins; otherwise the longest
+// handler name (docs/semantics.md, steps 2, 4 and 5): an exact key wins; otherwise the longest
 // matching `prefix.*` key; otherwise the file's `default`; otherwise the built-in policy
 // `builtin`. Code-provided and annotation tiers (steps 1 and 3) are layered on top by the
 // handler registry.
@@ -97,7 +97,7 @@ class PolicySet {
         return default_ ? &default_ : nullptr;
     }
 
-    // The shared built-in policy (semantics.md step 5).
+    // The shared built-in policy (docs/semantics.md step 5).
     static const std::shared_ptr<const Policy>& builtin();
 
   private:

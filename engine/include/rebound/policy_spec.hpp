@@ -1,4 +1,4 @@
-// PolicySpec: every field of one retry policy, as plain data (spec: policy-language.md).
+// PolicySpec: every field of one retry policy, as plain data (docs/policy-format.md).
 //
 // A PolicySpec may be invalid; it is what builders and the file compiler fill in before
 // `Policy::create` validates and compiles it. Defaults are the built-in defaults of the spec.
@@ -50,7 +50,7 @@ struct PolicySpec {
     friend bool operator==(const PolicySpec&, const PolicySpec&) = default;
 };
 
-// The built-in default policy `builtin` (semantics.md): every built-in default, retry_on transient.
+// The built-in policy `builtin` (docs/semantics.md): every built-in default, retry_on transient.
 PolicySpec builtin_policy_spec();
 
 }  // namespace rebound

@@ -2,7 +2,7 @@
 //
 // Holds one immutable snapshot (any compiled type: a PolicySet, a directory of them) and hands it
 // out as std::shared_ptr<const Snapshot>. Readers take the pointer and keep using what they got;
-// a reload never changes it under them (semantics.md, Reloading policy files).
+// a reload never changes it under them (docs/semantics.md, Reloading policy files).
 //
 //   rebound::PolicyStore<PolicySet, std::vector<std::string>> store;
 //   store.reload([] { return compile_everything(); },            // -> Compiled

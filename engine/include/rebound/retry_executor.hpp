@@ -1,4 +1,4 @@
-// RetryExecutor: runs a unit of work under the policy of a named handler (semantics.md).
+// RetryExecutor: runs a unit of work under the policy of a named handler (docs/semantics.md).
 //
 //   rebound::RetryExecutor executor({.listeners = {&metrics}, .resolver = resolver});
 //   rebound::RunResult r = executor.run("ApproveCase", [&](const rebound::AttemptInfo& a) {

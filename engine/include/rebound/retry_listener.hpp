@@ -1,4 +1,4 @@
-// RetryListener: what an executor reports while it runs work (spec: semantics.md, The executor).
+// RetryListener: what an executor reports while it runs work (docs/semantics.md, The executor).
 //
 // Events, in order for one run: attempt started (every attempt), then after a failed attempt
 // either retry scheduled (before the wait) or a stop; after a successful attempt, succeeded.

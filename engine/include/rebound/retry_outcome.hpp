@@ -1,4 +1,4 @@
-// RetryOutcome: how a run of the executor ended (spec: semantics.md, The executor).
+// RetryOutcome: how a run of the executor ended (docs/semantics.md, The executor).
 #pragma once
 
 #include <array>

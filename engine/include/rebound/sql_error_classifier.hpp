@@ -1,6 +1,6 @@
 // SqlErrorClassifier: turns one database error (vendor, SQLSTATE, native code, phase) into an
-// ErrorCategory with the vendor error maps (spec: categories.md, "How the ODBC adapter
-// classifies").
+// ErrorCategory with the vendor error maps (docs/categories.md, "How a database
+// error becomes a category").
 //
 // The classifier is immutable once built and shared as std::shared_ptr<const SqlErrorClassifier>;
 // classify() is noexcept, allocates nothing and takes no lock, so it may run on the decision hot
@@ -94,7 +94,7 @@ inline constexpr std::size_t kDatabasePhaseCount = kDatabasePhaseTable.size();
 
 // One rule of a vendor map, in readable form (the loader fills these from policies/vendors/*.yaml;
 // code may build them directly). The rule applies in the phases whose entry is set; a phase left
-// empty falls through to the next, less specific rule (categories.md, step 4).
+// empty falls through to the next, less specific rule (docs/categories.md: the phase).
 struct SqlErrorRule {
     Vendor vendor = Vendor::Generic;  // Generic: a rule of the ISO/ODBC SQLSTATE map
     SqlRuleKey key = SqlRuleKey::SqlState;
@@ -111,7 +111,7 @@ struct SqlErrorRule {
 
 // The compiled vendor maps: per vendor, flat arrays sorted by key and searched by bisection.
 //
-// Precedence (categories.md): vendor + native code, vendor + SQLSTATE, vendor + SQLSTATE class,
+// Precedence (docs/categories.md): vendor + native, vendor + SQLSTATE, vendor + SQLSTATE class,
 // generic SQLSTATE, generic SQLSTATE class, else `unknown`. At each level only a rule that applies
 // in the record's phase matches. SQLite extended result codes fall back to their primary code
 // (`code & 0xFF`) when the map does not name the extended code. SQLSTATEs are normalised
@@ -136,8 +136,8 @@ class SqlErrorClassifier {
     // empty `matched`.
     SqlClassification classify(const SqlErrorRecord& record) const noexcept;
 
-    // Classifies every record of one failure and returns the most specific result (categories.md
-    // step 1): class-01 warnings are skipped; among the rest the highest `specificity` wins, the
+    // Classifies every record of one failure and returns the most specific result: class-01
+    // warnings are skipped (docs/categories.md); of the rest the highest `specificity` wins, the
     // earlier record on a tie. When every record is a warning, the first record's result; an empty
     // span is `unknown`.
     SqlClassification classify_most_specific(

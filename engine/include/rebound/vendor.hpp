@@ -1,4 +1,4 @@
-// Database vendors whose native error codes Rebound understands (spec: categories.md, cli.md).
+// Database vendors whose native error codes Rebound understands (docs/categories.md, docs/cli.md).
 //
 // MariaDB reports MySQL's native codes and is covered by `mysql`. `generic` stands for "no
 // vendor-specific knowledge": only the ISO/ODBC SQLSTATE map applies.

@@ -1,7 +1,7 @@
 // RB326 loose-retry-budget: a budget whose token_ratio is so high that it hardly throttles. Each
 // failure reaching the budget takes one token and each success gives back token_ratio, so the
 // tokens only run down while more than token_ratio / (1 + token_ratio) of the attempts fail
-// (semantics.md, Retry budget). With the usual 0.1 that is about 9%; above the configured
+// (docs/semantics.md, Retry budget). With the usual 0.1 that is about 9%; above the configured
 // maximum (0.5: a third of all attempts) the budget lets a partial outage be retried at full
 // strength, which is what it is there to prevent.
 #include "rule_support.hpp"

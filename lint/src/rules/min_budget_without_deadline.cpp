@@ -1,6 +1,6 @@
 // RB322 min-budget-without-deadline: min_attempt_budget is the time that must be left before the
-// deadline for a retry to start (semantics.md, step 7). Without a deadline it is never compared
-// with anything, so the protection it promises does not exist.
+// deadline for a retry to start (docs/semantics.md, step 6). Without a deadline it is never
+// compared with anything, so the protection it promises does not exist.
 #include "rule_support.hpp"
 #include "rules.hpp"
 

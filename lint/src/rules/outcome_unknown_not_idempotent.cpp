@@ -1,6 +1,6 @@
 // RB312 outcome-unknown-not-idempotent: retry_on lists `commit_outcome_unknown` for a policy
 // that a non-idempotent handler uses. The decision stops with `outcome_unknown` for such
-// handlers before retry_on is read (semantics.md, step 2), so the entry does nothing there.
+// handlers before retry_on is read (docs/semantics.md, step 2), so the entry does nothing there.
 #include <algorithm>
 
 #include "rule_support.hpp"

@@ -1,5 +1,5 @@
 // RB306 retries-beyond-deadline: the deadline is shorter than the retry schedule, so the last
-// retries can never start (semantics.md, step 6), even if every attempt took no time at all.
+// retries can never start (docs/semantics.md, step 6), even if every attempt took no time at all.
 #include "rule_support.hpp"
 #include "rules.hpp"
 

@@ -1,5 +1,5 @@
 // RB302 retry-all-errors: neither retry_on nor retry_if, so every error that never_retry_on does
-// not exclude is retried (semantics.md, step 3).
+// not exclude is retried (docs/semantics.md, step 3).
 #include "rule_support.hpp"
 #include "rules.hpp"
 

@@ -1,6 +1,6 @@
 // RB321 settings-without-retries: a policy that makes one attempt (max_attempts 1, max_retries 0)
 // but states its own backoff, jitter, min_attempt_budget, budget or routes. Those only shape
-// retries (semantics.md, steps 6 to 9), so they never apply: either the policy was meant to
+// retries (docs/semantics.md, steps 5 to 8), so they never apply: either the policy was meant to
 // retry, or the settings are leftovers that mislead the reader.
 #include "rule_support.hpp"
 #include "rules.hpp"

@@ -1,5 +1,5 @@
 // RB311 unreachable-retry-rule: a retry_on entry that a never_retry_on entry always wins over
-// (semantics.md: step 1 runs before step 3), so it can never cause a retry.
+// (docs/semantics.md: step 1 runs before step 3), so it can never cause a retry.
 #include "rule_support.hpp"
 #include "rules.hpp"
 

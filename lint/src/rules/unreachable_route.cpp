@@ -1,5 +1,5 @@
 // RB323 unreachable-route: a route that no retry's delay can select. The decision names the first
-// route whose up_to is at or above the delay, else the last route (policy-language.md, routes),
+// route whose up_to is at or above the delay, else the last route (docs/policy-format.md, routes),
 // so a route is chosen only for delays between the previous route's up_to (exclusive) and its
 // own (inclusive; the last route: anything above the previous one). When no delay the schedule
 // can produce (after jitter, inside the deadline) falls there, the route's retry topic never

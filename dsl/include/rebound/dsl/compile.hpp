@@ -28,7 +28,7 @@ struct CompileResult {
 // Validates and compiles. Registries in `options` are used as in Policy::create.
 CompileResult compile(const Document& document, const PolicyCompileOptions& options = {});
 
-// The inheritance rule of policy-language.md on Document fields (positions kept): `child`'s own
+// The inheritance rule of docs/policy-format.md on Document fields (positions kept): `child`'s own
 // values over `base`'s; lists and objects are replaced whole, and max_attempts/max_retries are
 // one setting (a child stating either replaces the base's).
 PolicyFields merge_fields(PolicyFields child, const PolicyFields& base);

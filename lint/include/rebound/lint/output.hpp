@@ -1,4 +1,4 @@
-// Output formats of `rebound lint` (spec: cli.md) and the exit decision.
+// Output formats of `rebound lint` (docs/cli.md) and the exit decision.
 //
 //   text    one line per finding, sorted; with sources, the source line and a caret below it
 //   json    {"files", "errors", "warnings", "notes", "diagnostics": [...]}

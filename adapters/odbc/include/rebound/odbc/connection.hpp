@@ -7,7 +7,7 @@
 //   connection.execute("UPDATE account SET balance = balance - ? WHERE id = ?", {{100}, {7}});
 //
 // Errors carry their phase: connecting (and reconnecting) is `connect`, committing is `commit`,
-// everything else `execute` (categories.md, step 4).
+// everything else `execute` (docs/categories.md: the phase).
 //
 // Thread safety: an Environment may be shared by any number of threads. A Connection is used by
 // one thread at a time (ODBC connection handles are not meant for concurrent statements).

@@ -2,7 +2,7 @@
 //
 // A failure keeps every diagnostic record of the handle (warnings included, in driver order),
 // the phase (connect, execute, commit), the vendor of the connection, and the classification of
-// its most specific non-warning record (categories.md "How the ODBC adapter classifies").
+// its most specific non-warning record (docs/categories.md).
 #pragma once
 
 #include <cstddef>

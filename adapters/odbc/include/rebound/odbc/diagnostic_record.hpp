@@ -2,7 +2,7 @@
 //
 // A failing ODBC call may leave several records on its handle; the useful one is not always the
 // first (a driver may put its own generic record before the server's). read_diagnostic_records
-// reads them all, up to a cap, so the classifier can pick the most specific (categories.md).
+// reads them all, up to a cap, so the classifier can pick the most specific (docs/categories.md).
 #pragma once
 
 #include <sql.h>

@@ -7,7 +7,7 @@
 //           return c.query_value("SELECT quantity FROM stock WHERE item = ?", {{item}});
 //       });
 //
-// Every attempt (semantics.md "The executor", categories.md):
+// Every attempt (docs/semantics.md "The executor", docs/categories.md):
 //   1. reconnects first when the previous attempt left the session unusable (a connection-scope
 //      category, a dead connection, or a failed rollback); a failure to connect is an attempt
 //      failure of phase `connect`;
