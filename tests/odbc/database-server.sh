@@ -13,6 +13,11 @@
 # that stops the server once the process that ran `start` (ctest, or REBOUND_DB_OWNER_PID) is gone,
 # or after REBOUND_DB_MAX_SECONDS (default 1800). `start` also stops a server left in STATE_DIR
 # by an earlier run. `stop` is idempotent.
+#
+# A start that fails (initdb, pg_ctl, mariadb-install-db or mariadbd) exits 1 after printing the
+# logs of the attempt. REBOUND_POSTGRESQL_BIN names the directory of initdb and pg_ctl (default
+# /usr/lib/postgresql/15/bin); tests/odbc/database-server-start-test.sh points it, and PATH, at
+# failing stand-ins.
 set -euo pipefail
 
 action=$1
@@ -20,6 +25,7 @@ kind=$2
 state_dir=$3
 mkdir -p "$state_dir"
 state_dir=$(cd "$state_dir" && pwd)
+postgresql_bin=${REBOUND_POSTGRESQL_BIN:-/usr/lib/postgresql/15/bin}
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
@@ -41,7 +47,7 @@ stop_server() {
     case $kind in
       postgresql)
         if [ -f "$runtime_dir/data/postmaster.pid" ]; then
-          runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$runtime_dir/data" \
+          runuser -u postgres -- "$postgresql_bin/pg_ctl" -D "$runtime_dir/data" \
             -m immediate -w -t 20 stop >/dev/null 2>&1 || true
         fi
         ;;
@@ -85,7 +91,7 @@ start_watchdog() {
 
 start_postgresql() {
   local runtime_dir=$1 port=$2
-  local bin=/usr/lib/postgresql/15/bin
+  local bin=$postgresql_bin
   chown postgres:postgres "$runtime_dir"
   # PostgreSQL refuses to run as root.
   runuser -u postgres -- "$bin/initdb" -D "$runtime_dir/data" -U postgres --auth=trust \
@@ -107,12 +113,19 @@ start_mariadb() {
     --port="$port" --bind-address=127.0.0.1 --user=root --pid-file="$runtime_dir/mariadbd.pid" \
     --skip-name-resolve --innodb-buffer-pool-size=64M --innodb-log-file-size=16M \
     --innodb-flush-log-at-trx-commit=0 --log-error="$runtime_dir/server.log" \
-    </dev/null >/dev/null 2>&1 &
+    </dev/null >"$runtime_dir/mariadbd-output.log" 2>&1 &
+  local server=$!
   local ready=false
   for _ in $(seq 1 300); do
     if mariadb --no-defaults --socket="$runtime_dir/mariadbd.sock" -uroot -e 'SELECT 1' >/dev/null 2>&1; then
       ready=true
       break
+    fi
+    if ! kill -0 "$server" 2>/dev/null; then
+      local status=0
+      wait "$server" || status=$?
+      echo "mariadbd exited with status $status before accepting connections" >&2
+      return 1
     fi
     sleep 0.1
   done
