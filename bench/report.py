@@ -125,6 +125,22 @@ def load_contention(results):
     return rounds, settings
 
 
+def round_trips_sentence(results):
+    """The measured round trips per attempt (bench/round_trips.sh), or why there are none."""
+    measured = None
+    path = os.path.join(results, "round-trips.json")
+    if os.path.exists(path):
+        with open(path) as handle:
+            measured = json.load(handle)
+    if not measured:
+        return "Round trips per attempt were not measured (bench/round_trips.sh needs strace)."
+    return (f"Round trips per attempt, measured (`bench/round_trips.sh`: sendto system calls of "
+            f"one client without conflicts, {measured['transactions']} transactions, strace): "
+            f"rebound immediate {measured['rebound_immediate']:.2f}, pgbench "
+            f"{measured['pgbench']:.2f}. With psqlODBC's `Protocol=7.4-1` (the test server's "
+            f"connection string) an attempt is `BEGIN;SELECT`, `UPDATE`, `COMMIT` (docs/odbc.md).")
+
+
 def median_of(rounds, key):
     values = [r[key] for r in rounds if r.get(key) is not None]
     return statistics.median(values) if values else None
@@ -698,12 +714,10 @@ def section_contention(report, results, svg_path, markdown_path):
                         attempts_ratio <= 1.15 and wall_ratio <= 1.3)
             report.add(
                 "`rebound immediate` retries at once, as `pgbench --max-tries` does: the two rows "
-                "compare like for like. With psqlODBC's `Protocol=7.4-1` (the test server's "
-                "connection string) an attempt takes 3 round trips (`BEGIN;SELECT`, `UPDATE`, "
-                "`COMMIT`, or `ROLLBACK` sent by the driver after a failure), pgbench's 4 "
-                "(docs/odbc.md). The runner still goes through ODBC per statement (a statement "
-                "handle, parameters bound, the extended protocol), with 16 client threads in one "
-                "process where pgbench multiplexes 16 connections over 2 threads.")
+                "compare like for like. " + round_trips_sentence(results) + " The runner still "
+                "goes through ODBC per statement (a statement handle, parameters bound, the "
+                "extended protocol), with 16 client threads in one process where pgbench "
+                "multiplexes 16 connections over 2 threads.")
             report.add()
         svg_chart(strategies, svg_path, 0.7 * base_attempts, 1.2 * base_wall)
         relative = os.path.relpath(svg_path, os.path.dirname(markdown_path))

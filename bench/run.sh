@@ -168,6 +168,10 @@ else
       --max-attempts "$max_tries" --out "$results/contention-$round.json" ||
       note "rebound_contention_bench round $round failed"
   done
+  echo "-- round trips per attempt (strace, one client)" >&2
+  echo "bench/round_trips.sh $contention 'Driver={PostgreSQL Unicode};...' PORT round-trips.json" >>"$commands"
+  "$source_dir/bench/round_trips.sh" "$contention" "$dsn" "$port" "$results/round-trips.json" \
+    >/dev/null || note "round trips per attempt: bench/round_trips.sh failed"
   "$source_dir/tests/odbc/database-server.sh" stop postgresql "$state_dir" >&2
   record_load contention
 fi

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""bench/report.py on made-up results shows what docs/performance.md must show.
+
+    tests/bench/check_report.py bench/report.py
+
+The results (machine.json, rebound_executor_bench.json, one pgbench and one contention round,
+round-trips.json) are written to a temporary directory; the report must hold the handler lookup
+goals against the allocation-free baselines (transparent std::unordered_map, absl::flat_hash_map)
+with their ratios, the pgbench and `rebound immediate` contention rows next to each other with the
+like-for-like goal, and the measured round trips per attempt. Exits 1 naming what is missing.
+"""
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+
+def benchmark(name, nanoseconds):
+    return {"name": name + "_median", "run_name": name, "aggregate_name": "median",
+            "real_time": nanoseconds, "cpu_time": nanoseconds, "time_unit": "ns"}
+
+
+def write_results(results):
+    (results / "machine.json").write_text(json.dumps({"cpus": 2, "load_before": ["1", "1", "1"]}))
+    (results / "commands.txt").write_text("")
+    (results / "notes.txt").write_text("")
+    (results / "rebound_executor_bench.json").write_text(json.dumps({"benchmarks": [
+        benchmark("handler_lookup/registry_resolve", 8.0),
+        benchmark("handler_lookup/unordered_map_string", 32.0),
+        benchmark("handler_lookup/unordered_map_transparent", 10.0),
+        benchmark("handler_lookup/absl_flat_hash_map", 6.0)]}))
+    (results / "pgbench-1.txt").write_text(
+        "number of transactions actually processed: 3200/3200\n"
+        "number of failed transactions: 0 (0.000%)\n"
+        "total number of retries: 11800\n"
+        "tps = 2000.000000 (without initial connection time)\n")
+    settings = {"threads": 16, "transactions_per_thread": 200, "max_attempts": 100,
+                "initial_us": 500, "max_us": 50000, "exhausted": 0, "other_failures": 0,
+                "final_value": 3200, "committed": 3200}
+    (results / "contention-1.json").write_text(json.dumps([
+        dict(settings, strategy="immediate", attempts=18000, wall_seconds=2.0),
+        dict(settings, strategy="equal", attempts=5000, wall_seconds=1.5)]))
+    (results / "round-trips.json").write_text(json.dumps(
+        {"transactions": 200, "rebound_immediate": 3.0, "pgbench": 4.0}))
+
+
+def main():
+    report_script = sys.argv[1]
+    with tempfile.TemporaryDirectory(prefix="rebound-report-test") as scratch:
+        results = Path(scratch) / "results"
+        results.mkdir()
+        write_results(results)
+        output = Path(scratch) / "performance.md"
+        subprocess.run([sys.executable, report_script, "--results", str(results),
+                        "--output", str(output), "--svg", str(Path(scratch) / "chart.svg")],
+                       check=True)
+        text = output.read_text()
+    lines = text.splitlines()
+    expected = [
+        # 8 / 10 and 8 / 6 ns: one goal met, one missed.
+        ("registry_resolve <= 1.0x unordered_map_transparent", "0.80x", "**met**"),
+        ("registry_resolve <= 1.2x absl_flat_hash_map", "1.33x", "**missed**"),
+        # 18000 / 15000 attempts, 2.0 / 1.6 s.
+        ("rebound immediate (like for like with pgbench)", "attempts 1.20x, wall 1.25x",
+         "**missed**"),
+        ("Round trips per attempt, measured", "rebound immediate 3.00, pgbench 4.00", ""),
+    ]
+    problems = []
+    for needles in expected:
+        if not any(all(n in line for n in needles) for line in lines):
+            problems.append("no line with " + " + ".join(repr(n) for n in needles))
+    rows = [i for i, line in enumerate(lines)
+            if line.startswith("| pgbench --max-tries |") or line.startswith("| rebound immediate |")]
+    if len(rows) != 2 or rows[1] != rows[0] + 1:
+        problems.append(f"the pgbench and rebound immediate rows are not next to each other: {rows}")
+    for problem in problems:
+        print(f"check_report: {problem}")
+    if problems:
+        print(text)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
