@@ -2,7 +2,7 @@
 // never appears in a public header.
 //
 // Shape. The DSL is line-oriented: every statement ends at the end of its line. So `grammar` is
-// the grammar of ONE line, and the reader (text_frontend.cpp) applies it to each line in turn.
+// the grammar of ONE line, and the reader (reader.cpp) applies it to each line in turn.
 // That is what makes error recovery simple and certain: a syntax error ends its own line only,
 // and the next line starts afresh, so one pass reports every broken line of a file.
 //

@@ -34,309 +34,14 @@
 #include "rebound/vendor.hpp"
 #include "text_utilities.hpp"
 #include "utf8.hpp"
+#include "yaml/nodes.hpp"
+#include "yaml/scalars.hpp"
+#include "yaml/syntax_messages.hpp"
+#include "yaml/text_helpers.hpp"
+#include "yaml/vocabulary.hpp"
 
-namespace rebound::dsl {
+namespace rebound::dsl::yaml {
 namespace {
-
-// ---------------------------------------------------------------------------------------------
-// The keys of each mapping of the format.
-
-constexpr std::string_view kTopLevelKeys[] = {"rebound",  "service",  "defaults",
-                                              "policies", "handlers", "default"};
-constexpr std::string_view kHandlerKeys[] = {"policy", "idempotent"};
-constexpr std::string_view kMatcherKeys[] = {"sqlstate", "sqlstate_class", "native", "vendor",
-                                             "error",    "http",           "message"};
-// Every jitter type a mapping may name (the four words plus the two parameterised types).
-constexpr std::string_view kJitterTypeWords[] = {"none",         "full",    "equal",
-                                                 "decorrelated", "bounded", "proportional"};
-
-// Bare integer durations above this many milliseconds are rejected, matching parse_duration's
-// limit of 1e15 microseconds (far above the validator's 30 days, far below overflow).
-constexpr std::int64_t kLargestBareMilliseconds = 1'000'000'000'000;
-
-// Longest excerpt of the user's text quoted in a message.
-constexpr std::size_t kExcerptLength = 40;
-
-// ---------------------------------------------------------------------------------------------
-// Text helpers.
-
-bool is_digit(char c) noexcept {
-    return c >= '0' && c <= '9';
-}
-
-bool all_digits(std::string_view text) noexcept {
-    if (text.empty()) {
-        return false;
-    }
-    for (const char c : text) {
-        if (!is_digit(c)) {
-            return false;
-        }
-    }
-    return true;
-}
-
-std::string_view without_sign(std::string_view text) noexcept {
-    if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
-        text.remove_prefix(1);
-    }
-    return text;
-}
-
-// YAML 1.2 core schema integer (decimal form): [-+]?[0-9]+
-bool looks_like_integer(std::string_view text) noexcept {
-    return all_digits(without_sign(text));
-}
-
-// YAML 1.2 core schema float, finite forms: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
-bool looks_like_float(std::string_view text) noexcept {
-    text = without_sign(text);
-    const std::size_t exponent = text.find_first_of("eE");
-    const std::string_view mantissa = text.substr(0, exponent);
-    if (exponent != std::string_view::npos && !looks_like_integer(text.substr(exponent + 1))) {
-        return false;
-    }
-    const std::size_t dot = mantissa.find('.');
-    if (dot == std::string_view::npos) {
-        return all_digits(mantissa);
-    }
-    const std::string_view whole = mantissa.substr(0, dot);
-    const std::string_view fraction = mantissa.substr(dot + 1);
-    if (whole.empty()) {
-        return all_digits(fraction);
-    }
-    return all_digits(whole) && (fraction.empty() || all_digits(fraction));
-}
-
-// YAML 1.2 core schema infinities and NaN.
-bool looks_like_non_finite(std::string_view text) noexcept {
-    const std::string_view magnitude = without_sign(text);
-    return magnitude == ".inf" || magnitude == ".Inf" || magnitude == ".INF" || text == ".nan" ||
-           text == ".NaN" || text == ".NAN";
-}
-
-enum class IntegerStatus { Ok, NotInteger, TooLarge };
-
-struct ParsedInteger {
-    IntegerStatus status = IntegerStatus::NotInteger;
-    std::int64_t value = 0;
-};
-
-// A decimal integer with optional sign, with overflow detection.
-ParsedInteger parse_integer(std::string_view text) noexcept {
-    if (!looks_like_integer(text)) {
-        return {};
-    }
-    if (text.front() == '+') {
-        text.remove_prefix(1);
-    }
-    std::int64_t value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error == std::errc::result_out_of_range) {
-        return {IntegerStatus::TooLarge, 0};
-    }
-    if (error != std::errc{} || end != text.data() + text.size()) {
-        return {};
-    }
-    return {IntegerStatus::Ok, value};
-}
-
-// A finite YAML number (integer or float form); nullopt with `out_of_range` set when it does not
-// fit a double.
-std::optional<double> parse_finite_number(std::string_view text, bool& out_of_range) noexcept {
-    out_of_range = false;
-    if (!looks_like_float(text)) {
-        return std::nullopt;
-    }
-    if (text.front() == '+') {
-        text.remove_prefix(1);
-    }
-    return detail::finite_double(text, out_of_range);
-}
-
-// The user's text for a message: at most kExcerptLength bytes, cut at a character boundary, with
-// control characters shown as '?'.
-std::string excerpt(std::string_view text) {
-    std::string shown;
-    if (text.size() > kExcerptLength) {
-        std::size_t cut = kExcerptLength;
-        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) {
-            --cut;
-        }
-        shown = std::string(text.substr(0, cut)) + "...";
-    } else {
-        shown = std::string(text);
-    }
-    for (char& c : shown) {
-        if (static_cast<unsigned char>(c) < 0x20U || c == 0x7F) {
-            c = '?';
-        }
-    }
-    return shown;
-}
-
-std::string quoted(std::string_view text) {
-    return "'" + excerpt(text) + "'";
-}
-
-bool contains(std::span<const std::string_view> words, std::string_view word) {
-    for (const std::string_view candidate : words) {
-        if (candidate == word) {
-            return true;
-        }
-    }
-    return false;
-}
-
-std::string child_path(std::string_view path, std::string_view key) {
-    if (path.empty()) {
-        return std::string(key);
-    }
-    return std::string(path) + "." + std::string(key);
-}
-
-std::string item_path(std::string_view path, std::size_t index) {
-    return std::string(path) + "[" + std::to_string(index) + "]";
-}
-
-// ---------------------------------------------------------------------------------------------
-// yaml-cpp helpers.
-
-// yaml-cpp marks are 0-based and -1 when absent; ours are 1-based and 0 when absent.
-SourcePosition position_of(const YAML::Mark& mark) noexcept {
-    if (mark.line < 0 || mark.column < 0) {
-        return {};
-    }
-    return {static_cast<std::uint32_t>(mark.line) + 1U,
-            static_cast<std::uint32_t>(mark.column) + 1U};
-}
-
-// Quoted and block scalars, and explicit !!str, are text whatever they contain.
-bool is_quoted(const YAML::Node& node) {
-    return node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str";
-}
-
-bool is_plain_scalar(const YAML::Node& node) {
-    return node.IsScalar() && !is_quoted(node);
-}
-
-// How a value is named in "got ..." parts of messages.
-std::string describe(const YAML::Node& node) {
-    if (node.IsSequence()) {
-        return "a list";
-    }
-    if (node.IsMap()) {
-        return "a mapping";
-    }
-    if (!node.IsScalar()) {
-        return "nothing";
-    }
-    if (is_quoted(node)) {
-        return "the text \"" + excerpt(node.Scalar()) + "\"";
-    }
-    return quoted(node.Scalar());
-}
-
-// One value of the file: its node, where it is, its field path, and how messages name it.
-struct Value {
-    YAML::Node node;
-    SourcePosition position;  // of the value; of its key when the value is empty
-    std::string path;         // "policies.p.backoff.max"
-    std::string key;          // "max"; for list items, the list's key
-    std::string label;        // "'max'", "item 2 of 'retry_on'", "policy 'p'"
-};
-
-// One entry of a mapping whose key was readable, unique and allowed.
-struct Entry {
-    std::string key;
-    SourcePosition key_position;
-    Value value;
-};
-
-// Where a mapping sits, for field paths and for messages ("in the backoff of policy 'p'").
-struct Context {
-    std::string path;   // "policies.p"
-    std::string where;  // "in policy 'p'"
-    std::string owner;  // "policy 'p'"
-
-    Context part(std::string_view key, std::string_view noun) const {
-        return {child_path(path, key), "in " + std::string(noun) + " of " + owner, owner};
-    }
-};
-
-// The item values of a sequence node.
-std::vector<Value> items_of(const Value& list) {
-    std::vector<Value> items;
-    std::size_t index = 0;
-    for (auto it = list.node.begin(); it != list.node.end(); ++it, ++index) {
-        const YAML::Node item = *it;
-        SourcePosition position = position_of(item.Mark());
-        if (item.IsNull() || !position.known()) {
-            position = list.position;
-        }
-        items.push_back(Value{item, position, item_path(list.path, index), list.key,
-                              "item " + std::to_string(index + 1) + " of " + list.label});
-    }
-    return items;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Syntax errors: yaml-cpp's messages in the words of this project.
-
-struct SyntaxMessage {
-    std::string_view yaml_cpp_prefix;
-    std::string_view sentence;
-};
-
-constexpr SyntaxMessage kSyntaxMessages[] = {
-    // yaml-cpp's depth guard (DeepRecursion, whose type the library does not export) says this.
-    {"bad file", "lists or mappings are nested too deeply"},
-    {"end of sequence flow not found", "a list opened with '[' is not closed with ']'"},
-    {"end of map flow not found", "a mapping opened with '{' is not closed with '}'"},
-    {"end of sequence not found", "a list ends unexpectedly here; check the indentation"},
-    {"end of map not found", "a mapping ends unexpectedly here; check the indentation"},
-    {"illegal tab when looking for indentation", "tabs cannot indent YAML; use spaces"},
-    {"illegal block entry", "a list item ('- ') cannot start here; check the indentation"},
-    {"illegal map key", "a key cannot start here; check the indentation"},
-    {"illegal map value", "a ':' cannot appear here; check the indentation or quote the value"},
-    {"illegal flow end", "a ']' or '}' here has no matching '[' or '{'"},
-    {"the referenced anchor is not defined",
-     "this alias refers to an anchor ('&name') that is not defined before it"},
-    {"illegal EOF in scalar", "a quoted text is not closed before the end of the file"},
-    {"illegal document indicator in scalar", "a quoted text runs into a '---' or '...' line"},
-    {"unknown escape character", "unknown escape sequence in a double-quoted text"},
-    {"invalid unicode", "invalid \\u escape in a double-quoted text"},
-    {"unknown token", "unexpected character"},
-    {"invalid character in single-quoted string", "invalid character in a single-quoted text"},
-    {"cannot assign multiple anchors", "a value cannot have two anchors"},
-    {"cannot assign multiple tags", "a value cannot have two tags"},
-    {"aliases can't have any content", "an alias ('*name') cannot have content or a tag"},
-};
-
-std::string syntax_sentence(const YAML::ParserException& error) {
-    for (const SyntaxMessage& known : kSyntaxMessages) {
-        if (std::string_view(error.msg).starts_with(known.yaml_cpp_prefix)) {
-            return std::string(known.sentence);
-        }
-    }
-    return "the text cannot be read (" + excerpt(error.msg) + ")";
-}
-
-// ---------------------------------------------------------------------------------------------
-// Line and column (in characters) of a byte offset in valid UTF-8 text.
-SourcePosition position_of_offset(std::string_view text, std::size_t offset) noexcept {
-    SourcePosition position{1, 1};
-    for (std::size_t i = 0; i < offset; ++i) {
-        const auto byte = static_cast<unsigned char>(text[i]);
-        if (byte == '\n') {
-            ++position.line;
-            position.column = 1;
-        } else if ((byte & 0xC0U) != 0x80U) {
-            ++position.column;
-        }
-    }
-    return position;
-}
 
 // ---------------------------------------------------------------------------------------------
 // YamlReader: one method per part of the format. Each reader reports what it cannot read and
@@ -1310,24 +1015,27 @@ void read_documents(std::string_view text, std::string_view file, ParseResult& r
 }
 
 }  // namespace
+}  // namespace rebound::dsl::yaml
+
+namespace rebound::dsl {
 
 ParseResult parse_yaml(std::string_view text, std::string_view file) {
     ParseResult result;
     result.document.file = std::string(file);
     try {
-        read_documents(text, file, result);
+        yaml::read_documents(text, file, result);
     } catch (const YAML::ParserException& error) {
-        result.diagnostics.push_back(
-            syntax_error(file, position_of(error.mark), "invalid YAML: " + syntax_sentence(error)));
+        result.diagnostics.push_back(yaml::syntax_error(
+            file, yaml::position_of(error.mark), "invalid YAML: " + yaml::syntax_sentence(error)));
     } catch (const YAML::Exception& error) {
-        result.diagnostics.push_back(
-            syntax_error(file, position_of(error.mark),
-                         "invalid YAML: the text cannot be read (" + excerpt(error.msg) + ")"));
+        result.diagnostics.push_back(yaml::syntax_error(
+            file, yaml::position_of(error.mark),
+            "invalid YAML: the text cannot be read (" + yaml::excerpt(error.msg) + ")"));
     } catch (const std::exception& error) {
-        result.diagnostics.push_back(
-            syntax_error(file, {}, "the file cannot be read (" + excerpt(error.what()) + ")"));
+        result.diagnostics.push_back(yaml::syntax_error(
+            file, {}, "the file cannot be read (" + yaml::excerpt(error.what()) + ")"));
     } catch (...) {
-        result.diagnostics.push_back(syntax_error(file, {}, "the file cannot be read"));
+        result.diagnostics.push_back(yaml::syntax_error(file, {}, "the file cannot be read"));
     }
     return result;
 }

@@ -1,0 +1,76 @@
+#include "yaml/text_helpers.hpp"
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace rebound::dsl::yaml {
+namespace {
+
+// Longest excerpt of the user's text quoted in a message.
+constexpr std::size_t kExcerptLength = 40;
+
+}  // namespace
+
+// The user's text for a message: at most kExcerptLength bytes, cut at a character boundary, with
+// control characters shown as '?'.
+std::string excerpt(std::string_view text) {
+    std::string shown;
+    if (text.size() > kExcerptLength) {
+        std::size_t cut = kExcerptLength;
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) {
+            --cut;
+        }
+        shown = std::string(text.substr(0, cut)) + "...";
+    } else {
+        shown = std::string(text);
+    }
+    for (char& c : shown) {
+        if (static_cast<unsigned char>(c) < 0x20U || c == 0x7F) {
+            c = '?';
+        }
+    }
+    return shown;
+}
+
+std::string quoted(std::string_view text) {
+    return "'" + excerpt(text) + "'";
+}
+
+bool contains(std::span<const std::string_view> words, std::string_view word) {
+    for (const std::string_view candidate : words) {
+        if (candidate == word) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string child_path(std::string_view path, std::string_view key) {
+    if (path.empty()) {
+        return std::string(key);
+    }
+    return std::string(path) + "." + std::string(key);
+}
+
+std::string item_path(std::string_view path, std::size_t index) {
+    return std::string(path) + "[" + std::to_string(index) + "]";
+}
+
+// Line and column (in characters) of a byte offset in valid UTF-8 text.
+SourcePosition position_of_offset(std::string_view text, std::size_t offset) noexcept {
+    SourcePosition position{1, 1};
+    for (std::size_t i = 0; i < offset; ++i) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        if (byte == '\n') {
+            ++position.line;
+            position.column = 1;
+        } else if ((byte & 0xC0U) != 0x80U) {
+            ++position.column;
+        }
+    }
+    return position;
+}
+
+}  // namespace rebound::dsl::yaml

@@ -1,0 +1,32 @@
+// Text helpers of the YAML reader: excerpts of the user's text for messages, field paths,
+// positions. Private to rebound::dsl.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "rebound/dsl/source_position.hpp"
+
+namespace rebound::dsl::yaml {
+
+// The user's text for a message: at most 40 bytes, cut at a character boundary, with control
+// characters shown as '?'.
+std::string excerpt(std::string_view text);
+
+// excerpt(text) in single quotes.
+std::string quoted(std::string_view text);
+
+bool contains(std::span<const std::string_view> words, std::string_view word);
+
+// "path.key", or "key" at the top level.
+std::string child_path(std::string_view path, std::string_view key);
+
+// "path[index]".
+std::string item_path(std::string_view path, std::size_t index);
+
+// Line and column (in characters) of a byte offset in valid UTF-8 text.
+SourcePosition position_of_offset(std::string_view text, std::size_t offset) noexcept;
+
+}  // namespace rebound::dsl::yaml

@@ -1,0 +1,28 @@
+// Words of the YAML and JSON policy format that are not policy fields (those come from the field
+// table, rebound/policy_field.hpp), and its limits. Private to rebound::dsl.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace rebound::dsl::yaml {
+
+// The keys of each mapping of the format.
+
+inline constexpr std::string_view kTopLevelKeys[] = {"rebound",  "service",  "defaults",
+                                                     "policies", "handlers", "default"};
+inline constexpr std::string_view kHandlerKeys[] = {"policy", "idempotent"};
+inline constexpr std::string_view kMatcherKeys[] = {
+    "sqlstate", "sqlstate_class", "native", "vendor", "error", "http", "message"};
+// Every jitter type a mapping may name (the four words plus the two parameterised types).
+inline constexpr std::string_view kJitterTypeWords[] = {"none",         "full",    "equal",
+                                                        "decorrelated", "bounded", "proportional"};
+
+// Bare integer durations above this many milliseconds are rejected, matching parse_duration's
+// limit of 1e15 microseconds (far above the validator's 30 days, far below overflow).
+inline constexpr std::int64_t kLargestBareMilliseconds = 1'000'000'000'000;
+
+// Longest excerpt of the user's text quoted in a message.
+inline constexpr std::size_t kExcerptLength = 40;
+
+}  // namespace rebound::dsl::yaml
