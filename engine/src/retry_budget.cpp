@@ -4,6 +4,34 @@
 #include <bit>
 #include <cmath>
 
+// Design and proof of the contract in retry_budget.hpp.
+//
+// Why it scales: two modes, switched by one atomic state word.
+// - Striped mode, while tokens are well above the threshold: tokens = global - sum(debt[i]),
+//   global is fixed, and each thread uses one of kStripes cache-line-sized stripes holding a debt
+//   (tokens taken and not yet given back). A failure adds one token to its own stripe's debt if
+//   global - kStripes * stripe_capacity > max / 2 (then it is surely allowed); a success pays
+//   ratio off its own stripe's debt if that cannot pass the cap. Threads on different stripes
+//   write different cache lines; a success at max_tokens writes nothing.
+// - Exact mode: the state word holds tokens itself, updated by compare-and-swap exactly as the
+//   single-threaded algorithm. Entered when a step cannot be done on the stripe: it closes every
+//   stripe (freezing the debts), then switches the state to exact with tokens = global - debts.
+//   Left by a success that brings tokens halfway from the striped floor to max: the state goes
+//   back to striped with global = tokens + debts, then the stripes reopen.
+// A stripe step reads its stripe, then the state, then compare-and-swaps the stripe: success
+// means the stripe stayed open and unchanged, so the mode did not change and global kept the
+// value read, which makes the step exact. Stripe capacity: (max - max / 2) / (2 * kStripes),
+// so the striped floor lies halfway between the threshold and max. A thread takes the lowest
+// free stripe on first use and frees it when it exits (beyond kStripes live threads, the rest
+// share stripes in turn). Freeing at exit needs a thread-exit hook, which the C library records
+// once per thread on the thread's first budget step (glibc allocates that record with calloc);
+// no later step allocates. Budgets too small for one token per stripe (max_tokens < 32) stay
+// in exact mode. Costs: a stripe step or an exact step is one atomic read-modify-write; a
+// change of mode is about 2 * kStripes + 1.
+//
+// Limits of the proof: at most 65535 threads changing the mode of one budget at the same
+// instant, and no stripe step stalled across 2^24 mode entries (its stripe's epoch wraps).
+
 namespace rebound {
 namespace {
 
