@@ -248,7 +248,10 @@ TEST_CASE("invalid vectors fail lint and explain at the expected lines", "[confo
 TEST_CASE("convert round-trips every valid vector through every syntax", "[conformance][convert]") {
     const fs::path scratch = rebound::testing::make_temporary_directory("rebound-convert");
     const auto handlers = handler_vectors();
-    for (const fs::path& file : valid_vectors()) {
+    const auto files = valid_vectors();
+    REQUIRE(files.size() == 6);
+    REQUIRE(handlers.size() == 5);
+    for (const fs::path& file : files) {
         for (const auto& [target, extension] : std::vector<std::pair<std::string, std::string>>{
                  {"yaml", ".yaml"}, {"dsl", ".rebound"}, {"json", ".json"}}) {
             SECTION(file.filename().string() + " to " + target) {
@@ -279,7 +282,7 @@ TEST_CASE("convert round-trips every valid test fixture through every syntax",
     const fs::path scratch = rebound::testing::make_temporary_directory("rebound-convert-fixtures");
     const auto fixtures =
         files_matching(fs::path(REBOUND_TEST_DATA_DIR) / "valid", std::regex(R"(.*\.(yaml|json))"));
-    REQUIRE(fixtures.size() >= 4);
+    REQUIRE(fixtures.size() == 4);
     const std::vector<std::string> handlers{
         "ApproveCase", "RiskBackfillChunk", "RemoveReviewer", "Nightly",
         "orders.x",    "orders.email.x",    "Legacy",         "Unbound"};
