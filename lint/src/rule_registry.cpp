@@ -67,6 +67,9 @@ const RuleRegistry& RuleRegistry::standard() {
                  &rules::kLooseRetryBudget,
                  &rules::kRetryClientError,
                  &rules::kBackoffNeverGrows,
+                 &rules::kBudgetRefusesRetries,
+                 &rules::kDecorrelatedIgnoresGrowth,
+                 &rules::kRetryUnknownError,
              }) {
             all.push_back(*rule);
         }

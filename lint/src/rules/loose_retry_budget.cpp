@@ -14,15 +14,6 @@ std::string percent(double share) {
     return std::to_string(static_cast<int>(share * 100.0 + 0.5)) + "%";
 }
 
-std::string ratio_text(double ratio) {
-    std::string text = std::to_string(ratio);
-    text.erase(text.find_last_not_of('0') + 1);
-    if (text.back() == '.') {
-        text.pop_back();
-    }
-    return text;
-}
-
 void check(const PolicyFileContext& file, RuleReporter& reporter) {
     const double limit = file.settings().thresholds.max_token_ratio;
     for (const ResolvedPolicy& p : file.policies()) {
@@ -36,7 +27,7 @@ void check(const PolicyFileContext& file, RuleReporter& reporter) {
             position = position_or(p.fields.budget->token_ratio, p.fields.budget->position);
         }
         reporter.report(position,
-                        "the budget of policy '" + p.name() + "' gives back " + ratio_text(ratio) +
+                        "the budget of policy '" + p.name() + "' gives back " + number_text(ratio) +
                             (ratio == 1.0 ? " token" : " tokens") +
                             " per success: it throttles retries only while more than " +
                             percent(ratio / (1.0 + ratio)) +

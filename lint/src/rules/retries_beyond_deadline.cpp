@@ -1,5 +1,7 @@
 // RB306 retries-beyond-deadline: the deadline is shorter than the retry schedule, so the last
 // retries can never start (docs/semantics.md, step 6), even if every attempt took no time at all.
+// With on_exhausted: dead_letter that matters twice: only a run that reaches its last attempt is
+// exhausted, so such a policy never dead-letters anything.
 #include "rule_support.hpp"
 #include "rules.hpp"
 
@@ -35,12 +37,19 @@ void check(const PolicyFileContext& file, RuleReporter& reporter) {
                      " is " + duration_text(cut.cumulative_min + spec.min_attempt_budget);
         }
         const Duration needed = schedule.back().cumulative_min + spec.min_attempt_budget;
+        // The executor dead-letters only exhausted runs (docs/semantics.md, The executor); a run
+        // that can never reach its last attempt always ends on the deadline instead.
+        const std::string dead_letter =
+            spec.on_exhausted == ExhaustedAction::DeadLetter
+                ? "; every run ends on the deadline before its last attempt, so on_exhausted: "
+                  "dead_letter never applies"
+                : "";
         reporter.report(position_or(p.fields.deadline, p.name_position()),
                         "deadline " + duration_text(*spec.deadline) +
                             " is shorter than the retry schedule of policy '" + p.name() +
                             "': " + which + " can never start (" + reach +
                             ", beyond the deadline; " + "worst-case schedule " +
-                            duration_text(schedule.back().cumulative_max) + ")",
+                            duration_text(schedule.back().cumulative_max) + ")" + dead_letter,
                         "set max_attempts to " + std::to_string(cut.retry) +
                             " or the deadline to at least " + duration_text(needed));
     }

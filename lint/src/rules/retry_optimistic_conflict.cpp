@@ -10,15 +10,8 @@ namespace {
 
 void check(const PolicyFileContext& file, RuleReporter& reporter) {
     for (const ResolvedPolicy& p : file.policies()) {
-        if (p.spec().max_attempts < 2) {
-            continue;
-        }
-        for (const LocatedMatcher& entry : retry_on_entries(p)) {
-            const Matcher& m = *entry.matcher;
-            if (m.kind != MatcherKind::Category ||
-                m.category != ErrorCategory::OptimisticConflict || excluded(p, m)) {
-                continue;
-            }
+        for (const LocatedMatcher& entry :
+             retried_category_entries(p, ErrorCategory::OptimisticConflict)) {
             reporter.report(entry.position,
                             "policy '" + p.name() +
                                 "' retries 'optimistic_conflict': the version check failed "

@@ -1,5 +1,6 @@
 // RB303 retry-permanent-error: retry_on names errors that never heal by retrying: constraint
-// violations, bad SQL, missing permissions, refused logins, bad data; by category or by SQLSTATE
+// violations, bad SQL, missing permissions, refused logins, bad data, internal failures of the
+// database (corruption) and misuse of the driver; by category or by SQLSTATE
 // class (ISO/IEC 9075 classes 22, 23, 28, 42, 0A, 44, and PostgreSQL's XX, whose XX001 and XX002
 // report corrupted data and indexes).
 #include <array>
@@ -12,9 +13,11 @@
 namespace rebound::lint::rules {
 namespace {
 
-constexpr std::array<ErrorCategory, 5> kPermanentCategories{
-    ErrorCategory::ConstraintViolation, ErrorCategory::SyntaxError, ErrorCategory::PermissionDenied,
-    ErrorCategory::AuthenticationFailed, ErrorCategory::DataError};
+constexpr std::array<ErrorCategory, 7> kPermanentCategories{
+    ErrorCategory::ConstraintViolation, ErrorCategory::SyntaxError,
+    ErrorCategory::PermissionDenied,    ErrorCategory::AuthenticationFailed,
+    ErrorCategory::DataError,           ErrorCategory::SystemError,
+    ErrorCategory::ClientError};
 
 constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kPermanentClasses{{
     {"0A", "feature not supported"},
@@ -91,10 +94,11 @@ void check(const PolicyFileContext& file, RuleReporter& reporter) {
 const Rule kRetryPermanentError{
     RuleInfo{"RB303", "retry-permanent-error", Severity::Warning, RuleOrigin::Semantic,
              "retry_on names errors that never heal: constraints, syntax, permissions, logins, "
-             "bad data",
-             "A constraint violation, a syntax error, a missing permission, a refused login or "
-             "bad data fails again on every retry. Retrying them only delays the error the "
-             "caller has to see. Exclude them with never_retry_on instead."},
+             "bad data, corruption, driver misuse",
+             "A constraint violation, a syntax error, a missing permission, a refused login, bad "
+             "data, a database's internal failure (corrupted data or index) or a misused driver "
+             "fails again on every retry. Retrying them only delays the error the caller has to "
+             "see. Exclude them with never_retry_on instead."},
     check};
 
 }  // namespace rebound::lint::rules

@@ -9,15 +9,8 @@ namespace {
 void check(const PolicyFileContext& file, RuleReporter& reporter) {
     for (const ResolvedPolicy& p : file.policies()) {
         const PolicySpec& spec = p.spec();
-        if (spec.max_attempts < 2) {
-            continue;
-        }
-        for (const LocatedMatcher& entry : retry_on_entries(p)) {
-            const Matcher& m = *entry.matcher;
-            if (m.kind != MatcherKind::Category || m.category != ErrorCategory::PoolExhausted ||
-                excluded(p, m)) {
-                continue;
-            }
+        for (const LocatedMatcher& entry :
+             retried_category_entries(p, ErrorCategory::PoolExhausted)) {
             reporter.report(
                 entry.position,
                 "policy '" + p.name() +

@@ -1,5 +1,7 @@
 #include "rule_support.hpp"
 
+#include <cmath>
+
 namespace rebound::lint::rules {
 namespace {
 
@@ -32,6 +34,11 @@ std::string decimal(std::int64_t whole, std::int64_t thousandths) {
 }
 
 }  // namespace
+
+std::string number_text(double value) {
+    const auto thousandths = static_cast<std::int64_t>(std::llround(value * 1000.0));
+    return decimal(thousandths / 1000, thousandths % 1000);
+}
 
 std::string duration_text(Duration d) {
     constexpr std::int64_t kMs = 1000;
@@ -99,6 +106,21 @@ std::vector<LocatedMatcher> retry_on_entries(const ResolvedPolicy& p) {
 
 std::vector<LocatedMatcher> never_retry_on_entries(const ResolvedPolicy& p) {
     return entries(p.spec().never_retry_on, p.fields.never_retry_on, p.name_position());
+}
+
+std::vector<LocatedMatcher> retried_category_entries(const ResolvedPolicy& p,
+                                                     ErrorCategory category) {
+    std::vector<LocatedMatcher> out;
+    if (p.spec().max_attempts < 2) {
+        return out;
+    }
+    for (const LocatedMatcher& entry : retry_on_entries(p)) {
+        const Matcher& m = *entry.matcher;
+        if (m.kind == MatcherKind::Category && m.category == category && !excluded(p, m)) {
+            out.push_back(entry);
+        }
+    }
+    return out;
 }
 
 bool covers(const Matcher& exclude, const Matcher& include) {

@@ -39,6 +39,9 @@ inline SourcePosition attempts_position(const ResolvedPolicy& p) {
 // "250ms", "31.5s", "2m 5s", "1h 54m 55s": readable, exact below one minute.
 std::string duration_text(Duration d);
 
+// "0.1", "2", "1.5": a factor without trailing zeros.
+std::string number_text(double value);
+
 // "retry" / "retries".
 inline std::string count_of(std::size_t n, std::string_view one, std::string_view many) {
     return std::to_string(n) + " " + std::string(n == 1 ? one : many);
@@ -60,6 +63,11 @@ struct LocatedMatcher {
 // without text, which compiled files do not have, is the policy name).
 std::vector<LocatedMatcher> retry_on_entries(const ResolvedPolicy& p);
 std::vector<LocatedMatcher> never_retry_on_entries(const ResolvedPolicy& p);
+
+// The retry_on entries of `p` that name `category` and that no never_retry_on entry excludes;
+// none when `p` makes a single attempt.
+std::vector<LocatedMatcher> retried_category_entries(const ResolvedPolicy& p,
+                                                     ErrorCategory category);
 
 // True when every error `include` matches is also matched by `exclude`.
 bool covers(const Matcher& exclude, const Matcher& include);

@@ -37,6 +37,9 @@ extern const Rule kBroadRollbackClass;             // RB325 broad-rollback-class
 extern const Rule kLooseRetryBudget;               // RB326 loose-retry-budget
 extern const Rule kRetryClientError;               // RB327 retry-client-error
 extern const Rule kBackoffNeverGrows;              // RB328 backoff-never-grows
+extern const Rule kBudgetRefusesRetries;           // RB330 budget-refuses-retries
+extern const Rule kDecorrelatedIgnoresGrowth;      // RB331 decorrelated-ignores-growth
+extern const Rule kRetryUnknownError;              // RB332 retry-unknown-error
 
 // RB315 unused-suppression, RB316 invalid-suppression, RB317 unknown-rule: reported by the
 // suppression and configuration machinery (machinery_rules.cpp).
