@@ -1,4 +1,4 @@
-#include "rebound/name_index.hpp"
+#include "rebound/internal/name_index.hpp"
 
 #include <cstring>
 #include <limits>

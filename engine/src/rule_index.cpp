@@ -1,4 +1,4 @@
-#include "rebound/rule_index.hpp"
+#include "rebound/internal/rule_index.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "rebound/rule_index.hpp"
+#include "rebound/internal/rule_index.hpp"
 
 using rebound::ErrorCategory;
 using rebound::ErrorDescription;

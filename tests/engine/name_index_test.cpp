@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "rebound/name_index.hpp"
+#include "rebound/internal/name_index.hpp"
 
 using rebound::NameIndex;
 

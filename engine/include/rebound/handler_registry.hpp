@@ -38,7 +38,7 @@
 #include <string_view>
 #include <vector>
 
-#include "rebound/name_index.hpp"
+#include "rebound/internal/name_index.hpp"
 #include "rebound/policy_set.hpp"
 
 // Declares, inside a handler type, its handler name and retry tier, the way an annotation would.

@@ -1,6 +1,6 @@
 // Matcher: one rule of a `retry_on` or `never_retry_on` list (docs/policy-format.md, Matchers).
 //
-// A Matcher is the readable description of a rule; RuleIndex (rule_index.hpp) is its compiled,
+// A Matcher is the readable description of a rule; RuleIndex (internal/rule_index.hpp) is its compiled,
 // flat form used by the decision.
 #pragma once
 

@@ -17,13 +17,13 @@
 #include <vector>
 
 #include "rebound/error_type_registry.hpp"
+#include "rebound/internal/rule_index.hpp"
 #include "rebound/jitter.hpp"
 #include "rebound/policy_spec.hpp"
 #include "rebound/policy_validation.hpp"
 #include "rebound/random_source.hpp"
 #include "rebound/retry_budget.hpp"
 #include "rebound/retry_predicate.hpp"
-#include "rebound/rule_index.hpp"
 
 namespace rebound {
 

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "rebound/name_index.hpp"
+#include "rebound/internal/name_index.hpp"
 #include "rebound/policy.hpp"
 
 namespace rebound {

@@ -1,3 +1,6 @@
+// Internal to Rebound, not part of its API: no compatibility promise from one release to the
+// next. Installed only because PolicySet and HandlerRegistry hold NameIndexes by value.
+//
 // NameIndex: a map from names to small integers for lookups on hot paths (handler resolution).
 //
 // An open-addressing hash table (linear probing, at most half full) over its own copy of the
