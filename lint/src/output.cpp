@@ -10,6 +10,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// The JSON text of `document`. Messages quote the user's text, which may not be UTF-8 (validation
+// messages of the engine quote it as written): such bytes become U+FFFD instead of an exception.
+std::string json_text(const Json& document) {
+    return document.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
 constexpr std::string_view kSarifSchema = "https://json.schemastore.org/sarif-2.1.0.json";
 
 std::map<std::string_view, std::string_view> sources_by_file(const LintReport& report) {
@@ -135,7 +141,7 @@ std::string format_json(const LintReport& report) {
                         {"warnings", counts.warnings},
                         {"notes", counts.notes},
                         {"diagnostics", std::move(diagnostics)}};
-    return document.dump(1) + "\n";
+    return json_text(document);
 }
 
 std::string format_sarif(const LintReport& report, const RuleRegistry& registry) {
@@ -178,7 +184,7 @@ std::string format_sarif(const LintReport& report, const RuleRegistry& registry)
                                                    {"rules", std::move(rules)}}}}},
                                                {"columnKind", "unicodeCodePoints"},
                                                {"results", std::move(results)}}})}};
-    return document.dump(1) + "\n";
+    return json_text(document);
 }
 
 std::string format_github(const LintReport& report) {
