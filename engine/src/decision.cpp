@@ -1,6 +1,7 @@
 #include "rebound/decision.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace rebound {
 namespace {
@@ -30,6 +31,39 @@ bool admitted_by_predicate(const Policy& policy, const ErrorDescription& error,
     return false;
 }
 
+// Step 6: the backoff delay `backoff_delay` combined with the error's hint, or nullopt when the
+// hint is over the cap and the policy says to stop.
+std::optional<Duration> combine_with_hint(const ServerDelaySettings& settings,
+                                          const ErrorDescription& error, Duration backoff_delay,
+                                          RandomSource& random) noexcept {
+    if (!error.server_delay) {
+        return backoff_delay;
+    }
+    Duration hint = std::max(*error.server_delay, Duration{0});
+    if (error.category == ErrorCategory::CircuitOpen) {
+        return std::max(backoff_delay, hint);  // the breaker's own knowledge: always, uncapped
+    }
+    if (settings.use == ServerDelayUse::Ignore) {
+        return backoff_delay;
+    }
+    if (hint > settings.cap) {
+        switch (settings.over_cap) {
+            case OverCapAction::Stop:
+                return std::nullopt;
+            case OverCapAction::Ignore:
+                return backoff_delay;
+            case OverCapAction::Cap:
+                hint = settings.cap;
+                break;
+        }
+    }
+    if (settings.spread > 0.0) {
+        const Duration widest = saturating_scale(hint, 1.0 + settings.spread, kDurationInfinity);
+        hint = Duration{uniform_between(random, hint.count(), widest.count())};
+    }
+    return std::max(backoff_delay, hint);
+}
+
 std::string_view choose_route(const std::vector<Route>& routes, Duration delay) noexcept {
     if (routes.empty()) {
         return {};
@@ -57,6 +91,12 @@ Decision decide(const Policy& policy, const ErrorDescription& error, const Attem
     if (category == ErrorCategory::CommitOutcomeUnknown && !context.idempotent) {
         return stop(category, matched, DecisionReason::OutcomeUnknown);
     }
+    if (error.server_refused) {
+        if (RetryBudget* budget = policy.budget(); budget != nullptr) {
+            static_cast<void>(budget->record_failure_and_check());  // counts as a failure
+        }
+        return stop(category, matched, DecisionReason::ServerRefused);
+    }
     if (policy.has_include_rules()) {
         if (match.retry_on != RuleMatch::kNone) {
             matched = policy.retry_on_text(match.retry_on);
@@ -67,7 +107,13 @@ Decision decide(const Policy& policy, const ErrorDescription& error, const Attem
     if (attempt >= spec.max_attempts) {
         return stop(category, matched, DecisionReason::Exhausted);
     }
-    const Duration delay = policy.retry_delay(attempt, context.previous_delay, random);
+    const std::optional<Duration> combined = combine_with_hint(
+        spec.server_delay, error, policy.retry_delay(attempt, context.previous_delay, random),
+        random);
+    if (!combined) {
+        return stop(category, matched, DecisionReason::ServerDelayTooLong);
+    }
+    const Duration delay = *combined;
     if (spec.deadline) {
         const Duration elapsed = std::max(context.elapsed, Duration{0});
         const Duration next_start =

@@ -142,6 +142,11 @@ PolicyBuilder& PolicyBuilder::route(Duration up_to, std::string target) {
     return *this;
 }
 
+PolicyBuilder& PolicyBuilder::server_delay(const ServerDelaySettings& s) {
+    spec_.server_delay = s;
+    return *this;
+}
+
 PolicyBuilder& PolicyBuilder::options(const PolicyCompileOptions& o) {
     options_ = o;
     return *this;

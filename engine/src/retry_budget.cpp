@@ -149,6 +149,26 @@ RetryBudget::RetryBudget(const BudgetSettings& settings) noexcept
       state_(stripe_capacity_ > 0 ? static_cast<std::uint64_t>(max_milli_tokens_)
                                   : kExactMode | static_cast<std::uint64_t>(max_milli_tokens_)) {}
 
+RetryBudget::RetryBudget(const BudgetSettings& settings, double initial_tokens) noexcept
+    : RetryBudget(settings) {
+    const double wanted = std::isfinite(initial_tokens) ? initial_tokens * kMilli : 0.0;
+    const auto milli = static_cast<std::int64_t>(
+        std::clamp(wanted, 0.0, static_cast<double>(max_milli_tokens_)));
+    // Striped mode needs the count at or above the level from which successes return to it;
+    // below it the budget starts in exact mode, with its stripes closed as enter_exact_mode
+    // leaves them.
+    if (striped() && milli >= leave_level_) {
+        state_.store(static_cast<std::uint64_t>(milli));
+        return;
+    }
+    if (striped()) {
+        for (Stripe& stripe : stripes_) {
+            stripe.word.store(kCloseStep);
+        }
+    }
+    state_.store(kExactMode | static_cast<std::uint64_t>(milli));
+}
+
 bool RetryBudget::record_failure_and_check() noexcept {
     if (striped() && fast_failure(stripes_[this_thread_stripe()].word)) {
         return true;

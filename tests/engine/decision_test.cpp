@@ -281,3 +281,104 @@ TEST_CASE("a fixed seed reproduces the same schedule", "[decision]") {
     }
     CHECK(any_different);
 }
+
+namespace {
+
+ErrorDescription unavailable_with_hint(rebound::Duration hint) {
+    ErrorDescription e = ErrorDescription::of(ErrorCategory::ServiceUnavailable);
+    e.server_delay = hint;
+    return e;
+}
+
+std::shared_ptr<const rebound::Policy> hinted(rebound::ServerDelaySettings settings) {
+    return PolicyBuilder("hinted")
+        .max_attempts(3)
+        .backoff(Backoff::fixed(100ms))
+        .jitter(Jitter::none())
+        .retry_on(Matcher::transient())
+        .server_delay(settings)
+        .build();
+}
+
+}  // namespace
+
+TEST_CASE("step 3: a server refusal stops even a retryable error and takes a budget token",
+          "[decision][server_delay]") {
+    const auto policy = PolicyBuilder("refused")
+                            .retry_on(Matcher::transient())
+                            .budget(rebound::BudgetSettings{10, 0.1})
+                            .build();
+    ScriptedRandomSource random{0.5};
+    ErrorDescription e = ErrorDescription::of(ErrorCategory::ServiceUnavailable);
+    e.server_refused = true;
+    const Decision d = decide(*policy, e, attempt(1), random);
+    CHECK_FALSE(d.retry);
+    CHECK(d.reason == DecisionReason::ServerRefused);
+    CHECK(to_string(d.reason) == "server_refused");
+    CHECK(policy->budget()->tokens() == Approx(9.0));
+    // never_retry_on still wins (step 1), and commit_outcome_unknown too (step 2).
+    const auto excluded = PolicyBuilder("x").never_retry_on(Matcher::transient()).build();
+    CHECK(decide(*excluded, e, attempt(1), random).reason == DecisionReason::NonRetryable);
+}
+
+TEST_CASE("step 6: a hint longer than the backoff delay wins; a shorter one changes nothing",
+          "[decision][server_delay]") {
+    const auto policy = hinted({});
+    ScriptedRandomSource random{0.5};
+    CHECK(decide(*policy, unavailable_with_hint(1500ms), attempt(1), random).delay == 1500ms);
+    CHECK(decide(*policy, unavailable_with_hint(10ms), attempt(1), random).delay == 100ms);
+    CHECK(decide(*policy, deadlock(), attempt(1), random).delay == 100ms);
+}
+
+TEST_CASE("step 6: a hint over the cap stops, waits the cap or is ignored, as over_cap says",
+          "[decision][server_delay]") {
+    ScriptedRandomSource random{0.5};
+    rebound::ServerDelaySettings s;
+    s.cap = 2s;
+    const Decision stop = decide(*hinted(s), unavailable_with_hint(2500ms), attempt(1), random);
+    CHECK_FALSE(stop.retry);
+    CHECK(stop.reason == DecisionReason::ServerDelayTooLong);
+    CHECK(decide(*hinted(s), unavailable_with_hint(2s), attempt(1), random).delay == 2s);
+    s.over_cap = rebound::OverCapAction::Cap;
+    CHECK(decide(*hinted(s), unavailable_with_hint(1h), attempt(1), random).delay == 2s);
+    s.over_cap = rebound::OverCapAction::Ignore;
+    CHECK(decide(*hinted(s), unavailable_with_hint(1h), attempt(1), random).delay == 100ms);
+}
+
+TEST_CASE("step 6: the backoff's max never clamps a hint, and use: ignore drops it",
+          "[decision][server_delay]") {
+    ScriptedRandomSource random{0.5};
+    const auto capped = PolicyBuilder("capped")
+                            .backoff(Backoff::exponential(10ms, 2.0, 30ms))
+                            .jitter(Jitter::none())
+                            .build();
+    CHECK(decide(*capped, unavailable_with_hint(90s), attempt(1), random).delay == 90s);
+    rebound::ServerDelaySettings s;
+    s.use = rebound::ServerDelayUse::Ignore;
+    CHECK(decide(*hinted(s), unavailable_with_hint(1s), attempt(1), random).delay == 100ms);
+}
+
+TEST_CASE("step 6: spread draws the hint from [h, h * (1 + spread)]", "[decision][server_delay]") {
+    rebound::ServerDelaySettings s;
+    s.spread = 0.1;
+    ScriptedRandomSource lowest{0.0};
+    CHECK(decide(*hinted(s), unavailable_with_hint(1s), attempt(1), lowest).delay == 1s);
+    ScriptedRandomSource highest{0.999999999};
+    CHECK(decide(*hinted(s), unavailable_with_hint(1s), attempt(1), highest).delay == 1100ms);
+}
+
+TEST_CASE("step 6: a breaker's hint applies whatever use says, uncapped; deadline still rules",
+          "[decision][server_delay]") {
+    rebound::ServerDelaySettings s;
+    s.use = rebound::ServerDelayUse::Ignore;
+    s.cap = 1s;
+    ErrorDescription refusal = ErrorDescription::of(ErrorCategory::CircuitOpen);
+    refusal.server_delay = 5s;
+    ScriptedRandomSource random{0.5};
+    CHECK(decide(*hinted(s), refusal, attempt(1), random).delay == 5s);
+    const auto short_deadline = PolicyBuilder("fast")
+                                    .retry_on(Matcher::transient())
+                                    .deadline(2s)
+                                    .build();
+    CHECK(decide(*short_deadline, refusal, attempt(1), random).reason == DecisionReason::Deadline);
+}

@@ -4,12 +4,16 @@
 // first hit wins:
 //   1. e matches never_retry_on                          -> stop, non_retryable
 //   2. e is commit_outcome_unknown and not idempotent    -> stop, outcome_unknown
-//   3. retry_on/retry_if non-empty and e matches neither  -> stop, non_retryable
-//   4. n >= max_attempts                                  -> stop, exhausted
-//   5. d = jittered backoff delay for retry k = n
-//   6. deadline set and elapsed + d + min_attempt_budget > deadline -> stop, deadline
-//   7. budget set and refusing                            -> stop, throttled
-//   8. retry after d, with the route chosen by `routes`
+//   3. e carries server_refused                           -> stop, server_refused (takes a
+//                                                            budget token)
+//   4. retry_on/retry_if non-empty and e matches neither  -> stop, non_retryable
+//   5. n >= max_attempts                                  -> stop, exhausted
+//   6. d = jittered backoff delay for retry k = n, combined with e's server_delay hint under
+//      the policy's server_delay settings (server_delay.hpp); a hint over the cap with
+//      over_cap = stop                                    -> stop, server_delay_too_long
+//   7. deadline set and elapsed + d + min_attempt_budget > deadline -> stop, deadline
+//   8. budget set and refusing                            -> stop, throttled
+//   9. retry after d, with the route chosen by `routes`
 //
 // The decision is a pure function of its inputs except for the random draw and the retry budget.
 // It never reads a clock, allocates, locks or throws, and is safe to call from many threads on one
@@ -35,6 +39,8 @@ enum class DecisionReason : std::uint8_t {
     Exhausted,
     Deadline,
     Throttled,
+    ServerRefused,
+    ServerDelayTooLong,
 };
 
 constexpr std::string_view to_string(DecisionReason r) noexcept {
@@ -50,9 +56,13 @@ constexpr std::string_view to_string(DecisionReason r) noexcept {
         case DecisionReason::Deadline:
             return "deadline";
         case DecisionReason::Throttled:
+            return "throttled";
+        case DecisionReason::ServerRefused:
+            return "server_refused";
+        case DecisionReason::ServerDelayTooLong:
             break;
     }
-    return "throttled";
+    return "server_delay_too_long";
 }
 
 // What the caller knows about the attempt that just failed.

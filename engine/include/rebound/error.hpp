@@ -10,6 +10,7 @@
 #include <optional>
 #include <string_view>
 
+#include "rebound/duration.hpp"
 #include "rebound/error_category.hpp"
 #include "rebound/vendor.hpp"
 
@@ -29,6 +30,13 @@ struct ErrorDescription {
     int http_status = 0;
     // Human-readable message; empty when absent.
     std::string_view message;
+    // How long the server asked the client to wait before trying again (HTTP Retry-After, gRPC
+    // pushback), or, for a `circuit_open` error, the time until the breaker half-opens
+    // (docs/resilience.md). Never negative; absent when there is no usable hint.
+    std::optional<Duration> server_delay;
+    // The server said not to retry (a negative or unreadable gRPC pushback): the decision stops
+    // with server_refused even when the error would otherwise be retried.
+    bool server_refused = false;
 
     // The category used by category matchers: an error without one counts as `unknown`
     // (fail closed, docs/categories.md).

@@ -21,6 +21,7 @@ enum class ErrorCategory : std::uint8_t {
     ResourceExhausted,
     ServiceUnavailable,
     AdminShutdown,
+    CircuitOpen,
     StatementTimeout,
     CommitOutcomeUnknown,
     ReadOnlyFailover,
@@ -47,7 +48,7 @@ struct CategoryInfo {
     RestartScope restart_scope;
 };
 
-inline constexpr std::array<CategoryInfo, 22> kCategoryTable{{
+inline constexpr std::array<CategoryInfo, 23> kCategoryTable{{
     {ErrorCategory::Deadlock, "deadlock", true, RestartScope::Transaction},
     {ErrorCategory::SerializationFailure, "serialization_failure", true, RestartScope::Transaction},
     {ErrorCategory::LockTimeout, "lock_timeout", true, RestartScope::Transaction},
@@ -56,6 +57,7 @@ inline constexpr std::array<CategoryInfo, 22> kCategoryTable{{
     {ErrorCategory::ResourceExhausted, "resource_exhausted", true, RestartScope::Transaction},
     {ErrorCategory::ServiceUnavailable, "service_unavailable", true, RestartScope::Connection},
     {ErrorCategory::AdminShutdown, "admin_shutdown", true, RestartScope::Connection},
+    {ErrorCategory::CircuitOpen, "circuit_open", true, RestartScope::None},
     {ErrorCategory::StatementTimeout, "statement_timeout", false, RestartScope::Transaction},
     {ErrorCategory::CommitOutcomeUnknown, "commit_outcome_unknown", false, RestartScope::None},
     {ErrorCategory::ReadOnlyFailover, "read_only_failover", false, RestartScope::Connection},

@@ -173,6 +173,7 @@ class PolicyBuilder {
     PolicyBuilder& on_exhausted(ExhaustedAction a);
     PolicyBuilder& budget(BudgetSettings b);
     PolicyBuilder& route(Duration up_to, std::string target);
+    PolicyBuilder& server_delay(const ServerDelaySettings& s);
     PolicyBuilder& options(const PolicyCompileOptions& o);
 
     const PolicySpec& spec() const noexcept { return spec_; }

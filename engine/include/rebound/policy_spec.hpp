@@ -14,6 +14,7 @@
 #include "rebound/jitter.hpp"
 #include "rebound/matcher.hpp"
 #include "rebound/retry_budget.hpp"
+#include "rebound/server_delay.hpp"
 
 namespace rebound {
 
@@ -46,6 +47,11 @@ struct PolicySpec {
     ExhaustedAction on_exhausted = ExhaustedAction::Fail;
     std::optional<BudgetSettings> budget;
     std::vector<Route> routes;
+    // How server delay hints are used (docs/resilience.md).
+    ServerDelaySettings server_delay;
+    // The circuit breaker guarding this policy's calls, declared under `breakers:` in the same
+    // file; empty for none.
+    std::string breaker;
 
     friend bool operator==(const PolicySpec&, const PolicySpec&) = default;
 };

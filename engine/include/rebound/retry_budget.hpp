@@ -40,6 +40,9 @@ class alignas(64) RetryBudget {
   public:
     // Preconditions: `settings` passed validation.
     explicit RetryBudget(const BudgetSettings& settings) noexcept;
+    // A budget that starts with `initial_tokens` (clamped to [0, max_tokens]) instead of full:
+    // the budget of a reload, scaled from the one it replaces (docs/resilience.md).
+    RetryBudget(const BudgetSettings& settings, double initial_tokens) noexcept;
     RetryBudget(const RetryBudget&) = delete;
     RetryBudget& operator=(const RetryBudget&) = delete;
 

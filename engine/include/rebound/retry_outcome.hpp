@@ -16,6 +16,9 @@ enum class RetryOutcome : std::uint8_t {
     Exhausted,
     Deadline,
     Throttled,
+    ServerRefused,
+    ServerDelayTooLong,
+    CircuitOpen,
     Cancelled,
     DeadLettered,
 };
@@ -25,13 +28,16 @@ struct RetryOutcomeInfo {
     std::string_view wire_name;
 };
 
-inline constexpr std::array<RetryOutcomeInfo, 8> kRetryOutcomeTable{{
+inline constexpr std::array<RetryOutcomeInfo, 11> kRetryOutcomeTable{{
     {RetryOutcome::Succeeded, "succeeded"},
     {RetryOutcome::NonRetryable, "non_retryable"},
     {RetryOutcome::OutcomeUnknown, "outcome_unknown"},
     {RetryOutcome::Exhausted, "exhausted"},
     {RetryOutcome::Deadline, "deadline"},
     {RetryOutcome::Throttled, "throttled"},
+    {RetryOutcome::ServerRefused, "server_refused"},
+    {RetryOutcome::ServerDelayTooLong, "server_delay_too_long"},
+    {RetryOutcome::CircuitOpen, "circuit_open"},
     {RetryOutcome::Cancelled, "cancelled"},
     {RetryOutcome::DeadLettered, "dead_lettered"},
 }};
@@ -53,6 +59,10 @@ constexpr RetryOutcome outcome_of(DecisionReason reason) noexcept {
             return RetryOutcome::Deadline;
         case DecisionReason::Throttled:
             return RetryOutcome::Throttled;
+        case DecisionReason::ServerRefused:
+            return RetryOutcome::ServerRefused;
+        case DecisionReason::ServerDelayTooLong:
+            return RetryOutcome::ServerDelayTooLong;
         case DecisionReason::Retry:
         case DecisionReason::NonRetryable:
             break;

@@ -1,0 +1,228 @@
+// CircuitBreaker: the state machine of docs/resilience.md, "Circuit breakers".
+//
+// A breaker watches the outcomes of calls to one dependency and, while the dependency keeps
+// failing, refuses calls at once instead of adding load. States:
+//   - closed: every call is admitted; outcomes are counted in a window of 10 buckets of
+//     window / 10 each, aligned to the breaker's creation time. After each counted outcome the
+//     trip rule is checked: ratio (calls in the window >= minimum_calls and failures / calls >=
+//     failure_ratio) or consecutive (the last N counted outcomes were all failures): open.
+//   - open for a period p (open_for the first time): calls are refused with the time left until
+//     t_open + p as their hint; the first call asked at or after that instant half-opens it.
+//   - half-open: up to half_open_calls calls hold a permit at once; others are refused without a
+//     hint. half_open_calls successes close it (empty window, p back to open_for); a failure opens
+//     it again with p = min(2p, max_open_for); an ignored outcome frees the permit.
+// A permit belongs to the state that admitted it: an outcome recorded after the breaker changed
+// state since then is ignored. isolate() forces the breaker open until reset(); reset() closes it
+// with an empty window.
+//
+// Outcomes: a success (a failure when slow_call is set and the call took longer), a failure (an
+// error that the `failures` matchers match, exactly as retry_on matches), or ignored (any other
+// error, a cancellation, a permit given up).
+//
+// Concurrency contract: every member function is safe from many threads. In the closed state,
+// acquire() is one atomic load and recording an outcome updates the window with compare-and-swap
+// on its bucket words; neither locks nor allocates. Transitions, and every call while open past
+// the period or half-open, take the breaker's mutex (they are rare, and half-open admits only a
+// few calls). Times are given by the caller (read from its clock), so tests and `rebound replay`
+// run in virtual time; they must not decrease by more than the caller can tolerate (an outcome
+// recorded "in the past" lands in the bucket of its own time if that bucket is still in the
+// window, and is otherwise dropped).
+//
+// Settings given to update_settings() take effect at the breaker's next change of state, so a
+// reload keeps its state and window (docs/resilience.md, "State across reloads").
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rebound/clock.hpp"
+#include "rebound/duration.hpp"
+#include "rebound/error.hpp"
+#include "rebound/error_type_registry.hpp"
+#include "rebound/matcher.hpp"
+
+namespace rebound {
+
+enum class BreakerState : std::uint8_t { Closed, Open, HalfOpen };
+
+constexpr std::string_view to_string(BreakerState state) noexcept {
+    switch (state) {
+        case BreakerState::Open:
+            return "open";
+        case BreakerState::HalfOpen:
+            return "half_open";
+        case BreakerState::Closed:
+            break;
+    }
+    return "closed";
+}
+
+enum class BreakerTrip : std::uint8_t { Ratio, Consecutive };
+
+// A breaker as declared under `breakers:` (docs/policy-format.md). Defaults are the documented
+// ones; validate_breaker lists what is out of range.
+struct BreakerSettings {
+    std::string name;
+    BreakerTrip trip = BreakerTrip::Ratio;
+    double failure_ratio = 0.5;                       // ratio: (0, 1]
+    int minimum_calls = 20;                           // ratio: 1..1,000,000
+    Duration window = std::chrono::seconds(10);       // ratio: 100ms..1h
+    int consecutive_failures = 5;                     // consecutive: 1..1000
+    Duration open_for = std::chrono::seconds(5);      // 1ms..1h
+    std::optional<Duration> max_open_for;             // open_for..24h; absent: open_for
+    int half_open_calls = 1;                          // 1..1000
+    std::optional<Duration> slow_call;                // > 0; absent: no slow-call rule
+    std::vector<Matcher> failures{Matcher::transient()};  // which errors count as failures
+
+    Duration effective_max_open_for() const noexcept { return max_open_for.value_or(open_for); }
+
+    friend bool operator==(const BreakerSettings&, const BreakerSettings&) = default;
+};
+
+// Which setting a problem is about.
+enum class BreakerSetting : std::uint8_t {
+    FailureRatio,
+    MinimumCalls,
+    Window,
+    ConsecutiveFailures,
+    OpenFor,
+    MaxOpenFor,
+    HalfOpenCalls,
+    SlowCall,
+    Failures,
+};
+
+struct BreakerProblem {
+    BreakerSetting setting;
+    std::size_t index = 0;  // the item of `failures`, for a Failures problem
+    std::string message;    // "minimum_calls must be between 1 and 1000000, got 0"
+};
+
+// Every range rule of docs/resilience.md; empty when `settings` is valid.
+std::vector<BreakerProblem> validate_breaker(const BreakerSettings& settings);
+
+// What the breaker answered when asked for a permit.
+struct BreakerPermit {
+    bool admitted = false;
+    // For a refusal while open: the time until the breaker half-opens. Absent for a refusal
+    // while half-open (no hint) and for an admitted call.
+    std::optional<Duration> retry_after;
+    // The state change count when admitted; an outcome from an earlier state is ignored.
+    std::uint64_t generation = 0;
+
+    explicit operator bool() const noexcept { return admitted; }
+};
+
+// Counts for inspection and metrics (a snapshot; under concurrency, a moment's view).
+struct BreakerSnapshot {
+    BreakerState state = BreakerState::Closed;
+    bool isolated = false;
+    std::uint64_t calls_in_window = 0;     // ratio rule only
+    std::uint64_t failures_in_window = 0;  // ratio rule only
+    std::uint64_t consecutive_failures = 0;
+    int half_open_permits_in_use = 0;
+    std::optional<Duration> until_half_open;  // while open (not isolated)
+    Duration open_period{0};                  // the current or next open period
+    std::uint64_t refused = 0;                // calls refused since creation
+    std::array<std::uint64_t, 3> transitions_to{};  // by BreakerState, since creation
+};
+
+class CircuitBreaker {
+  public:
+    using TimePoint = Clock::TimePoint;
+
+    // A breaker created at `created` (the alignment of its window buckets). Throws
+    // std::invalid_argument, listing every problem, when the settings are invalid.
+    // `error_types` (optional, only for the call) adds registered subtypes to error matchers.
+    CircuitBreaker(BreakerSettings settings, TimePoint created,
+                   const ErrorTypeRegistry* error_types = nullptr);
+    ~CircuitBreaker();
+
+    CircuitBreaker(const CircuitBreaker&) = delete;
+    CircuitBreaker& operator=(const CircuitBreaker&) = delete;
+
+    const std::string& name() const noexcept { return name_; }
+
+    // Asks to make a call at `now`.
+    BreakerPermit acquire(TimePoint now) noexcept;
+
+    // The outcome of an admitted call (a refused permit is ignored). `took` is how long it ran.
+    void record_success(const BreakerPermit& permit, Duration took, TimePoint now) noexcept;
+    void record_error(const BreakerPermit& permit, const ErrorDescription& error,
+                      TimePoint now) noexcept;
+    // Gives the permit up without an outcome (cancellation): an ignored outcome.
+    void release(const BreakerPermit& permit, TimePoint now) noexcept;
+
+    // Whether `error` counts as a failure for this breaker (its `failures` matchers).
+    bool counts_as_failure(const ErrorDescription& error) const noexcept;
+
+    // Forces the breaker open (every call refused, no hint) until reset().
+    void isolate() noexcept;
+    // Closes the breaker with an empty window, ending an isolation.
+    void reset() noexcept;
+
+    // New settings, used from the next change of state. Throws std::invalid_argument when they
+    // are invalid (the breaker keeps its settings).
+    void update_settings(BreakerSettings settings, const ErrorTypeRegistry* error_types = nullptr);
+    // The settings in force now.
+    const BreakerSettings& settings() const noexcept;
+
+    BreakerSnapshot snapshot(TimePoint now) const noexcept;
+
+  private:
+    struct Compiled;
+    // One bucket's counter: the tag of the bucket (24 bits, from its index and the generation)
+    // above a 40-bit count.
+    using BucketWord = std::atomic<std::uint64_t>;
+    struct Bucket {
+        alignas(16) BucketWord calls{0};
+        BucketWord failures{0};
+    };
+
+    enum class Outcome : std::uint8_t { Success, Failure, Ignored };
+    void record(const BreakerPermit& permit, Outcome outcome, TimePoint now) noexcept;
+    void record_closed(std::uint64_t generation, Outcome outcome, TimePoint now) noexcept;
+    void record_half_open(std::uint64_t generation, Outcome outcome, TimePoint now) noexcept;
+    bool ratio_tripped(const Compiled& compiled, std::uint64_t generation,
+                       std::int64_t bucket) const noexcept;
+    void open_locked(TimePoint now, Duration period) noexcept;
+    void close_locked() noexcept;
+    void set_state_locked(BreakerState state) noexcept;
+    void apply_pending_locked() noexcept;
+    std::int64_t bucket_of(const Compiled& compiled, TimePoint now) const noexcept;
+    std::pair<std::uint64_t, std::uint64_t> window_counts(std::uint64_t generation,
+                                                          std::int64_t bucket) const noexcept;
+    static std::unique_ptr<const Compiled> compile(BreakerSettings settings,
+                                                   const ErrorTypeRegistry* error_types);
+
+    const std::string name_;
+    const TimePoint created_;
+    // generation << 2 | state: one load tells a closed breaker's caller everything.
+    std::atomic<std::uint64_t> state_word_{0};
+    std::atomic<std::int64_t> open_until_us_{0};  // since created_, while open
+    std::atomic<std::uint64_t> consecutive_{0};
+    std::atomic<std::uint64_t> refused_{0};
+    std::array<std::atomic<std::uint64_t>, 3> transitions_to_{};
+    std::array<Bucket, 10> buckets_{};
+    std::atomic<const Compiled*> active_{nullptr};
+
+    mutable std::mutex mutex_;  // guards everything below and every change of state
+    Duration open_period_{0};
+    bool isolated_ = false;
+    int half_open_in_use_ = 0;
+    int half_open_successes_ = 0;
+    std::unique_ptr<const Compiled> pending_;
+    // Every Compiled this breaker has used, kept alive while readers may still hold a pointer.
+    std::vector<std::unique_ptr<const Compiled>> compiled_;
+};
+
+}  // namespace rebound
