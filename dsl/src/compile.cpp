@@ -507,8 +507,11 @@ class Compiler {
         }
         std::vector<HandlerBinding> bindings;
         for (const HandlerNode& handler : document_.handlers) {
-            bindings.push_back(HandlerBinding{handler.key.value, handler.policy.value,
-                                              handler.idempotent && handler.idempotent->value});
+            std::optional<bool> idempotent;
+            if (handler.idempotent) {
+                idempotent = handler.idempotent->value;
+            }
+            bindings.push_back(HandlerBinding{handler.key.value, handler.policy.value, idempotent});
         }
         std::optional<std::string> default_policy;
         if (document_.default_policy) {

@@ -20,7 +20,7 @@ struct CodeInfo {
     std::string_view summary;
 };
 
-constexpr std::array<CodeInfo, 18> kCodes{{
+constexpr std::array<CodeInfo, 19> kCodes{{
     {DiagnosticCode::SyntaxError, "RB001", "syntax-error",
      "the text is not valid YAML, JSON or DSL"},
     {DiagnosticCode::UnknownKey, "RB002", "unknown-key", "a key the format does not have"},
@@ -55,6 +55,8 @@ constexpr std::array<CodeInfo, 18> kCodes{{
      "the file cannot be read or has an unknown extension"},
     {DiagnosticCode::InvalidValue, "RB110", "invalid-value",
      "a value that breaks its format, such as a SQLSTATE that is not 5 characters"},
+    {DiagnosticCode::UnknownHandler, "RB111", "unknown-handler",
+     "an exact handler binding that names no registered handler"},
 }};
 
 const CodeInfo& info(DiagnosticCode code) noexcept {

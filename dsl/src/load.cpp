@@ -1,8 +1,10 @@
 #include "rebound/dsl/load.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string_view>
+#include <tuple>
 
 #include "rebound/dsl/parse.hpp"
 
@@ -55,6 +57,16 @@ std::string join_errors(const Diagnostics& diagnostics, std::string_view source)
     return text.empty() ? "policy file failed to load" : text;
 }
 
+// By line, then column, as `rebound lint` prints them; diagnostics about the whole file (no
+// position) first. Stable, so that two findings at one place keep the order they were found in.
+void sort_in_file_order(Diagnostics& diagnostics) {
+    std::stable_sort(diagnostics.begin(), diagnostics.end(),
+                     [](const Diagnostic& a, const Diagnostic& b) {
+                         return std::tie(a.position.line, a.position.column) <
+                                std::tie(b.position.line, b.position.column);
+                     });
+}
+
 }  // namespace
 
 LoadResult load_text(std::string_view text, std::string_view file, Syntax syntax,
@@ -74,6 +86,7 @@ LoadResult load_text(std::string_view text, std::string_view file, Syntax syntax
             result.diagnostics.push_back(std::move(finding));
         }
     }
+    sort_in_file_order(result.diagnostics);
     if (!has_errors(result.diagnostics)) {
         result.policy_set = std::move(compiled.policy_set);
     }

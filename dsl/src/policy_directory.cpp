@@ -55,6 +55,50 @@ std::vector<std::filesystem::path> policy_files(const std::filesystem::path& dir
     return files;
 }
 
+// The binding key of `handler` is an exact name, not a `prefix.*` pattern.
+bool is_exact_key(std::string_view key) {
+    return !key.ends_with(".*");
+}
+
+// RB111 for every exact binding of `document` that names no handler of `registry`.
+void check_bindings(const Document& document, const HandlerRegistry& registry, bool strict,
+                    Diagnostics& diagnostics) {
+    const std::vector<std::string_view> registered = registry.names();
+    for (const HandlerNode& handler : document.handlers) {
+        const std::string& key = handler.key.value;
+        if (!is_exact_key(key) || registry.find(key) != nullptr) {
+            continue;
+        }
+        Diagnostic d;
+        d.code = DiagnosticCode::UnknownHandler;
+        d.severity = strict ? Severity::Error : Severity::Warning;
+        d.file = document.file;
+        d.position = handler.key.position;
+        d.field = "handlers." + key;
+        d.message = "handler '" + key + "' is bound in service '" +
+                    (document.service ? document.service->value : std::string()) +
+                    "' but no handler of that name is registered in code; the binding applies to "
+                    "nothing";
+        const std::string close = closest_match(key, registered);
+        d.suggestion = close.empty() ? "register the handler, or remove the binding"
+                                     : "did you mean '" + close + "'?";
+        diagnostics.push_back(std::move(d));
+    }
+}
+
+// RB003 at the `service` line of `later`, which names the service of an earlier file.
+Diagnostic duplicate_service(const LoadResult& later, const std::string& earlier_file) {
+    Diagnostic d = error_at(
+        DiagnosticCode::DuplicateKey, later.document.file,
+        "service '" + later.policy_set->service() + "' is already defined in " + earlier_file);
+    if (later.document.service) {
+        d.position = later.document.service->position;
+    }
+    d.field = "service";
+    d.suggestion = "give each file of a directory its own service name";
+    return d;
+}
+
 }  // namespace
 
 PolicyDirectory::PolicyDirectory(std::filesystem::path root, Services services,
@@ -82,12 +126,12 @@ DirectoryLoadResult load_policy_directory(const std::filesystem::path& directory
         }
         const std::string& service = loaded.policy_set->service();
         if (const auto it = file_of_service.find(service); it != file_of_service.end()) {
-            result.diagnostics.push_back(
-                error_at(DiagnosticCode::DuplicateKey, file.string(),
-                         "service '" + service + "' is already defined in " + it->second));
+            result.diagnostics.push_back(duplicate_service(loaded, it->second));
             continue;
         }
         if (options.handlers != nullptr) {
+            check_bindings(loaded.document, *options.handlers, options.strict_bindings,
+                           result.diagnostics);
             for (const UnknownTier& unknown : options.handlers->unknown_tiers(*loaded.policy_set)) {
                 result.diagnostics.push_back(error_at(
                     DiagnosticCode::UnknownPolicy, file.string(),
@@ -133,6 +177,7 @@ PolicyResolver make_resolver(const PolicyDirectoryStore& store, const HandlerReg
         resolution.policy = *choice.policy;
         resolution.via = choice.via;
         resolution.idempotent = choice.idempotent;
+        resolution.idempotent_source = choice.idempotent_source;
         // binding_key stays empty: it would view the set, which may go with the next reload.
         return resolution;
     };

@@ -29,6 +29,12 @@ bool is_digit(char c) noexcept {
     return c >= '0' && c <= '9';
 }
 
+// True when `word` is one of the duration units (us, ms, s, m, h).
+bool is_duration_unit(std::string_view word) noexcept {
+    return std::any_of(std::begin(kDurationUnits), std::end(kDurationUnits),
+                       [&](const DurationUnit& unit) { return unit.suffix == word; });
+}
+
 template <typename Enum, std::size_t N>
 std::optional<Enum> find_word(std::string_view word,
                               const std::pair<std::string_view, Enum> (&table)[N]) {
@@ -112,6 +118,12 @@ std::optional<Duration> parse_duration(std::string_view text, std::string& error
     }
     const bool unit_is_word =
         std::all_of(unit.begin(), unit.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+    const std::size_t unit_start = unit.find_first_not_of(" \t");
+    if (!unit_is_word && unit_start != 0 && unit_start != std::string_view::npos &&
+        is_duration_unit(unit.substr(unit_start))) {
+        return fail("a duration has no space before its unit: write " + std::string(number) +
+                    std::string(unit.substr(unit_start)) + ", not " + quoted);
+    }
     if (!unit_is_word) {
         return fail("expected a duration such as 250ms, got " + quoted);
     }

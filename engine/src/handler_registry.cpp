@@ -64,6 +64,15 @@ void HandlerRegistry::add(std::string_view name, const RetryPolicyProvider& hand
     add(std::move(registration));
 }
 
+std::vector<std::string_view> HandlerRegistry::names() const {
+    std::vector<std::string_view> names;
+    names.reserve(handlers_.size());
+    for (const Entry& entry : handlers_) {
+        names.push_back(entry.registration.name);
+    }
+    return names;
+}
+
 const HandlerRegistration* HandlerRegistry::find(std::string_view handler) const noexcept {
     const std::uint32_t at = index_.find(handler);
     return at != NameIndex::npos ? &handlers_[at].registration : nullptr;
@@ -75,20 +84,26 @@ HandlerRegistry::Choice HandlerRegistry::choose(std::string_view handler,
     const HandlerBinding* binding =
         set != nullptr ? set->find_binding(handler, handler_hash) : nullptr;
     Choice choice;
-    // A file binding loses only to a policy given in code (and gives idempotent itself): without
-    // any such registration the registry need not be probed.
-    if (binding != nullptr && code_policies_ == 0) {
+    const bool binding_states_idempotence = binding != nullptr && binding->idempotent.has_value();
+    if (binding_states_idempotence) {
+        choice.idempotent = *binding->idempotent;
+        choice.idempotent_source = IdempotenceSource::Binding;
+    }
+    // A file binding loses only to a policy given in code: without any such registration, and
+    // with idempotency stated by the binding, the registry need not be probed.
+    if (binding_states_idempotence && code_policies_ == 0) {
         choice.policy = &set->policy_of(*binding);
         choice.via = ResolvedVia::Binding;
-        choice.idempotent = binding->idempotent;
         choice.binding_key = binding->key;
         return choice;
     }
     const std::uint32_t at = index_.find(handler, handler_hash);
     const Entry* entry = at != NameIndex::npos ? &handlers_[at] : nullptr;
     const HandlerRegistration* registration = entry != nullptr ? &entry->registration : nullptr;
-    choice.idempotent = binding != nullptr ? binding->idempotent
-                                           : (registration != nullptr && registration->idempotent);
+    if (!binding_states_idempotence && registration != nullptr) {
+        choice.idempotent = registration->idempotent;
+        choice.idempotent_source = IdempotenceSource::Code;
+    }
     if (registration != nullptr && registration->policy) {
         choice.policy = &registration->policy;
         choice.via = ResolvedVia::Code;
@@ -125,6 +140,7 @@ HandlerResolution HandlerRegistry::resolve(std::string_view handler, const Polic
     resolution.policy = *choice.policy;
     resolution.via = choice.via;
     resolution.idempotent = choice.idempotent;
+    resolution.idempotent_source = choice.idempotent_source;
     resolution.binding_key = choice.binding_key;
     return resolution;
 }
@@ -137,6 +153,7 @@ HandlerExplanation HandlerRegistry::explain(std::string_view handler, const Poli
     explanation.policy = resolution.policy->name();
     explanation.via = resolution.via;
     explanation.idempotent = resolution.idempotent;
+    explanation.idempotent_source = resolution.idempotent_source;
     const auto passed_over = [&](ResolvedVia source, std::string why) {
         if (source < resolution.via) {
             explanation.passed_over.push_back(std::string(to_string(source)) + ": " +
@@ -195,9 +212,9 @@ std::string to_string(const HandlerExplanation& explanation) {
     std::string text = "handler " + quoted(explanation.handler) + " uses policy " +
                        quoted(explanation.policy) + " (via " +
                        std::string(to_string(explanation.via)) + ": " + explanation.rule + ")";
-    if (explanation.idempotent) {
-        text += ", idempotent";
-    }
+    text += ", idempotent: ";
+    text += explanation.idempotent ? "true" : "false";
+    text += " (" + std::string(to_string(explanation.idempotent_source)) + ")";
     for (const std::string& line : explanation.passed_over) {
         text += "\n  passed over ";
         text += line;

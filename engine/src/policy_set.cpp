@@ -102,7 +102,10 @@ HandlerResolution PolicySet::resolve(std::string_view handler) const {
     if (const HandlerBinding* binding = find_binding(handler)) {
         resolution.policy = policy_of(*binding);
         resolution.via = ResolvedVia::Binding;
-        resolution.idempotent = binding->idempotent;
+        if (binding->idempotent) {
+            resolution.idempotent = *binding->idempotent;
+            resolution.idempotent_source = IdempotenceSource::Binding;
+        }
         resolution.binding_key = binding->key;
         return resolution;
     }

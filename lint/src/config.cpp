@@ -42,8 +42,9 @@ constexpr std::array<ThresholdField, 4> kThresholdFields{{
      0.001, 1000},
 }};
 
-constexpr std::array<std::string_view, 5> kKeys{"rules", "predicates", "delay-too-short",
-                                                "unthrottled-retries", "loose-retry-budget"};
+constexpr std::array<std::string_view, 6> kKeys{
+    "rules",           "predicates",          "handlers",
+    "delay-too-short", "unthrottled-retries", "loose-retry-budget"};
 
 bool is_threshold_section(std::string_view key) {
     for (const ThresholdField& field : kThresholdFields) {
@@ -102,7 +103,10 @@ class ConfigReader {
             if (key == "rules") {
                 read_rules(entry.second);
             } else if (key == "predicates") {
-                read_predicates(entry.second);
+                out_.settings.predicates = read_names(entry.second, "predicates", "retry_if names");
+            } else if (key == "handlers") {
+                out_.settings.handlers =
+                    read_names(entry.second, "handlers", "handler names registered in code");
             } else if (is_threshold_section(key)) {
                 read_thresholds(key, entry.second);
             } else {
@@ -193,21 +197,25 @@ class ConfigReader {
         }
     }
 
-    void read_predicates(const YAML::Node& predicates) {
-        std::vector<std::string> names;
-        if (!predicates.IsNull() && !predicates.IsSequence()) {
-            report("RB004", predicates,
-                   "'predicates' is a list of retry_if names, got " + kind(predicates));
-            return;
+    // `predicates: [a, b]` and `handlers: [a, b]`: a list of names; nullopt when it is not one.
+    std::optional<std::vector<std::string>> read_names(const YAML::Node& list, std::string_view key,
+                                                       std::string_view what) {
+        if (!list.IsNull() && !list.IsSequence()) {
+            report("RB004", list,
+                   "'" + std::string(key) + "' is a list of " + std::string(what) + ", got " +
+                       kind(list));
+            return std::nullopt;
         }
-        for (const auto& item : predicates) {
+        std::vector<std::string> names;
+        for (const auto& item : list) {
             if (!item.IsScalar()) {
-                report("RB004", item, "a predicate is a name, got " + kind(item));
+                report("RB004", item,
+                       "an entry of '" + std::string(key) + "' is a name, got " + kind(item));
                 continue;
             }
             names.push_back(item.Scalar());
         }
-        out_.settings.predicates = std::move(names);
+        return names;
     }
 
     // `delay-too-short: { min_delay: 10ms }` and the like: the thresholds of one rule.

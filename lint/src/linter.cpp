@@ -1,6 +1,8 @@
 #include "rebound/lint/linter.hpp"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include "make_finding.hpp"
 #include "policy_file.hpp"
@@ -54,6 +56,29 @@ bool is_vendor_map(std::string_view source) {
     return false;
 }
 
+// RB003 for each file whose service an earlier file of the same directory already names.
+void report_duplicate_services(std::vector<FileReport>& files, const RuleRegistry& registry) {
+    std::map<std::pair<std::string, std::string>, std::string> first_file;  // (dir, service)
+    for (FileReport& report : files) {
+        if (report.service.empty()) {
+            continue;
+        }
+        const std::string directory = fs::path(report.file).parent_path().generic_string();
+        const auto [it, inserted] =
+            first_file.try_emplace({directory, report.service}, report.file);
+        if (inserted) {
+            continue;
+        }
+        report.findings.push_back(
+            make_finding(registry, dsl::code_id(dsl::DiagnosticCode::DuplicateKey), report.file,
+                         report.service_position,
+                         "service '" + report.service + "' is already defined in " + it->second +
+                             "; a policy directory holds each service once",
+                         "give each file of a directory its own service name"));
+        sort_findings(report.findings);
+    }
+}
+
 }  // namespace
 
 Linter::Linter(LintSettings settings, const RuleRegistry& registry)
@@ -72,6 +97,10 @@ FileReport Linter::lint_loaded(dsl::LoadResult loaded, std::string file) const {
     FileReport report;
     report.file = std::move(file);
     report.source = std::move(loaded.source);
+    if (loaded.document.service) {
+        report.service = loaded.document.service->value;
+        report.service_position = loaded.document.service->position;
+    }
     Findings findings;
     for (const dsl::Diagnostic& d : loaded.diagnostics) {
         report.unreadable = report.unreadable || d.code == dsl::DiagnosticCode::UnreadableFile;
@@ -99,7 +128,8 @@ FileReport Linter::lint_loaded(dsl::LoadResult loaded, std::string file) const {
     }
     const bool compiled = loaded.policy_set != nullptr;
     if (compiled) {
-        const PolicyFileContext context(loaded.document, loaded.policy_set, settings_);
+        const PolicyFileContext context(loaded.document, loaded.policy_set, settings_,
+                                        report.source);
         for (const Rule& rule : registry_.rules()) {
             if (rule.check && settings_.severity_of(rule.info)) {
                 RuleReporter reporter(rule.info, report.file, findings);
@@ -141,6 +171,7 @@ LintReport Linter::lint_paths(const std::vector<std::string>& paths) const {
     for (const std::string& file : collect_policy_files(paths)) {
         report.files.push_back(lint_file(file));
     }
+    report_duplicate_services(report.files, registry_);
     return report;
 }
 

@@ -9,8 +9,8 @@ namespace rebound::lint {
 
 PolicyFileContext::PolicyFileContext(const dsl::Document& document,
                                      std::shared_ptr<const PolicySet> set,
-                                     const LintSettings& settings)
-    : document_(document), set_(std::move(set)), settings_(settings) {
+                                     const LintSettings& settings, std::string_view source)
+    : document_(document), set_(std::move(set)), settings_(settings), source_(source) {
     std::map<std::string_view, const dsl::PolicyNode*> by_name;
     for (const dsl::PolicyNode& node : document_.policies) {
         by_name.emplace(node.name.value, &node);

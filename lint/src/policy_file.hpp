@@ -29,11 +29,14 @@ struct ResolvedPolicy {
 
 class PolicyFileContext {
   public:
-    // Preconditions: `set` was compiled from `document` without errors.
+    // Preconditions: `set` was compiled from `document` without errors; `source` is the text
+    // `document` was read from, and outlives the context.
     PolicyFileContext(const dsl::Document& document, std::shared_ptr<const PolicySet> set,
-                      const LintSettings& settings);
+                      const LintSettings& settings, std::string_view source = {});
 
     const dsl::Document& document() const noexcept { return document_; }
+    // The file's text, for rules about how a value was written.
+    std::string_view source() const noexcept { return source_; }
     const PolicySet& policy_set() const noexcept { return *set_; }
     const LintSettings& settings() const noexcept { return settings_; }
     const std::vector<ResolvedPolicy>& policies() const noexcept { return policies_; }
@@ -42,6 +45,7 @@ class PolicyFileContext {
     const dsl::Document& document_;
     std::shared_ptr<const PolicySet> set_;
     const LintSettings& settings_;
+    std::string_view source_;
     std::vector<ResolvedPolicy> policies_;
 };
 

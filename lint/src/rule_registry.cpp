@@ -42,6 +42,7 @@ const RuleRegistry& RuleRegistry::standard() {
         std::vector<Rule> all = rules::compiler_rules();
         for (const Rule* rule : {
                  &rules::kUnknownPredicate,
+                 &rules::kUnknownHandler,
                  &rules::kNoJitter,
                  &rules::kRetryAllErrors,
                  &rules::kRetryPermanentError,
@@ -67,6 +68,7 @@ const RuleRegistry& RuleRegistry::standard() {
                  &rules::kLooseRetryBudget,
                  &rules::kRetryClientError,
                  &rules::kBackoffNeverGrows,
+                 &rules::kUnitlessDuration,
                  &rules::kBudgetRefusesRetries,
                  &rules::kDecorrelatedIgnoresGrowth,
                  &rules::kRetryUnknownError,

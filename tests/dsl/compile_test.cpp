@@ -310,3 +310,39 @@ TEST_CASE("a policy whose ancestor extends an unknown policy is reported once, n
     CHECK(result.diagnostics[0].position.line == 5);
     CHECK(result.policy_set == nullptr);
 }
+
+TEST_CASE("a binding keeps whether it stated idempotent, false included", "[compile]") {
+    const LoadResult r = load_yaml(R"(rebound: 1
+service: payments
+policies:
+  interactive: {}
+handlers:
+  payments.capture: interactive
+  payments.refund: { policy: interactive, idempotent: false }
+  payments.settle: { policy: interactive, idempotent: true }
+)");
+    REQUIRE(r.policy_set);
+    const auto& bindings = r.policy_set->bindings();
+    REQUIRE(bindings.size() == 3);
+    CHECK_FALSE(bindings[0].idempotent.has_value());
+    CHECK(bindings[1].idempotent == std::optional<bool>(false));
+    CHECK(bindings[2].idempotent == std::optional<bool>(true));
+}
+
+TEST_CASE("load reports diagnostics in file order, as lint does", "[compile]") {
+    // The range error (line 5) is found by the validator, after the reader found the unknown
+    // key (line 7); the result lists them by position.
+    const LoadResult r = load_yaml(R"(rebound: 1
+service: payments
+policies:
+  interactive:
+    max_attempts: 0
+  background:
+    max_atempts: 3
+)");
+    REQUIRE(r.diagnostics.size() == 2);
+    CHECK(r.diagnostics[0].position.line == 5);
+    CHECK(r.diagnostics[0].code == DiagnosticCode::OutOfRange);
+    CHECK(r.diagnostics[1].position.line == 7);
+    CHECK(r.diagnostics[1].code == DiagnosticCode::UnknownKey);
+}

@@ -116,6 +116,11 @@ TEST_CASE("a directory with a bad file, a duplicate service or no file has no sn
     REQUIRE(result.diagnostics.size() == 1);
     CHECK(result.diagnostics[0].code == DiagnosticCode::DuplicateKey);
     CHECK(result.diagnostics[0].file.ends_with("payments.yaml"));  // the second in name order
+    CHECK(result.diagnostics[0].position.line == 2);               // at its `service` value
+    CHECK(result.diagnostics[0].position.column == 10);
+    CHECK(rebound::dsl::format_diagnostic(result.diagnostics[0])
+              .find("payments.yaml:2:10: error: service 'payments' is already defined in ") !=
+          std::string::npos);
     fs::remove(dir.path() / "payments-copy.yml");
 
     dir.write("orders.rebound", "rebound 1\nservice orders\npolicy p { attempts many }\n");
@@ -131,6 +136,7 @@ TEST_CASE("unknown annotation tiers are reported at load with the handler name",
     dir.write("payments.yaml", kPaymentsYaml);
     rebound::HandlerRegistry registry;
     registry.add({.name = "RiskBackfill", .tier = "batch"});
+    registry.add({.name = "ApproveCase"});
     const auto result = rebound::dsl::load_policy_directory(dir.path(), {.handlers = &registry});
     CHECK_FALSE(result.directory);
     REQUIRE(result.diagnostics.size() == 1);
@@ -138,6 +144,44 @@ TEST_CASE("unknown annotation tiers are reported at load with the handler name",
     CHECK(result.diagnostics[0].message ==
           "handler 'RiskBackfill' is registered in code with tier 'batch', which is not a policy "
           "of service 'payments'");
+}
+
+TEST_CASE("an exact binding that names no registered handler is a warning with did-you-mean",
+          "[directory]") {
+    TemporaryDirectory dir("unmatched");
+    dir.write("payments.yaml", R"(rebound: 1
+service: payments
+policies:
+  interactive: {}
+handlers:
+  payments.captur: interactive
+  payments.refund: interactive
+  "jobs.*": interactive
+)");
+    rebound::HandlerRegistry registry;
+    registry.add({.name = "payments.capture", .tier = "interactive"});
+    registry.add({.name = "payments.refund"});
+
+    const auto warned = rebound::dsl::load_policy_directory(dir.path(), {.handlers = &registry});
+    INFO(codes(warned.diagnostics));
+    CHECK(warned.directory != nullptr);  // a warning: the directory still loads
+    REQUIRE(warned.diagnostics.size() == 1);
+    const rebound::dsl::Diagnostic& d = warned.diagnostics[0];
+    CHECK(d.code == DiagnosticCode::UnknownHandler);
+    CHECK(d.severity == rebound::dsl::Severity::Warning);
+    CHECK(d.position.line == 6);
+    CHECK(d.position.column == 3);
+    CHECK(d.message.find("handler 'payments.captur' is bound") != std::string::npos);
+    CHECK(d.suggestion == "did you mean 'payments.capture'?");
+
+    const auto strict = rebound::dsl::load_policy_directory(
+        dir.path(), {.handlers = &registry, .strict_bindings = true});
+    CHECK(strict.directory == nullptr);
+    REQUIRE(strict.diagnostics.size() == 1);
+    CHECK(strict.diagnostics[0].severity == rebound::dsl::Severity::Error);
+
+    // Without a registry nothing can be checked.
+    CHECK(rebound::dsl::load_policy_directory(dir.path()).diagnostics.empty());
 }
 
 TEST_CASE("reload keeps the last good snapshot and the resolver follows the store", "[directory]") {

@@ -50,7 +50,7 @@ TEST_CASE("bad durations are refused with a sentence a user understands", "[synt
     CHECK(duration_error("") == "expected a duration such as 250ms, got an empty value");
     CHECK(duration_error(".5s") == "expected a duration such as 250ms, got '.5s'");
     CHECK(duration_error("1..5s") == "expected a duration such as 250ms, got '1..5s'");
-    CHECK(duration_error("5 ms").find("expected a duration") != std::string::npos);
+    CHECK(duration_error("5 ms").find("write 5ms") != std::string::npos);
     CHECK(duration_error("99999999999999999999h").find("too large") != std::string::npos);
     CHECK(duration_error("9999999999h").find("too large") != std::string::npos);
 }
@@ -101,5 +101,17 @@ TEST_CASE("every diagnostic code has a distinct id, rule name and summary", "[sy
         CHECK(rules.insert(rebound::dsl::rule_name(code)).second);
         CHECK_FALSE(rebound::dsl::code_summary(code).empty());
     }
-    CHECK(ids.size() == 18);
+    CHECK(ids.size() == 19);
+}
+
+TEST_CASE("a duration with a space before its unit says what to write", "[syntax]") {
+    CHECK(duration_error("500 ms") ==
+          "a duration has no space before its unit: write 500ms, not "
+          "'500 ms'");
+    CHECK(duration_error("1.5\ts") ==
+          "a duration has no space before its unit: write 1.5s, not "
+          "'1.5\ts'");
+    CHECK(duration_error("500 apples").starts_with("expected a duration such as 250ms"));
+    CHECK(duration_error("1.5") ==
+          "duration '1.5' needs a unit: us, ms, s, m or h (such as 1.5ms)");
 }

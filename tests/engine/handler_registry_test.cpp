@@ -118,7 +118,7 @@ TEST_CASE("explain names the policy and the rule that chose it", "[registry]") {
     CHECK(tier.via == ResolvedVia::Annotation);
     CHECK(rebound::to_string(tier) ==
           "handler 'RiskBackfill' uses policy 'background' (via annotation: tier 'background' "
-          "registered in code), idempotent\n"
+          "registered in code), idempotent: true (handler code)\n"
           "  passed over code: the handler's code gives no policy\n"
           "  passed over binding: no handlers: key of service 'payments' matches 'RiskBackfill'");
 
@@ -134,6 +134,50 @@ TEST_CASE("explain names the policy and the rule that chose it", "[registry]") {
                                  "binding: no handlers: key of service 'payments' matches 'nobody'",
                                  "annotation: no tier registered in code",
                                  "default: service 'payments' has no default"});
+}
+
+TEST_CASE("a binding that says nothing about idempotency keeps the code's value", "[registry]") {
+    // capture: unstated; refund: stated false; settle: stated true.
+    const auto set = std::make_shared<const rebound::PolicySet>(
+        "payments", std::vector<std::shared_ptr<const rebound::Policy>>{named("interactive")},
+        std::vector<rebound::HandlerBinding>{{"payments.capture", "interactive", std::nullopt},
+                                             {"payments.refund", "interactive", false},
+                                             {"payments.settle", "interactive", true}},
+        std::nullopt);
+    rebound::HandlerRegistry registry;
+    registry.add({.name = "payments.capture", .idempotent = true});
+    registry.add({.name = "payments.refund", .idempotent = true});
+    registry.add({.name = "payments.settle", .idempotent = false});
+    const auto check = [&](std::string_view handler, bool idempotent,
+                           rebound::IdempotenceSource source) {
+        INFO(handler);
+        const auto choice = registry.choose(handler, set.get());
+        CHECK(choice.idempotent == idempotent);
+        CHECK(choice.idempotent_source == source);
+        const auto resolution = registry.resolve(handler, set.get());
+        CHECK(resolution.idempotent == idempotent);
+        CHECK(resolution.idempotent_source == source);
+        CHECK(resolution.via == ResolvedVia::Binding);
+    };
+    check("payments.capture", true, rebound::IdempotenceSource::Code);
+    check("payments.refund", false, rebound::IdempotenceSource::Binding);  // explicit false wins
+    check("payments.settle", true, rebound::IdempotenceSource::Binding);
+    // The same when some handler gives a policy in code (the registry is probed differently).
+    registry.add({.name = "other", .policy = named("from_code")});
+    check("payments.capture", true, rebound::IdempotenceSource::Code);
+    check("payments.refund", false, rebound::IdempotenceSource::Binding);
+
+    CHECK_THAT(rebound::to_string(registry.explain("payments.capture", set.get())),
+               Catch::Contains("idempotent: true (handler code)"));
+    CHECK_THAT(rebound::to_string(registry.explain("payments.refund", set.get())),
+               Catch::Contains("idempotent: false (file binding)"));
+    CHECK_THAT(rebound::to_string(registry.explain("unregistered", set.get())),
+               Catch::Contains("idempotent: false (default)"));
+    // The file alone: only a stated value counts.
+    CHECK(set->resolve("payments.capture").idempotent_source ==
+          rebound::IdempotenceSource::Default);
+    CHECK_FALSE(set->resolve("payments.capture").idempotent);
+    CHECK(set->resolve("payments.settle").idempotent_source == rebound::IdempotenceSource::Binding);
 }
 
 TEST_CASE("unknown annotation tiers are listed with the handler name", "[registry]") {

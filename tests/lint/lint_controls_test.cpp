@@ -274,3 +274,50 @@ TEST_CASE("the shipped policies and vendor maps lint clean, and schemas are not 
     CHECK(report.at("warnings") == 0);
     CHECK(report.at("files").get<std::size_t>() == files.size());
 }
+
+TEST_CASE("lint: a service named by two files of one directory is reported at the second",
+          "[lint][directory]") {
+    const TemporaryDirectory dir;
+    const std::string text =
+        "rebound: 1\nservice: payments\npolicies:\n  p:\n    jitter: equal\n"
+        "    retry_on: [deadlock]\n";
+    dir.write("svc/a.yaml", text);
+    dir.write("svc/b.yaml", text);
+    dir.write("other/c.yaml", text);  // another directory: another deployment
+    const LintReport report = Linter().lint_paths({dir.path.string()});
+    const Findings all = report.all_findings();
+    REQUIRE(all.size() == 1);
+    CHECK(all[0].code == "RB003");
+    CHECK(all[0].file.ends_with("svc/b.yaml"));
+    CHECK(all[0].position.line == 2);
+    CHECK(all[0].position.column == 10);
+    CHECK(all[0].message.find("service 'payments' is already defined in ") != std::string::npos);
+    CHECK(all[0].message.find("svc/a.yaml") != std::string::npos);
+}
+
+TEST_CASE("lint --handlers FILE checks exact bindings against registered handler names",
+          "[lint][cli]") {
+    const TemporaryDirectory dir;
+    const fs::path policy = dir.write("p.yaml", R"(rebound: 1
+service: payments
+policies:
+  interactive:
+    jitter: equal
+    retry_on: [deadlock]
+handlers:
+  payments.captur: interactive
+  "payments.*": interactive
+)");
+    const fs::path names = dir.write("handlers.txt", "# registered in code\npayments.capture\n\n");
+    const CommandResult checked = run_cli({"lint", "--handlers", names.string(), policy.string()});
+    INFO(checked.out << checked.err);
+    CHECK(checked.exit_code == 0);  // a warning
+    CHECK(checked.out.find(":8:3: warning: handler 'payments.captur' is bound") !=
+          std::string::npos);
+    CHECK(checked.out.find("[RB111 unknown-handler]") != std::string::npos);
+    CHECK(checked.out.find("did you mean 'payments.capture'?") != std::string::npos);
+    // Without a list of handlers, nothing can be checked.
+    CHECK(run_cli({"lint", "--no-source", policy.string()}).out.find("RB111") == std::string::npos);
+    CHECK(run_cli({"lint", "--handlers", (dir.path / "missing.txt").string(), policy.string()})
+              .exit_code == 2);
+}

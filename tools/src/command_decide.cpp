@@ -7,6 +7,7 @@
 #include "cli_support.hpp"
 #include "explain_report.hpp"
 #include "rebound/decision.hpp"
+#include "rebound/dsl/diagnostic.hpp"
 #include "rebound/dsl/syntax.hpp"
 #include "vendor_maps.hpp"
 
@@ -43,13 +44,48 @@ std::optional<Duration> duration_option(const std::string& name, const std::stri
     return value;
 }
 
+// "did you mean 'deadlock'?", else the list of categories.
+std::string category_suggestion(std::string_view unknown) {
+    std::vector<std::string_view> names;
+    for (const CategoryInfo& info : kCategoryTable) {
+        names.push_back(info.wire_name);
+    }
+    return dsl::suggestion_for(unknown, names);
+}
+
+// Usage errors of the error options that CLI11 cannot express; prints them. Returns false on one.
+bool check_error_options(const DecideOptions& options) {
+    const bool any_error_option = !options.category.empty() || !options.sqlstate.empty() ||
+                                  options.native || options.http != 0 ||
+                                  !options.error_type.empty() || !options.message.empty();
+    if (!any_error_option) {
+        std::cerr << "rebound decide: say what failed: give --category, --sqlstate, --native, "
+                     "--http, --error or --message\n";
+        return false;
+    }
+    if (options.native && options.vendor.empty()) {
+        std::cerr << "rebound decide: --native " << *options.native
+                  << " needs --vendor: native codes mean something only for one vendor\n";
+        return false;
+    }
+    if (!options.sqlstate.empty() && options.vendor.empty() && options.category.empty()) {
+        std::cerr << "rebound decide: no --vendor given: SQLSTATE " << options.sqlstate
+                  << " is classified as vendor 'generic' (the ISO/ODBC map only)\n";
+    }
+    return true;
+}
+
 // Builds the error description; views point into `options`, which outlives it.
 std::optional<ErrorDescription> describe_error(const DecideOptions& options) {
+    if (!check_error_options(options)) {
+        return std::nullopt;
+    }
     ErrorDescription error;
     if (!options.category.empty()) {
         error.category = parse_category(options.category);
         if (!error.category) {
-            std::cerr << "rebound decide: unknown category '" << options.category << "'\n";
+            std::cerr << "rebound decide: unknown category '" << options.category
+                      << "': " << category_suggestion(options.category) << '\n';
             return std::nullopt;
         }
     }
@@ -142,7 +178,10 @@ int run_decide(const DecideOptions& options) {
     context.attempt = options.attempt;
     context.elapsed = *elapsed;
     context.previous_delay = *previous;
-    context.idempotent = options.idempotent || resolution.idempotent;
+    // --idempotent stands for the handler's code; a binding that states `idempotent` wins over it.
+    context.idempotent = resolution.idempotent_source == IdempotenceSource::Binding
+                             ? resolution.idempotent
+                             : options.idempotent;
     SeededRandomSource random(options.seed);
     const Decision decision = decide(*resolution.policy, *error, context, random);
     print_line(options.format == "json" ? decision_json(decision, *resolution.policy).dump()
@@ -175,7 +214,9 @@ void register_decide(CLI::App& app, CommandOutcome& outcome) {
                         "Time since the first attempt started, e.g. 2950ms");
     command->add_option("--previous-delay", o->previous_delay,
                         "The delay before the failed attempt (decorrelated jitter)");
-    command->add_flag("--idempotent", o->idempotent, "The handler may safely repeat a commit");
+    command->add_flag("--idempotent", o->idempotent,
+                      "The handler's code declares it idempotent (a binding stating idempotent "
+                      "wins)");
     command->add_option("--seed", o->seed, "Seed of the random source");
     command->add_option("--format", o->format, "Output format")
         ->check(CLI::IsMember({"text", "json"}));

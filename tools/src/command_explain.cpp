@@ -1,9 +1,12 @@
 // rebound explain PATH [--handler NAME | --policy NAME] [--format text|json]
+//
+// Without a selector: every policy, then the file's handler bindings and default (docs/cli.md).
 #include <iostream>
 #include <memory>
 
 #include "cli_support.hpp"
 #include "explain_report.hpp"
+#include "rebound/dsl/diagnostic.hpp"
 
 namespace rebound::cli {
 namespace {
@@ -14,6 +17,16 @@ struct ExplainOptions {
     std::string policy;
     std::string format = "text";
 };
+
+// "did you mean 'x'?" for a policy name of `set`, else the list of its policies.
+std::string policy_suggestion(const PolicySet& set, std::string_view unknown) {
+    std::vector<std::string_view> names;
+    for (const auto& policy : set.policies()) {
+        names.push_back(policy->name());
+    }
+    names.push_back(PolicySet::builtin()->name());
+    return dsl::suggestion_for(unknown, names);
+}
 
 int run_explain(const ExplainOptions& options) {
     int exit_code = kExitOk;
@@ -35,7 +48,8 @@ int run_explain(const ExplainOptions& options) {
         } else {
             policy = set.find(options.policy);
             if (!policy) {
-                std::cerr << options.path << ": no policy named '" << options.policy << "'\n";
+                std::cerr << options.path << ": no policy named '" << options.policy
+                          << "': " << policy_suggestion(set, options.policy) << '\n';
                 return kExitInputErrors;
             }
         }
@@ -49,11 +63,14 @@ int run_explain(const ExplainOptions& options) {
         for (const auto& policy : set.policies()) {
             all["policies"].push_back(explain_json(set.service(), policy->spec()));
         }
+        all["handlers"] = bindings_json(set);
+        all["default"] = set.default_policy() ? Json(*set.default_policy()) : Json(nullptr);
         print_line(all.dump(1));
     } else {
         for (const auto& policy : set.policies()) {
             print_line(explain_text(set.service(), policy->spec()));
         }
+        print_line(bindings_text(set));
     }
     return kExitOk;
 }

@@ -1,11 +1,12 @@
 // rebound lint [--format text|json|sarif|github] [--fail-on LEVEL] [--disable RULE,...]
-//              [--config FILE] [--no-source] PATH...
+//              [--config FILE] [--handlers FILE] [--no-source] PATH...
 //
 // Runs rebound::lint on every policy file named or found under the directories named. Exit
 // codes (docs/cli.md): 0 nothing at the failing level, 1 findings at or above --fail-on, 2 usage
 // error, unreadable file or broken configuration, 3 internal failure.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -25,8 +26,30 @@ struct LintOptions {
     std::string fail_on = "error";
     std::vector<std::string> disable;
     std::string config;
+    std::string handlers;
     bool no_source = false;
 };
+
+// Reads --handlers FILE (one registered handler name per line; blank lines and lines starting
+// with '#' are skipped) into `settings`. Returns false (after saying why) when it cannot be read.
+bool load_handler_names(const std::string& file, lint::LintSettings& settings) {
+    std::ifstream in(file);
+    if (!in) {
+        std::cerr << "rebound lint: --handlers " << file << ": cannot read the file\n";
+        return false;
+    }
+    std::vector<std::string> names;
+    for (std::string line; std::getline(in, line);) {
+        const auto first = line.find_first_not_of(" \t\r");
+        const auto last = line.find_last_not_of(" \t\r");
+        if (first == std::string::npos || line[first] == '#') {
+            continue;
+        }
+        names.push_back(line.substr(first, last - first + 1));
+    }
+    settings.handlers = std::move(names);
+    return true;
+}
 
 // The configuration named by --config, else the nearest .rebound-lint.yaml. Returns false
 // (after saying why) when --config names a file that does not exist.
@@ -99,6 +122,9 @@ int run_lint(const LintOptions& options) {
     if (!apply_disable(options.disable, config.settings)) {
         return kExitUsage;
     }
+    if (!options.handlers.empty() && !load_handler_names(options.handlers, config.settings)) {
+        return kExitUsage;
+    }
     const lint::Linter linter(config.settings);
     lint::LintReport report = linter.lint_paths(options.paths);
     report.config_file = config_file;
@@ -138,6 +164,9 @@ void register_lint(CLI::App& app, CommandOutcome& outcome) {
         ->delimiter(',');
     command->add_option("--config", options->config,
                         "Lint configuration (default: .rebound-lint.yaml here or in a parent)");
+    command->add_option("--handlers", options->handlers,
+                        "File of handler names registered in code, one per line: exact "
+                        "bindings naming none of them are reported (RB111)");
     command->add_flag("--no-source", options->no_source,
                       "Text format: one line per finding, without the source line and caret");
     command->callback([options, &outcome] { outcome.exit_code = run_lint(*options); });

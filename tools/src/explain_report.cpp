@@ -1,5 +1,9 @@
 #include "explain_report.hpp"
 
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstring>
 #include <sstream>
 
 #include "rebound/policy_validation.hpp"
@@ -105,9 +109,74 @@ std::string describe_jitter(const Jitter& j) {
     return std::string(to_string(j.type));
 }
 
+std::string describe_idempotence(bool idempotent, IdempotenceSource source) {
+    std::string text = idempotent ? "true" : "false";
+    text += " (" + std::string(to_string(source)) + ")";
+    if (source == IdempotenceSource::Default) {
+        text += ": the file does not say; the handler's code may declare it";
+    }
+    return text;
+}
+
+// The schedule table: in milliseconds, or in seconds once a cumulative delay passes 10 s; every
+// column as wide as its widest value, so long schedules stay aligned.
+std::string schedule_text(const std::vector<ScheduleRow>& rows) {
+    if (rows.empty()) {
+        return {};
+    }
+    constexpr Duration kSecondsAbove = std::chrono::seconds(10);
+    const bool in_seconds = rows.back().cumulative_max > kSecondsAbove;
+    const double per_unit = in_seconds ? 1'000'000.0 : 1'000.0;
+    constexpr const char* kHeaders[] = {"retry", "base", "min", "max", "cum.min", "cum.max"};
+    std::vector<std::array<std::string, 6>> cells;
+    std::array<std::size_t, 6> width{};
+    for (std::size_t c = 0; c < width.size(); ++c) {
+        width[c] = std::max<std::size_t>(std::strlen(kHeaders[c]), c == 0 ? 5 : 9);
+    }
+    for (const ScheduleRow& row : rows) {
+        std::array<std::string, 6> cell;
+        cell[0] = std::to_string(row.retry);
+        const Duration values[] = {row.base, row.min, row.max, row.cumulative_min,
+                                   row.cumulative_max};
+        for (std::size_t c = 1; c < cell.size(); ++c) {
+            char number[64];
+            std::snprintf(number, sizeof number, "%.3f",
+                          static_cast<double>(values[c - 1].count()) / per_unit);
+            cell[c] = number;
+        }
+        for (std::size_t c = 0; c < cell.size(); ++c) {
+            width[c] = std::max(width[c], cell[c].size());
+        }
+        cells.push_back(std::move(cell));
+    }
+    const auto line = [&](const auto& column, std::string_view lead, std::string_view tail) {
+        std::string text(lead);
+        for (std::size_t c = 0; c < width.size(); ++c) {
+            const std::string_view value = column(c);
+            text += (c == 0 ? "" : " ") + std::string(width[c] - value.size(), ' ');
+            text += value;
+        }
+        text += tail;
+        text += '\n';
+        return text;
+    };
+    std::string text = line([&](std::size_t c) { return std::string_view(kHeaders[c]); },
+                            in_seconds ? "  schedule (s):       " : "  schedule (ms):      ", "");
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        text +=
+            line([&](std::size_t c) { return std::string_view(cells[r][c]); },
+                 "                      ", rows[r].within_deadline ? "" : "  (past the deadline)");
+    }
+    return text;
+}
+
 }  // namespace
 
 Json milliseconds_json(Duration d) {
+    constexpr std::int64_t kMicrosecondsPerMillisecond = 1000;
+    if (d.count() % kMicrosecondsPerMillisecond == 0) {
+        return d.count() / kMicrosecondsPerMillisecond;  // whole milliseconds print as integers
+    }
     return static_cast<double>(d.count()) / 1000.0;
 }
 
@@ -120,6 +189,7 @@ Json explain_json(const std::string& service, const PolicySpec& spec,
         j["handler"] = handler_name;
         j["resolved_via"] = std::string(to_string(handler->via));
         j["idempotent"] = handler->idempotent;
+        j["idempotent_source"] = std::string(to_string(handler->idempotent_source));
     }
     j["max_attempts"] = spec.max_attempts;
     j["deadline_ms"] = optional_ms(spec.deadline);
@@ -152,7 +222,9 @@ std::string explain_text(const std::string& service, const PolicySpec& spec,
         out << "  handler:            " << handler_name << " (resolved via "
             << to_string(handler->via)
             << (handler->binding_key.empty() ? "" : " '" + std::string(handler->binding_key) + "'")
-            << (handler->idempotent ? ", idempotent" : "") << ")\n";
+            << ")\n"
+            << "  idempotent:         "
+            << describe_idempotence(handler->idempotent, handler->idempotent_source) << '\n';
     }
     out << "  attempts:           " << spec.max_attempts << '\n'
         << "  backoff:            " << describe_backoff(spec.backoff) << '\n'
@@ -180,21 +252,46 @@ std::string explain_text(const std::string& service, const PolicySpec& spec,
         out << "  route:              up to " << format_duration(route.up_to) << " -> "
             << route.target << '\n';
     }
-    const auto rows = retry_schedule(spec);
-    if (!rows.empty()) {
-        out << "  schedule (ms):      retry      base       min       max   cum.min   cum.max\n";
-        for (const ScheduleRow& row : rows) {
-            char line[160];
-            std::snprintf(line, sizeof line,
-                          "                      %5d %9.3f %9.3f %9.3f %9.3f %9.3f%s\n", row.retry,
-                          to_milliseconds(row.base), to_milliseconds(row.min),
-                          to_milliseconds(row.max), to_milliseconds(row.cumulative_min),
-                          to_milliseconds(row.cumulative_max),
-                          row.within_deadline ? "" : "  (past the deadline)");
-            out << line;
-        }
-    }
+    out << schedule_text(retry_schedule(spec));
     return out.str();
+}
+
+Json bindings_json(const PolicySet& set) {
+    Json list = Json::array();
+    for (const HandlerBinding& binding : set.bindings()) {
+        const HandlerResolution resolution = set.resolve(binding.key);
+        list.push_back(
+            Json{{"key", binding.key},
+                 {"policy", binding.policy},
+                 {"idempotent", resolution.idempotent},
+                 {"idempotent_source", std::string(to_string(resolution.idempotent_source))}});
+    }
+    return list;
+}
+
+std::string bindings_text(const PolicySet& set) {
+    std::size_t key_width = std::string_view("default").size();
+    std::size_t policy_width = 0;
+    for (const HandlerBinding& binding : set.bindings()) {
+        key_width = std::max(key_width, binding.key.size());
+        policy_width = std::max(policy_width, binding.policy.size());
+    }
+    const auto padded = [](const std::string& text, std::size_t width) {
+        return text + std::string(width - text.size(), ' ');
+    };
+    std::string text = "handlers (service " + set.service() + ")\n";
+    for (const HandlerBinding& binding : set.bindings()) {
+        const HandlerResolution resolution = set.resolve(binding.key);
+        text += "  " + padded(binding.key, key_width) + "  uses " +
+                padded(binding.policy, policy_width) + "  idempotent: " +
+                describe_idempotence(resolution.idempotent, resolution.idempotent_source) + '\n';
+    }
+    if (set.bindings().empty()) {
+        text += "  (no bindings)\n";
+    }
+    text += "  " + padded("default", key_width) + "  uses " +
+            set.default_policy().value_or("builtin (no default in the file)") + '\n';
+    return text;
 }
 
 }  // namespace rebound::cli

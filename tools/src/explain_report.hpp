@@ -11,7 +11,8 @@ namespace rebound::cli {
 
 using Json = nlohmann::ordered_json;
 
-// {"service", "policy", ["handler", "resolved_via"], "max_attempts", ... "schedule"}.
+// {"service", "policy", ["handler", "resolved_via", "idempotent", "idempotent_source"],
+//  "max_attempts", ... "schedule"}.
 Json explain_json(const std::string& service, const PolicySpec& spec,
                   const HandlerResolution* handler = nullptr, const std::string& handler_name = {});
 
@@ -20,7 +21,15 @@ std::string explain_text(const std::string& service, const PolicySpec& spec,
                          const HandlerResolution* handler = nullptr,
                          const std::string& handler_name = {});
 
-// Milliseconds as a JSON number with at most 3 decimals (durations are whole microseconds).
+// The file's handler bindings: [{"key", "policy", "idempotent", "idempotent_source"}], in file
+// order; idempotent as the file alone decides it.
+Json bindings_json(const PolicySet& set);
+
+// The same as text: one aligned line per binding, then the default.
+std::string bindings_text(const PolicySet& set);
+
+// Milliseconds as a JSON number: an integer when whole, else with at most 3 decimals (durations
+// are whole microseconds).
 Json milliseconds_json(Duration d);
 
 }  // namespace rebound::cli

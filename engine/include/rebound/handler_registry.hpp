@@ -22,7 +22,9 @@
 //   3. annotation: the tier named at registration, looked up among the file's policies;
 //   4. default:    the file's `default`;
 //   5. builtin:    the built-in policy.
-// idempotent comes from the file binding when one matches, else from the registration.
+// idempotent comes from the file binding when one matches and states it (`idempotent: false`
+// included), else from the registration, else it is false: a binding that says nothing about
+// idempotency leaves the code's value alone.
 //
 // An explicit registration point: fill it at start-up, then share it const; `add` must not run
 // concurrently with anything else, every const member is safe from many threads.
@@ -84,12 +86,14 @@ struct HandlerExplanation {
     std::string policy;
     ResolvedVia via = ResolvedVia::Builtin;
     bool idempotent = false;
+    IdempotenceSource idempotent_source = IdempotenceSource::Default;
     std::string rule;  // the source that chose, e.g. "binding 'orders.*' of service 'payments'"
     // One line per source consulted before the chosen one, saying why it did not apply.
     std::vector<std::string> passed_over;
 };
 
-// "handler 'X' uses policy 'P' (via binding: ...)", then one indented line per passed-over source.
+// "handler 'X' uses policy 'P' (via binding: ...), idempotent: false (file binding)", then one
+// indented line per passed-over source.
 std::string to_string(const HandlerExplanation& explanation);
 
 namespace handler_traits {
@@ -151,6 +155,8 @@ class HandlerRegistry {
     // The registration of `handler`, or null. Stays valid while the registry lives.
     const HandlerRegistration* find(std::string_view handler) const noexcept;
     std::size_t size() const noexcept { return handlers_.size(); }
+    // Every registered name, in registration order; the views live as long as the registry.
+    std::vector<std::string_view> names() const;
 
     // The policy of `handler` against the service file `set` (null: no file). Handlers that were
     // never registered resolve by the file and the built-in policy alone. The result's
@@ -163,11 +169,13 @@ class HandlerRegistry {
         const std::shared_ptr<const Policy>* policy = nullptr;
         ResolvedVia via = ResolvedVia::Builtin;
         bool idempotent = false;
+        IdempotenceSource idempotent_source = IdempotenceSource::Default;
         std::string_view binding_key{};
     };
     // The hot path of resolve(): one hash of `handler`, one probe of `set`'s exact bindings
     // (prefixes are walked only when no exact binding exists), and one probe of this registry
-    // unless a binding was found and no registration gives a policy in code.
+    // unless a binding that states `idempotent` was found and no registration gives a policy in
+    // code.
     Choice choose(std::string_view handler, const PolicySet* set) const noexcept;
 
     // resolve(), with the reasoning spelled out.

@@ -39,18 +39,37 @@ constexpr std::string_view to_string(ResolvedVia v) noexcept {
     return "builtin";
 }
 
+// Where a handler's idempotency came from (docs/semantics.md): the file's binding when it states
+// `idempotent`, else the handler's registration in code, else the default (not idempotent).
+enum class IdempotenceSource { Default, Code, Binding };
+
+// "default", "handler code", "file binding": as `rebound explain` prints it.
+constexpr std::string_view to_string(IdempotenceSource s) noexcept {
+    switch (s) {
+        case IdempotenceSource::Code:
+            return "handler code";
+        case IdempotenceSource::Binding:
+            return "file binding";
+        case IdempotenceSource::Default:
+            break;
+    }
+    return "default";
+}
+
 // One `handlers:` entry. `key` is an exact handler name or a pattern ending in `.*`.
 struct HandlerBinding {
     std::string key;
     std::string policy;
-    bool idempotent = false;
+    // What the entry states; nullopt when it says nothing, so that the handler's code decides.
+    std::optional<bool> idempotent{};
     friend bool operator==(const HandlerBinding&, const HandlerBinding&) = default;
 };
 
 struct HandlerResolution {
     std::shared_ptr<const Policy> policy;
     ResolvedVia via = ResolvedVia::Builtin;
-    bool idempotent = false;
+    bool idempotent = false;  // the effective value
+    IdempotenceSource idempotent_source = IdempotenceSource::Default;
     std::string_view binding_key;  // the handlers: key that matched; empty otherwise
 };
 
@@ -72,7 +91,8 @@ class PolicySet {
     // The policy named `name` (`builtin` included), or null.
     std::shared_ptr<const Policy> find(std::string_view name) const;
 
-    // The policy of handler `handler` by the file's bindings, default, then builtin.
+    // The policy of handler `handler` by the file's bindings, default, then builtin; idempotent
+    // as the binding states it, else false (the file alone knows nothing of the handler's code).
     HandlerResolution resolve(std::string_view handler) const;
 
     // The binding that applies to `handler` (exact, else longest prefix), or null.

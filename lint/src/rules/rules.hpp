@@ -8,10 +8,11 @@
 
 namespace rebound::lint::rules {
 
-// RB001..RB110 except RB107: the compiler's diagnostics (compiler_rules.cpp).
+// RB001..RB111 except RB107 and RB111: the compiler's diagnostics (compiler_rules.cpp).
 std::vector<Rule> compiler_rules();
 
 extern const Rule kUnknownPredicate;               // RB107 unknown-predicate
+extern const Rule kUnknownHandler;                 // RB111 unknown-handler
 extern const Rule kNoJitter;                       // RB301 no-jitter
 extern const Rule kRetryAllErrors;                 // RB302 retry-all-errors
 extern const Rule kRetryPermanentError;            // RB303 retry-permanent-error
@@ -37,6 +38,7 @@ extern const Rule kBroadRollbackClass;             // RB325 broad-rollback-class
 extern const Rule kLooseRetryBudget;               // RB326 loose-retry-budget
 extern const Rule kRetryClientError;               // RB327 retry-client-error
 extern const Rule kBackoffNeverGrows;              // RB328 backoff-never-grows
+extern const Rule kUnitlessDuration;               // RB329 unitless-duration
 extern const Rule kBudgetRefusesRetries;           // RB330 budget-refuses-retries
 extern const Rule kDecorrelatedIgnoresGrowth;      // RB331 decorrelated-ignores-growth
 extern const Rule kRetryUnknownError;              // RB332 retry-unknown-error

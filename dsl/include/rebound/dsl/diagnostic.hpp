@@ -38,7 +38,8 @@ enum class DiagnosticCode {
     UnknownPredicate,    // RB107 unknown-predicate: a retry_if name not registered in code
     InvalidName,         // RB108 invalid-name: a name outside [A-Za-z_][A-Za-z0-9_.-]*
     UnreadableFile,      // RB109 unreadable-file: the file cannot be read
-    InvalidValue,  // RB110 invalid-value: a value that breaks its format (SQLSTATE of 4 chars)
+    InvalidValue,    // RB110 invalid-value: a value that breaks its format (SQLSTATE of 4 chars)
+    UnknownHandler,  // RB111 unknown-handler: an exact binding names no registered handler
 };
 
 // "RB001"

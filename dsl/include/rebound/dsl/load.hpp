@@ -23,7 +23,7 @@ namespace rebound::dsl {
 struct LoadResult {
     std::shared_ptr<const PolicySet> policy_set;  // null when any error was reported
     Document document;
-    Diagnostics diagnostics;  // every problem, in the order found
+    Diagnostics diagnostics;  // every problem, in file order (line, then column)
     std::string source;       // the file's text, for printing source lines
 };
 

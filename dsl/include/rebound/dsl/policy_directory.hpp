@@ -54,8 +54,14 @@ class PolicyDirectory {
 };
 
 struct DirectoryLoadOptions {
-    PolicyCompileOptions compile{};             // registries of error types and predicates
-    const HandlerRegistry* handlers = nullptr;  // when given, annotation tiers are checked
+    PolicyCompileOptions compile{};  // registries of error types and predicates
+    // When given, annotation tiers are checked, and so are exact handler bindings: one that names
+    // no registered handler (a typo such as `payments.captur`) is a warning (RB111
+    // unknown-handler) with a did-you-mean, since the handler it meant falls back to its code
+    // tier. Prefix bindings (`orders.*`) are not checked.
+    const HandlerRegistry* handlers = nullptr;
+    // With `handlers`: such a binding is an error, so the directory does not load.
+    bool strict_bindings = false;
 };
 
 struct DirectoryLoadResult {

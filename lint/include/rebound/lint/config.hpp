@@ -4,6 +4,7 @@
 //     RB301: off
 //     retry-all-errors: error
 //   predicates: [is_retryable_http]   # retry_if names registered in code (checked by RB107)
+//   handlers: [payments.capture]      # handler names registered in code (checked by RB111)
 //   delay-too-short: { min_delay: 10ms }                  # thresholds, under the rule's name
 //   unthrottled-retries: { max_attempts: 5, window: 1s }
 //   loose-retry-budget: { max_token_ratio: 0.5 }
@@ -51,6 +52,9 @@ struct LintSettings {
     std::map<std::string, std::optional<Severity>, std::less<>> severities;
     // retry_if predicate names known to be registered in code; nullopt when not configured.
     std::optional<std::vector<std::string>> predicates;
+    // Handler names registered in code (`handlers:`, or `rebound lint --handlers FILE`); nullopt
+    // when not configured, and then exact bindings are not checked (RB111).
+    std::optional<std::vector<std::string>> handlers;
     RuleThresholds thresholds;
 
     // The severity `rule` reports at under these settings, or nullopt when it is off.

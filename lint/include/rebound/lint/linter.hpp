@@ -37,6 +37,8 @@ struct FileReport {
     std::string source;  // the file's text (empty when unreadable), for carets
     Findings findings;   // sorted
     bool unreadable = false;
+    std::string service;              // the file's `service`; empty without one
+    SourcePosition service_position;  // of the service name
 };
 
 // The result of linting many files, plus the configuration's own findings.
@@ -65,7 +67,8 @@ class Linter {
 
     // Lints every file named and every policy file (.yaml .yml .json .rebound) found under the
     // directories named, each directory's files in sorted order. A path that does not exist is
-    // reported as an unreadable file (RB109).
+    // reported as an unreadable file (RB109). A service named by two files of one directory,
+    // which a policy directory refuses, is reported (RB003) at the later file's `service`.
     LintReport lint_paths(const std::vector<std::string>& paths) const;
 
     const LintSettings& settings() const noexcept { return settings_; }
