@@ -30,6 +30,12 @@ InvalidPolicyError::InvalidPolicyError(const std::string& policy_name, FieldProb
 PolicyResult Policy::create(PolicySpec spec, const PolicyCompileOptions& options) {
     PolicyResult result;
     result.problems = validate_policy(spec, options.predicates);
+    if (!spec.breaker.empty() &&
+        (options.breakers == nullptr || !options.breakers->contains(spec.breaker))) {
+        result.problems.push_back(FieldProblem{PolicyField::Breaker, 0,
+                                               "breaker '" + spec.breaker + "' is not declared",
+                                               ProblemKind::InvalidValue});
+    }
     if (result.problems.empty()) {
         result.policy = std::make_shared<const Policy>(PrivateTag{}, std::move(spec), options);
     }
@@ -59,7 +65,13 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
             RetryDelay{base, jitter_draw_range(spec_.jitter, spec_.backoff, base, Duration{0})});
     }
     if (spec_.budget) {
-        budget_ = std::make_unique<RetryBudget>(*spec_.budget);
+        budget_ = options.budget ? options.budget : std::make_shared<RetryBudget>(*spec_.budget);
+    }
+    if (!spec_.breaker.empty() && options.breakers != nullptr) {
+        if (const auto found = options.breakers->find(spec_.breaker);
+            found != options.breakers->end()) {
+            breaker_ = found->second;
+        }
     }
 }
 
@@ -147,6 +159,15 @@ PolicyBuilder& PolicyBuilder::server_delay(const ServerDelaySettings& s) {
     return *this;
 }
 
+PolicyBuilder& PolicyBuilder::breaker(std::shared_ptr<CircuitBreaker> b) {
+    spec_.breaker = b ? b->name() : std::string{};
+    breakers_.clear();
+    if (b) {
+        breakers_.emplace(b->name(), std::move(b));
+    }
+    return *this;
+}
+
 PolicyBuilder& PolicyBuilder::options(const PolicyCompileOptions& o) {
     options_ = o;
     return *this;
@@ -159,6 +180,11 @@ PolicyResult PolicyBuilder::try_build() const {
                                                "give either max_attempts or max_retries, not both",
                                                ProblemKind::Conflict});
         return result;
+    }
+    if (options_.breakers == nullptr && !breakers_.empty()) {
+        PolicyCompileOptions options = options_;
+        options.breakers = &breakers_;
+        return Policy::create(spec_, options);
     }
     return Policy::create(spec_, options_);
 }

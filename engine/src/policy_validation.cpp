@@ -232,6 +232,14 @@ void validate_budget(const BudgetSettings& budget, FieldProblems& out) {
     }
 }
 
+void validate_server_delay(const ServerDelaySettings& settings, FieldProblems& out) {
+    validate_duration(settings.cap, PolicyField::ServerDelayCap, 0, true, out);
+    if (!(settings.spread >= 0.0 && settings.spread <= 1.0)) {
+        report(out, PolicyField::ServerDelaySpread,
+               "spread must be between 0 and 1, got " + format_number(settings.spread));
+    }
+}
+
 FieldProblems validate_policy(const PolicySpec& spec, const PredicateRegistry* predicates) {
     FieldProblems out;
     if (!is_valid_name(spec.name)) {
@@ -283,6 +291,12 @@ FieldProblems validate_policy(const PolicySpec& spec, const PredicateRegistry* p
                     " follows " + format_duration(spec.routes[i - 1].up_to),
                 ProblemKind::RouteOrder);
         }
+    }
+    validate_server_delay(spec.server_delay, out);
+    if (!spec.breaker.empty() && !is_valid_name(spec.breaker)) {
+        report(out, PolicyField::Breaker,
+               "breaker names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + spec.breaker + "'",
+               ProblemKind::InvalidName);
     }
     return out;
 }

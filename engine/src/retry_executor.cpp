@@ -78,6 +78,7 @@ RunResult RetryExecutor::run_attempts(HandlerResolution resolution, std::string_
 
     AttemptContext context;
     context.idempotent = resolution.idempotent;
+    CircuitBreaker* const breaker = policy.breaker();
 
     // Without a deadline nothing in the run depends on time; see "Clock" in the header.
     const bool timed = spec.deadline.has_value() || measure_elapsed_;
@@ -121,16 +122,38 @@ RunResult RetryExecutor::run_attempts(HandlerResolution resolution, std::string_
         event.error = nullptr;
         notify(&RetryListener::on_attempt_started, event);
 
-        try {
-            std::optional<Error> returned = attempt(info);
-            if (!returned) {
-                policy.record_success();
-                finish(RetryOutcome::Succeeded);
-                return result;
+        // The breaker, if any, is asked before every attempt (docs/resilience.md): a refused
+        // attempt does not run, counts as an attempt and fails with circuit_open.
+        BreakerPermit permit;
+        Clock::TimePoint attempt_start{};
+        if (breaker != nullptr) {
+            attempt_start = clock_->now();
+            permit = breaker->acquire(attempt_start);
+        }
+        if (breaker != nullptr && !permit) {
+            ErrorDescription refusal = ErrorDescription::of(ErrorCategory::CircuitOpen);
+            refusal.server_delay = permit.retry_after;
+            result.last_error = Failure::returned(Error(refusal), refusal);
+        } else {
+            try {
+                std::optional<Error> returned = attempt(info);
+                if (!returned) {
+                    if (breaker != nullptr) {
+                        const Clock::TimePoint now = clock_->now();
+                        breaker->record_success(
+                            permit, std::chrono::duration_cast<Duration>(now - attempt_start), now);
+                    }
+                    policy.record_success();
+                    finish(RetryOutcome::Succeeded);
+                    return result;
+                }
+                result.last_error = classify_returned(std::move(*returned));
+            } catch (...) {
+                result.last_error = classify_current();
             }
-            result.last_error = classify_returned(std::move(*returned));
-        } catch (...) {
-            result.last_error = classify_current();
+            if (breaker != nullptr) {
+                breaker->record_error(permit, result.last_error->description(), clock_->now());
+            }
         }
 
         context.attempt = number;
@@ -143,7 +166,9 @@ RunResult RetryExecutor::run_attempts(HandlerResolution resolution, std::string_
         }
 
         if (!decision.retry) {
-            RetryOutcome outcome = outcome_of(decision.reason);
+            const bool refused = breaker != nullptr && !permit;
+            RetryOutcome outcome =
+                refused ? RetryOutcome::CircuitOpen : outcome_of(decision.reason);
             if (outcome == RetryOutcome::Exhausted &&
                 spec.on_exhausted == ExhaustedAction::DeadLetter && dead_letter_sink_ != nullptr &&
                 dead_letter_sink_->accept(DeadLetter{handler, options.command_id, policy.name(),

@@ -637,3 +637,104 @@ TEST_CASE("the command id is the same on every attempt, event and dead letter", 
                                             "start order-7f3a-cmd", "end order-7f3a-cmd"});
     CHECK(sink.command_id == command_id);
 }
+
+// Circuit breakers and server hints in the executor (docs/resilience.md), in virtual time.
+namespace {
+
+std::shared_ptr<rebound::CircuitBreaker> one_failure_breaker(const rebound::Clock& clock) {
+    rebound::BreakerSettings settings;
+    settings.name = "ledger-db";
+    settings.trip = rebound::BreakerTrip::Consecutive;
+    settings.consecutive_failures = 1;
+    settings.open_for = 5s;
+    return std::make_shared<rebound::CircuitBreaker>(settings, clock.now());
+}
+
+}  // namespace
+
+TEST_CASE("an interactive policy fails fast with circuit_open while its breaker is open",
+          "[executor][breaker]") {
+    Harness h;
+    const auto breaker = one_failure_breaker(h.clock);
+    const auto policy = rebound::PolicyBuilder("interactive")
+                            .max_attempts(3)
+                            .backoff(rebound::Backoff::fixed(50ms))
+                            .jitter(rebound::Jitter::none())
+                            .deadline(1s)
+                            .retry_on(rebound::Matcher::transient())
+                            .breaker(breaker)
+                            .build();
+    const auto executor = h.executor();
+    int calls = 0;
+    const auto result = executor.run(resolved(policy), "pay", [&] {
+        ++calls;
+        throw rebound::Error(ErrorCategory::ConnectionLost, "gone");
+    });
+    // Attempt 1 fails and trips the breaker; attempt 2 is refused with 4.95s to go, which the
+    // 1s deadline cannot wait for.
+    CHECK(calls == 1);
+    CHECK(result.attempts == 2);
+    CHECK(result.outcome == RetryOutcome::CircuitOpen);
+    CHECK(rebound::to_string(result.outcome) == "circuit_open");
+    REQUIRE(result.last_error);
+    CHECK(result.last_error->description().category == ErrorCategory::CircuitOpen);
+    CHECK(result.last_error->description().server_delay == 4950ms);
+    CHECK(result.last_decision.reason == rebound::DecisionReason::Deadline);
+    CHECK(h.sleeper.delays() == std::vector<rebound::Duration>{50ms});
+}
+
+TEST_CASE("a background policy waits for half-open and succeeds through the probe",
+          "[executor][breaker]") {
+    Harness h;
+    const auto breaker = one_failure_breaker(h.clock);
+    const auto policy = rebound::PolicyBuilder("background")
+                            .max_attempts(5)
+                            .backoff(rebound::Backoff::fixed(100ms))
+                            .jitter(rebound::Jitter::none())
+                            .deadline(1min)
+                            .retry_on(rebound::Matcher::transient())
+                            .breaker(breaker)
+                            .build();
+    const auto executor = h.executor();
+    int calls = 0;
+    const auto result = executor.run(resolved(policy), "nightly", [&] {
+        if (++calls == 1) {
+            throw rebound::Error(ErrorCategory::ServiceUnavailable, "down");
+        }
+    });
+    CHECK(result.outcome == RetryOutcome::Succeeded);
+    CHECK(calls == 2);
+    CHECK(result.attempts == 3);  // failed, refused, probe
+    // 100ms backoff, then the refusal's hint: the rest of the 5s open period.
+    CHECK(h.sleeper.delays() == std::vector<rebound::Duration>{100ms, 4900ms});
+    CHECK(breaker->snapshot(h.clock.now()).state == rebound::BreakerState::Closed);
+}
+
+TEST_CASE("the executor honours a server's hint, and stops on one over the cap",
+          "[executor][server_delay]") {
+    Harness h;
+    rebound::ServerDelaySettings settings;
+    settings.cap = 2s;
+    const auto policy = rebound::PolicyBuilder("hinted")
+                            .max_attempts(3)
+                            .backoff(rebound::Backoff::fixed(100ms))
+                            .jitter(rebound::Jitter::none())
+                            .retry_on(rebound::Matcher::transient())
+                            .server_delay(settings)
+                            .build();
+    const auto executor = h.executor();
+    const auto throttled_for = [](rebound::Duration hint) {
+        return [hint] {
+            rebound::ErrorDescription e =
+                rebound::ErrorDescription::of(ErrorCategory::ResourceExhausted);
+            e.server_delay = hint;
+            throw rebound::Error(e);
+        };
+    };
+    const auto within = executor.run(resolved(policy), "h", throttled_for(1500ms));
+    CHECK(within.outcome == RetryOutcome::Exhausted);
+    CHECK(h.sleeper.delays() == std::vector<rebound::Duration>{1500ms, 1500ms});
+    const auto over = executor.run(resolved(policy), "h", throttled_for(3s));
+    CHECK(over.outcome == RetryOutcome::ServerDelayTooLong);
+    CHECK(over.attempts == 1);
+}

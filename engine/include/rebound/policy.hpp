@@ -10,12 +10,14 @@
 #pragma once
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "rebound/circuit_breaker.hpp"
 #include "rebound/error_type_registry.hpp"
 #include "rebound/internal/rule_index.hpp"
 #include "rebound/jitter.hpp"
@@ -27,11 +29,19 @@
 
 namespace rebound {
 
-// Registries a policy is compiled against. Both optional; they must outlive only the call.
+// Circuit breakers by name, as a service file declares them (`breakers:`).
+using BreakerDirectory = std::map<std::string, std::shared_ptr<CircuitBreaker>, std::less<>>;
+
+// What a policy is compiled against. All optional; the pointers must outlive only the call.
 struct PolicyCompileOptions {
     const ErrorTypeRegistry* error_types = nullptr;
     // When given, unknown `retry_if` names are errors; when absent they never match.
     const PredicateRegistry* predicates = nullptr;
+    // The breakers a policy's `breaker` name refers to; a name not found is a problem.
+    const BreakerDirectory* breakers = nullptr;
+    // The budget to use when the policy has one, instead of a new full one: the budget of the
+    // same (service, policy) before a reload, so that its state survives (docs/resilience.md).
+    std::shared_ptr<RetryBudget> budget;
 };
 
 class Policy;
@@ -106,6 +116,11 @@ class Policy {
 
     // The retry budget, or nullptr without one. Shared by every user of this policy.
     RetryBudget* budget() const noexcept { return budget_.get(); }
+    const std::shared_ptr<RetryBudget>& shared_budget() const noexcept { return budget_; }
+
+    // The circuit breaker guarding this policy's calls, or nullptr without one. Shared by every
+    // policy that names it.
+    CircuitBreaker* breaker() const noexcept { return breaker_.get(); }
 
     // Reports a successful attempt to the budget (no-op without one). Thread-safe.
     void record_success() const noexcept;
@@ -142,7 +157,8 @@ class Policy {
     std::vector<std::string> never_retry_on_texts_;
     std::vector<std::string> retry_if_texts_;
     std::vector<RetryPredicate> predicates_;
-    std::unique_ptr<RetryBudget> budget_;
+    std::shared_ptr<RetryBudget> budget_;
+    std::shared_ptr<CircuitBreaker> breaker_;
 };
 
 // Fluent construction for code that defines policies without a file.
@@ -174,6 +190,8 @@ class PolicyBuilder {
     PolicyBuilder& budget(BudgetSettings b);
     PolicyBuilder& route(Duration up_to, std::string target);
     PolicyBuilder& server_delay(const ServerDelaySettings& s);
+    // Guards the policy's calls with `b` (its name becomes the policy's `breaker`).
+    PolicyBuilder& breaker(std::shared_ptr<CircuitBreaker> b);
     PolicyBuilder& options(const PolicyCompileOptions& o);
 
     const PolicySpec& spec() const noexcept { return spec_; }
@@ -184,6 +202,7 @@ class PolicyBuilder {
   private:
     PolicySpec spec_;
     PolicyCompileOptions options_;
+    BreakerDirectory breakers_;  // the breaker given to breaker(), when options give none
     bool max_attempts_set_ = false;
     bool max_retries_set_ = false;
 };

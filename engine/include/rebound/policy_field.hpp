@@ -47,11 +47,16 @@ enum class PolicyField : std::uint8_t {
     BudgetTokenRatio,
     Routes,
     RouteUpTo,
-    RouteTarget,  // last: kPolicyFieldCount counts up to here
+    RouteTarget,
+    ServerDelay,
+    ServerDelayUse,
+    ServerDelayCap,
+    ServerDelayOverCap,
+    ServerDelaySpread,
+    Breaker,  // last: kPolicyFieldCount counts up to here
 };
 
-inline constexpr std::size_t kPolicyFieldCount =
-    static_cast<std::size_t>(PolicyField::RouteTarget) + 1;
+inline constexpr std::size_t kPolicyFieldCount = static_cast<std::size_t>(PolicyField::Breaker) + 1;
 
 enum class FieldKind : std::uint8_t {
     Name,         // a name ([A-Za-z_][A-Za-z0-9_.-]*)

@@ -51,6 +51,7 @@ void validate_jitter(const Jitter& jitter, const Backoff& backoff, FieldProblems
 void validate_matcher(const Matcher& matcher, PolicyField list, std::size_t index,
                       FieldProblems& out);
 void validate_budget(const BudgetSettings& budget, FieldProblems& out);
+void validate_server_delay(const ServerDelaySettings& settings, FieldProblems& out);
 
 // "max_attempts must be between 1 and 1000, got 0", or empty when `value` is within the range
 // of the Count field `field` (policy_field.hpp).
