@@ -232,7 +232,7 @@ BreakerPermit CircuitBreaker::acquire(TimePoint now) noexcept {
     const int allowed = active_.load(std::memory_order_relaxed)->settings.half_open_calls;
     if (half_open_in_use_ < allowed) {
         ++half_open_in_use_;
-        return BreakerPermit{true, std::nullopt, generation_of(current)};
+        return BreakerPermit{true, std::nullopt, generation_of(current), BreakerState::HalfOpen};
     }
     refused_.fetch_add(1, std::memory_order_relaxed);
     return BreakerPermit{};

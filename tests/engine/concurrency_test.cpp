@@ -1,10 +1,14 @@
 // Run under ThreadSanitizer in CI (ctest label `concurrency`).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "rebound/circuit_breaker.hpp"
 #include "rebound/decision.hpp"
 #include "rebound/sleeper.hpp"
 
@@ -270,4 +274,81 @@ TEST_CASE("a thread sleeper wakes at once when its stop token is triggered", "[c
     CHECK_FALSE(completed.load());
     CHECK(rebound::default_sleeper().sleep_for(1ms, std::stop_token{}));
     CHECK_FALSE(rebound::default_sleeper().sleep_for(1ms, stop.get_token()));
+}
+
+TEST_CASE("threads share one breaker through trips and recoveries; permits stay accounted for",
+          "[concurrency][breaker]") {
+    rebound::BreakerSettings settings;
+    settings.name = "shared";
+    settings.minimum_calls = 20;
+    settings.failure_ratio = 0.5;
+    settings.window = 100ms;
+    settings.open_for = 1ms;
+    settings.max_open_for = 4ms;
+    settings.half_open_calls = 3;
+    const rebound::CircuitBreaker::TimePoint t0{};
+    rebound::CircuitBreaker breaker(settings, t0);
+    std::atomic<std::int64_t> now_us{0};
+    std::atomic<bool> done{false};
+    std::atomic<std::uint64_t> refused{0};
+    std::atomic<std::uint64_t> admitted{0};
+    std::mutex mutex;
+    std::map<std::uint64_t, int> half_open_held;  // by generation
+    int most_held_at_once = 0;
+
+    const auto worker = [&](int seed) {
+        std::uint64_t state = static_cast<std::uint64_t>(seed) * std::uint64_t{0x9E3779B97F4A7C15} + 1;
+        for (int i = 0; i < 20000; ++i) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            const auto now = t0 + rebound::Duration{now_us.load()};
+            const rebound::BreakerPermit permit = breaker.acquire(now);
+            if (!permit) {
+                refused.fetch_add(1);
+                continue;
+            }
+            admitted.fetch_add(1);
+            if (permit.admitted_in == rebound::BreakerState::HalfOpen) {
+                const std::lock_guard lock(mutex);
+                most_held_at_once = std::max(most_held_at_once, ++half_open_held[permit.generation]);
+            }
+            // Phases of 2ms: mostly failures, then mostly successes.
+            const bool failing = (now_us.load() / 2000) % 2 == 0;
+            const bool fails = failing ? state % 10 < 8 : state % 10 < 1;
+            if (permit.admitted_in == rebound::BreakerState::HalfOpen) {
+                const std::lock_guard lock(mutex);
+                --half_open_held[permit.generation];
+            }
+            if (state % 50 == 0) {
+                breaker.release(permit, now);
+            } else if (fails) {
+                breaker.record_error(permit, ErrorDescription::of(ErrorCategory::Deadlock), now);
+            } else {
+                breaker.record_success(permit, 1ms, now);
+            }
+        }
+    };
+    std::thread ticker([&] {
+        while (!done.load()) {
+            now_us.fetch_add(50);
+            std::this_thread::yield();
+        }
+    });
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+        threads.emplace_back(worker, t + 1);
+    }
+    for (auto& thread : threads) {
+        thread.join();
+    }
+    done.store(true);
+    ticker.join();
+
+    const auto snapshot = breaker.snapshot(t0 + rebound::Duration{now_us.load()});
+    CHECK(admitted.load() + refused.load() == 80000u);
+    CHECK(snapshot.refused == refused.load());
+    CHECK(most_held_at_once <= settings.half_open_calls);
+    CHECK(snapshot.half_open_permits_in_use == 0);  // every permit's outcome was recorded
+    CHECK(snapshot.transitions_to[static_cast<std::size_t>(rebound::BreakerState::Open)] > 0);
 }

@@ -118,6 +118,8 @@ struct BreakerPermit {
     std::optional<Duration> retry_after;
     // The state change count when admitted; an outcome from an earlier state is ignored.
     std::uint64_t generation = 0;
+    // The state that admitted the call (closed or half_open); meaningless when refused.
+    BreakerState admitted_in = BreakerState::Closed;
 
     explicit operator bool() const noexcept { return admitted; }
 };
