@@ -156,3 +156,23 @@ TEST_CASE("budget debt left on other threads' stripes keeps the count exact", "[
     }
     CHECK(mismatches.empty());
 }
+
+TEST_CASE("a budget started below full behaves as the single-threaded rule from there",
+          "[budget]") {
+    for (const double initial : {600.0, 950.0, 0.0, 5000.0}) {
+        INFO("initial " << initial);
+        rebound::RetryBudget budget({1000, 1.0}, initial);
+        const double start = std::min(initial, 1000.0);
+        CHECK(budget.tokens() == Approx(start));
+        int allowed = 0;
+        for (int i = 0; i < 1200; ++i) {
+            allowed += budget.record_failure_and_check() ? 1 : 0;
+        }
+        CHECK(allowed == static_cast<int>(std::max(start - 501.0, 0.0)));
+        CHECK(budget.tokens() == Approx(0.0));
+        for (int i = 0; i < 2000; ++i) {
+            budget.record_success();
+        }
+        CHECK(budget.tokens() == Approx(1000.0));
+    }
+}

@@ -1,0 +1,80 @@
+#include "rebound/resilience_registry.hpp"
+
+#include <algorithm>
+
+namespace rebound {
+namespace {
+
+bool listed(std::span<const std::string> names, std::string_view name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+std::shared_ptr<CircuitBreaker> ResilienceRegistry::breaker(std::string_view service,
+                                                            const BreakerSettings& settings,
+                                                            Clock::TimePoint now,
+                                                            const ErrorTypeRegistry* error_types) {
+    const std::lock_guard lock(mutex_);
+    Key key{std::string(service), settings.name};
+    if (const auto found = breakers_.find(key); found != breakers_.end()) {
+        if (found->second->settings() != settings) {
+            found->second->update_settings(settings, error_types);
+        }
+        return found->second;
+    }
+    auto created = std::make_shared<CircuitBreaker>(settings, now, error_types);
+    breakers_.emplace(std::move(key), created);
+    return created;
+}
+
+std::shared_ptr<RetryBudget> ResilienceRegistry::budget(std::string_view service,
+                                                        std::string_view policy,
+                                                        const BudgetSettings& settings) {
+    const std::lock_guard lock(mutex_);
+    Key key{std::string(service), std::string(policy)};
+    const auto found = budgets_.find(key);
+    if (found == budgets_.end()) {
+        auto created = std::make_shared<RetryBudget>(settings);
+        budgets_.emplace(std::move(key), BudgetEntry{settings, created});
+        return created;
+    }
+    BudgetEntry& entry = found->second;
+    if (entry.settings != settings) {
+        const double scaled = entry.budget->tokens() * settings.max_tokens /
+                              static_cast<double>(entry.settings.max_tokens);
+        entry.budget = std::make_shared<RetryBudget>(settings, scaled);
+        entry.settings = settings;
+    }
+    return entry.budget;
+}
+
+void ResilienceRegistry::retain(std::string_view service,
+                                std::span<const std::string> breaker_names,
+                                std::span<const std::string> budget_policies) {
+    const std::lock_guard lock(mutex_);
+    std::erase_if(breakers_, [&](const auto& entry) {
+        return entry.first.first == service && !listed(breaker_names, entry.first.second);
+    });
+    std::erase_if(budgets_, [&](const auto& entry) {
+        return entry.first.first == service && !listed(budget_policies, entry.first.second);
+    });
+}
+
+std::vector<std::pair<std::string, std::shared_ptr<CircuitBreaker>>>
+ResilienceRegistry::breakers() const {
+    const std::lock_guard lock(mutex_);
+    std::vector<std::pair<std::string, std::shared_ptr<CircuitBreaker>>> all;
+    all.reserve(breakers_.size());
+    for (const auto& [key, breaker] : breakers_) {
+        all.emplace_back(key.first, breaker);
+    }
+    return all;
+}
+
+ResilienceRegistry& ResilienceRegistry::process() noexcept {
+    static ResilienceRegistry registry;
+    return registry;
+}
+
+}  // namespace rebound

@@ -1,0 +1,110 @@
+// ResilienceRegistry: budgets and breakers outlive the policy snapshots that use them.
+#include <catch2/catch.hpp>
+#include <chrono>
+
+#include "rebound/decision.hpp"
+#include "rebound/resilience_registry.hpp"
+#include "rebound/testing.hpp"
+
+using namespace std::chrono_literals;
+using rebound::BreakerSettings;
+using rebound::BreakerState;
+using rebound::BudgetSettings;
+using rebound::ErrorCategory;
+using rebound::ErrorDescription;
+using rebound::ResilienceRegistry;
+
+namespace {
+
+const rebound::Clock::TimePoint t0{};
+
+BreakerSettings breaker_settings(int consecutive) {
+    BreakerSettings s;
+    s.name = "ledger-db";
+    s.trip = rebound::BreakerTrip::Consecutive;
+    s.consecutive_failures = consecutive;
+    s.open_for = 30s;
+    return s;
+}
+
+// One "snapshot": the policy a reload compiles, taking its budget and breaker from `registry`.
+std::shared_ptr<const rebound::Policy> compile(ResilienceRegistry& registry, int max_tokens,
+                                               int consecutive) {
+    const BudgetSettings budget{max_tokens, 0.1};
+    rebound::BreakerDirectory breakers{
+        {"ledger-db", registry.breaker("payments", breaker_settings(consecutive), t0)}};
+    rebound::PolicySpec spec;
+    spec.name = "interactive";
+    spec.retry_on = {rebound::Matcher::transient()};
+    spec.budget = budget;
+    spec.breaker = "ledger-db";
+    rebound::PolicyCompileOptions options;
+    options.breakers = &breakers;
+    options.budget = registry.budget("payments", "interactive", budget);
+    auto result = rebound::Policy::create(spec, options);
+    REQUIRE(result);
+    return result.policy;
+}
+
+void drain(const rebound::Policy& policy, int failures) {
+    rebound::testing::ScriptedRandomSource random{0.5};
+    for (int i = 0; i < failures; ++i) {
+        static_cast<void>(rebound::decide(policy, ErrorDescription::of(ErrorCategory::Deadlock),
+                                          rebound::AttemptContext{}, random));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("a reload in the middle of an outage neither refills the budget nor closes the breaker",
+          "[resilience]") {
+    ResilienceRegistry registry;
+    const auto before = compile(registry, 10, 1);
+    drain(*before, 6);  // 10 -> 4 tokens: retries refused
+    REQUIRE(before->budget()->tokens() == Approx(4.0));
+    const auto permit = before->breaker()->acquire(t0 + 1s);
+    before->breaker()->record_error(permit, ErrorDescription::of(ErrorCategory::ConnectionLost),
+                                    t0 + 1s);
+    REQUIRE(before->breaker()->snapshot(t0 + 1s).state == BreakerState::Open);
+
+    SECTION("unchanged settings: the same budget and breaker") {
+        const auto after = compile(registry, 10, 1);
+        CHECK(after->budget() == before->budget());
+        CHECK(after->breaker() == before->breaker());
+        CHECK(after->budget()->tokens() == Approx(4.0));
+        CHECK_FALSE(after->breaker()->acquire(t0 + 2s).admitted);
+    }
+    SECTION("a new max_tokens scales the tokens; new breaker settings wait for a transition") {
+        const auto after = compile(registry, 20, 5);
+        CHECK(after->budget()->tokens() == Approx(8.0));  // 4 * 20 / 10
+        CHECK(before->budget()->tokens() == Approx(4.0));  // the old snapshot keeps its own
+        CHECK(after->breaker() == before->breaker());
+        CHECK(after->breaker()->snapshot(t0 + 2s).state == BreakerState::Open);
+        CHECK(after->breaker()->settings().consecutive_failures == 1);
+    }
+}
+
+TEST_CASE("what the files no longer declare is dropped and starts fresh when it returns",
+          "[resilience]") {
+    ResilienceRegistry registry;
+    const auto first = compile(registry, 10, 1);
+    drain(*first, 6);
+    CHECK(registry.breakers().size() == 1);
+    registry.retain("payments", {}, {});
+    CHECK(registry.breakers().empty());
+    const auto again = compile(registry, 10, 1);
+    CHECK(again->budget() != first->budget());
+    CHECK(again->budget()->tokens() == Approx(10.0));
+    CHECK(again->breaker() != first->breaker());
+}
+
+TEST_CASE("services keep separate state under equal names", "[resilience]") {
+    ResilienceRegistry registry;
+    const auto a = registry.budget("payments", "interactive", {10, 0.1});
+    const auto b = registry.budget("orders", "interactive", {10, 0.1});
+    CHECK(a != b);
+    const std::string kept[] = {"interactive"};
+    registry.retain("orders", {}, kept);
+    CHECK(registry.budget("payments", "interactive", {10, 0.1}) == a);
+    CHECK(registry.budget("orders", "interactive", {10, 0.1}) == b);
+}
