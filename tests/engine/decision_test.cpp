@@ -88,13 +88,13 @@ TEST_CASE("step 2: commit_outcome_unknown stops unless the handler is idempotent
     AttemptContext idempotent = attempt(1);
     idempotent.idempotent = true;
     CHECK(decide(*policy, e, idempotent, random).reason == DecisionReason::Retry);
-    // Idempotent but not in retry_on: step 3 refuses it (conformance: RemoveReviewer).
+    // Idempotent but not in retry_on: step 4 refuses it (conformance: RemoveReviewer).
     CHECK(decide(*interactive(), e, idempotent, random).reason == DecisionReason::NonRetryable);
     // Outcome unknown comes before the include list.
     CHECK(decide(*interactive(), e, attempt(1), random).reason == DecisionReason::OutcomeUnknown);
 }
 
-TEST_CASE("step 3: include rules admit only what they match, and none means everything",
+TEST_CASE("step 4: include rules admit only what they match, and none means everything",
           "[decision]") {
     ScriptedRandomSource random{0.5};
     const auto policy = interactive();
@@ -110,7 +110,7 @@ TEST_CASE("step 3: include rules admit only what they match, and none means ever
           DecisionReason::Retry);
 }
 
-TEST_CASE("step 3: retry_if predicates admit errors", "[decision]") {
+TEST_CASE("step 4: retry_if predicates admit errors", "[decision]") {
     rebound::PredicateRegistry registry;
     registry.add("is_busy", [](const ErrorDescription& e) { return e.message == "busy"; });
     rebound::PolicyCompileOptions options;
@@ -181,7 +181,7 @@ TEST_CASE("the deadline check uses the jittered delay actually drawn", "[decisio
     CHECK(decide(*policy, deadlock(), attempt(2, 2950ms), low).reason == DecisionReason::Deadline);
 }
 
-TEST_CASE("step 7: the budget throttles once half the tokens are gone", "[decision][budget]") {
+TEST_CASE("step 8: the budget throttles once half the tokens are gone", "[decision][budget]") {
     const auto policy =
         PolicyBuilder("p").max_attempts(10).jitter(Jitter::none()).budget({4, 0.5}).build();
     ScriptedRandomSource random{0.5};
@@ -203,7 +203,7 @@ TEST_CASE("step 7: the budget throttles once half the tokens are gone", "[decisi
     CHECK(policy->budget()->tokens() == 2.0);
 }
 
-TEST_CASE("budget steps are only taken by failures that reach step 7", "[decision][budget]") {
+TEST_CASE("budget steps are only taken by failures that reach step 8", "[decision][budget]") {
     const auto policy = PolicyBuilder("p")
                             .max_attempts(2)
                             .jitter(Jitter::none())
@@ -234,7 +234,7 @@ TEST_CASE("the retry budget caps tokens at max and never goes below zero", "[bud
     CHECK(fine.tokens() == Approx(0.001));
 }
 
-TEST_CASE("step 8: the route is the first whose up_to covers the delay, else the last",
+TEST_CASE("step 9: the route is the first whose up_to covers the delay, else the last",
           "[decision]") {
     const auto policy = PolicyBuilder("p")
                             .max_attempts(6)

@@ -93,7 +93,7 @@ class Policy {
         return std::min(Duration{drawn}, delay_cap_);
     }
 
-    // Both rule lists, compiled (decide() steps 1 and 3).
+    // Both rule lists, compiled (decide() steps 1 and 4).
     const RuleIndex& rules() const noexcept { return rules_; }
     // Whether step 3 applies: retry_on or retry_if is non-empty.
     bool has_include_rules() const noexcept { return has_include_rules_; }
