@@ -61,7 +61,7 @@ PolicyFileWatcher::PolicyFileWatcher(PolicyDirectoryStore& store, std::filesyste
         errno = saved;
         throw_errno("eventfd");
     }
-    thread_ = std::jthread([this](std::stop_token stop) { watch(std::move(stop)); });
+    thread_ = std::jthread([this](std::stop_token stop) { watch(stop); });
 }
 
 PolicyFileWatcher::~PolicyFileWatcher() {
@@ -86,7 +86,7 @@ void PolicyFileWatcher::reload() {
     }
 }
 
-void PolicyFileWatcher::watch(std::stop_token stop) {
+void PolicyFileWatcher::watch(const std::stop_token& stop) {
     // request_stop() wakes poll() through the eventfd.
     const std::stop_callback wake(stop, [this] {
         const std::uint64_t one = 1;

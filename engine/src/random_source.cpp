@@ -39,7 +39,7 @@ std::uint64_t seed_from_os() noexcept {
 
 }  // namespace
 
-SeededRandomSource::SeededRandomSource(std::uint64_t seed) noexcept {
+SeededRandomSource::SeededRandomSource(std::uint64_t seed) noexcept : state_{} {
     for (std::uint64_t& word : state_) {
         word = split_mix64(seed);
     }

@@ -21,6 +21,8 @@ class FunctionRef<Result(Args...)> {
     FunctionRef() noexcept = default;
 
     template <typename Callable>
+    // The requires clause excludes FunctionRef itself, which the check does not see.
+    // NOLINTNEXTLINE(bugprone-forwarding-reference-overload)
     requires(!std::is_same_v<std::remove_cvref_t<Callable>, FunctionRef> &&
              std::is_invocable_r_v<Result, Callable&, Args...>) FunctionRef(Callable&& callable)
     noexcept  // NOLINT(google-explicit-constructor)

@@ -139,6 +139,7 @@ class RetryExecutor {
     // std::optional<Error>. The resolution is taken by value: pass an rvalue to spare the run
     // one reference count on the policy.
     template <typename Work>
+    // NOLINTNEXTLINE(performance-unnecessary-value-param): moved into run_attempts
     RunResult run(HandlerResolution resolution, std::string_view handler, Work&& work,
                   const RunOptions& options = {}) const {
         const auto attempt = [&work](const AttemptInfo& info) -> std::optional<Error> {

@@ -49,7 +49,7 @@ class PolicyFileWatcher {
     std::uint64_t reloads() const noexcept { return reloads_.load(); }
 
   private:
-    void watch(std::stop_token stop);
+    void watch(const std::stop_token& stop);
     void reload();
 
     PolicyDirectoryStore& store_;

@@ -22,7 +22,8 @@ namespace rebound {
 
 class NameIndex {
   public:
-    static constexpr std::uint32_t npos = UINT32_MAX;
+    // Spelt as std::string::npos.
+    static constexpr std::uint32_t npos = UINT32_MAX;  // NOLINT(readability-identifier-naming)
 
     // The hash every NameIndex uses.
     static std::uint64_t hash(std::string_view name) noexcept;
