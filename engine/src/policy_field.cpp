@@ -97,7 +97,7 @@ constexpr std::array kFields{
     PolicyFieldInfo{ServerDelay, ServerDelay, "server_delay", "server delay", FieldKind::Group,
                     NotWritten, 0, 0, "`{ use, cap, over_cap, spread }`",
                     "use max, cap 5m, over_cap stop, spread 0",
-                    "how server delay hints are used (see [resilience.md](resilience.md))"},
+                    "how server delay hints are used (docs/resilience.md)"},
     PolicyFieldInfo{ServerDelayUse, ServerDelay, "use", "", FieldKind::Word, InsideParent, 0, 0,
                     "max or ignore", "max",
                     "max: wait the longer of the backoff delay and the hint; ignore: never use "
