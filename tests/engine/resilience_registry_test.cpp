@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 
+#include "rebound/breaker_metrics.hpp"
 #include "rebound/decision.hpp"
 #include "rebound/resilience_registry.hpp"
 #include "rebound/testing.hpp"
@@ -107,4 +108,24 @@ TEST_CASE("services keep separate state under equal names", "[resilience]") {
     registry.retain("orders", {}, kept);
     CHECK(registry.budget("payments", "interactive", {10, 0.1}) == a);
     CHECK(registry.budget("orders", "interactive", {10, 0.1}) == b);
+}
+
+TEST_CASE("breaker metrics render state, transitions and refusals per service and breaker",
+          "[resilience][metrics]") {
+    ResilienceRegistry registry;
+    const auto breaker = registry.breaker("payments", breaker_settings(1), t0);
+    registry.breaker("orders", breaker_settings(1), t0);
+    const auto permit = breaker->acquire(t0);
+    breaker->record_error(permit, ErrorDescription::of(ErrorCategory::Deadlock), t0);
+    CHECK_FALSE(breaker->acquire(t0 + 1s).admitted);
+    const std::string text = rebound::render_breaker_metrics(registry, t0 + 1s);
+    CHECK(text.find("# TYPE rebound_circuit_state gauge\n") != std::string::npos);
+    CHECK(text.find("rebound_circuit_state{service=\"payments\",breaker=\"ledger-db\"} 1\n") !=
+          std::string::npos);
+    CHECK(text.find("rebound_circuit_state{service=\"orders\",breaker=\"ledger-db\"} 0\n") !=
+          std::string::npos);
+    CHECK(text.find("rebound_circuit_transitions_total{service=\"payments\",breaker=\"ledger-db\","
+                    "to=\"open\"} 1\n") != std::string::npos);
+    CHECK(text.find("rebound_circuit_refused_total{service=\"payments\",breaker=\"ledger-db\"} "
+                    "1\n") != std::string::npos);
 }
