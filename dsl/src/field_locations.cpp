@@ -112,6 +112,13 @@ constexpr std::array kLocations{
     FieldLocation{Routes, item_at<&F::routes>, take_if_absent<&F::routes>},
     FieldLocation{RouteUpTo, item_member_at<&F::routes, &RouteNode::up_to>, nullptr},
     FieldLocation{RouteTarget, item_member_at<&F::routes, &RouteNode::target>, nullptr},
+    // Not written in files yet (FieldPlace::NotWritten): nothing to place or inherit.
+    FieldLocation{ServerDelay, nowhere, nullptr},
+    FieldLocation{ServerDelayUse, nowhere, nullptr},
+    FieldLocation{ServerDelayCap, nowhere, nullptr},
+    FieldLocation{ServerDelayOverCap, nowhere, nullptr},
+    FieldLocation{ServerDelaySpread, nowhere, nullptr},
+    FieldLocation{Breaker, nowhere, nullptr},
 };
 
 // One row per PolicyField, in enum order, so that a field's row is at its enum value.
