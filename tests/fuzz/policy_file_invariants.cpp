@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "explain_report.hpp"
+#include "rebound/dsl/compile.hpp"
 #include "rebound/dsl/emit.hpp"
 #include "rebound/lint/linter.hpp"
 #include "rebound/lint/output.hpp"
@@ -87,6 +88,21 @@ std::vector<std::string> handlers_of(const PolicySet& set) {
     return handlers;
 }
 
+// What `document` says that `syntax` can write. The DSL has no form for a binding's
+// `idempotent: false` (docs/policy-format.md: `handler KEY uses POLICY [idempotent]`), which
+// `rebound convert` reports when it drops one; every other field must survive every syntax.
+dsl::Document expressible_in(const dsl::Document& document, dsl::Syntax syntax) {
+    dsl::Document expressible = document;
+    if (syntax == dsl::Syntax::Text) {
+        for (dsl::HandlerNode& handler : expressible.handlers) {
+            if (handler.idempotent && !handler.idempotent->value) {
+                handler.idempotent.reset();
+            }
+        }
+    }
+    return expressible;
+}
+
 void append(Violations& to, Violations more) {
     to.insert(to.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
 }
@@ -118,11 +134,17 @@ Violations round_trip_violations(const dsl::LoadResult& loaded) {
         return {};
     }
     const std::vector<std::string> handlers = handlers_of(*loaded.policy_set);
-    const std::string expected = explain_everything(*loaded.policy_set, handlers);
+    const std::string as_loaded = explain_everything(*loaded.policy_set, handlers);
     Violations violations;
     for (const dsl::Syntax syntax : kSyntaxes) {
         const std::string printed = dsl::emit(loaded.document, syntax);
         const std::string label = "the document printed as " + std::string(to_string(syntax));
+        const dsl::Document expressible = expressible_in(loaded.document, syntax);
+        const dsl::CompileResult compiled_expressible = dsl::compile(expressible);
+        const std::string expected =
+            expressible == loaded.document || !compiled_expressible.policy_set
+                ? as_loaded
+                : explain_everything(*compiled_expressible.policy_set, handlers);
         if (syntax == dsl::Syntax::Json) {
             append(violations, json_violations(printed, label));
         }
