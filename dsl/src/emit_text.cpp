@@ -7,7 +7,7 @@
 //     `retry if none`, `routes none`, so that it still overrides an inherited non-empty list;
 //     an absent list prints nothing. A predicate literally named `none` cannot be printed (the
 //     DSL reads `retry if none` as the empty list);
-//   - `idempotent: false` is left out (false is the default);
+//   - `idempotent: false` is written `not idempotent` (it overrides the handler's code);
 //   - `extends` inside `defaults` and backoff fields foreign to the backoff type are left out;
 //   - a required value missing from an (invalid) Document is left out of its statement, so
 //     that reading the text back reports the statement as incomplete.
@@ -18,6 +18,7 @@
 
 #include "emit_common.hpp"
 #include "field_locations.hpp"
+#include "rebound/dsl/spelling.hpp"
 
 namespace rebound::dsl {
 namespace {
@@ -67,31 +68,6 @@ std::string jitter_statement(const JitterNode& node) {
             break;
     }
     return "jitter " + std::string(to_string(node.type.value));
-}
-
-std::string matcher_text(const Matcher& m) {
-    switch (m.kind) {
-        case MatcherKind::TransientGroup:
-            return std::string(kTransientGroupName);
-        case MatcherKind::SqlState:
-            return "sqlstate " + m.text;
-        case MatcherKind::SqlStateClass:
-            return "sqlstate class " + m.text;
-        case MatcherKind::VendorNative:
-            return "native " + std::string(emit_detail::vendor_word(m.vendor)) + " " +
-                   std::to_string(m.native_code);
-        case MatcherKind::ErrorType:
-            return "error " + m.text;
-        case MatcherKind::HttpStatus:
-            return "http " + std::to_string(m.http);
-        case MatcherKind::HttpClass:
-            return "http " + emit_detail::http_class_text(m.http);
-        case MatcherKind::Message:
-            return "message " + emit_detail::double_quoted(m.text);
-        case MatcherKind::Category:
-            break;
-    }
-    return std::string(emit_detail::category_word(m.category));
 }
 
 // The word that states a present, empty list (`retry on none`, `routes none`).
@@ -159,7 +135,7 @@ Lines field_statements(const PolicyFields& f) {
     for (const detail::DurationField& duration : detail::duration_fields()) {
         add_duration_statement(lines, info_of(duration.id).dsl_keyword, f.*(duration.member));
     }
-    const auto spell_matcher = [](const Located<Matcher>& m) { return matcher_text(m.value); };
+    const auto spell_matcher = [](const Located<Matcher>& m) { return matcher_spelling(m.value); };
     add_list_statement(lines, "retry on", f.retry_on, spell_matcher);
     add_list_statement(lines, "never on", f.never_retry_on, spell_matcher);
     add_list_statement(lines, "retry if", f.retry_if,
@@ -197,9 +173,11 @@ std::string policy_header(const PolicyNode& policy) {
 }
 
 std::string handler_line(const HandlerNode& handler) {
-    const bool idempotent = handler.idempotent && handler.idempotent->value;
-    return "handler " + handler.key.value + " uses " + handler.policy.value +
-           (idempotent ? " idempotent" : "") + '\n';
+    std::string option;
+    if (handler.idempotent) {
+        option = handler.idempotent->value ? " idempotent" : " not idempotent";
+    }
+    return "handler " + handler.key.value + " uses " + handler.policy.value + option + '\n';
 }
 
 std::string header_block(const Document& document) {

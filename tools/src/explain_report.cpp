@@ -6,6 +6,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "rebound/dsl/spelling.hpp"
 #include "rebound/policy_validation.hpp"
 #include "rebound/retry_schedule.hpp"
 
@@ -73,7 +74,7 @@ Json schedule_json(const PolicySpec& spec) {
 std::string joined(const std::vector<Matcher>& matchers) {
     std::string text;
     for (const Matcher& m : matchers) {
-        text += (text.empty() ? "" : ", ") + m.to_string();
+        text += (text.empty() ? "" : ", ") + dsl::matcher_spelling(m);
     }
     return text.empty() ? "(none)" : text;
 }
@@ -81,30 +82,27 @@ std::string joined(const std::vector<Matcher>& matchers) {
 std::string describe_backoff(const Backoff& b) {
     switch (b.type) {
         case BackoffType::Fixed:
-            return "fixed " + format_duration(b.delay);
+            return "fixed " + dsl::duration_spelling(b.delay);
         case BackoffType::Linear:
-            return "linear " + format_duration(b.initial) + " +" + format_duration(b.increment) +
-                   " max " + format_duration(b.max);
-        case BackoffType::Exponential: {
-            std::ostringstream multiplier;
-            multiplier << b.multiplier;
-            return "exponential " + format_duration(b.initial) + " x" + multiplier.str() + " max " +
-                   format_duration(b.max);
-        }
+            return "linear " + dsl::duration_spelling(b.initial) + " +" +
+                   dsl::duration_spelling(b.increment) + " max " + dsl::duration_spelling(b.max);
+        case BackoffType::Exponential:
+            return "exponential " + dsl::duration_spelling(b.initial) + " x" +
+                   dsl::number_spelling(b.multiplier) + " max " + dsl::duration_spelling(b.max);
         case BackoffType::None:
             break;
     }
     return "none";
 }
 
+// Backoff, jitter, budget and matchers as the DSL states them (dsl/spelling.hpp), so that explain
+// and `convert --to dsl` spell a policy the same.
 std::string describe_jitter(const Jitter& j) {
     if (j.type == JitterType::Bounded) {
-        return "bounded +-" + format_duration(j.amount);
+        return "+-" + dsl::duration_spelling(j.amount);
     }
     if (j.type == JitterType::Proportional) {
-        std::ostringstream percent;
-        percent << j.factor * 100.0;
-        return "proportional " + percent.str() + "%";
+        return dsl::percent_spelling(j.factor) + "%";
     }
     return std::string(to_string(j.type));
 }
@@ -229,11 +227,11 @@ std::string explain_text(const std::string& service, const PolicySpec& spec,
     out << "  attempts:           " << spec.max_attempts << '\n'
         << "  backoff:            " << describe_backoff(spec.backoff) << '\n'
         << "  jitter:             " << describe_jitter(spec.jitter) << '\n'
-        << "  deadline:           " << (spec.deadline ? format_duration(*spec.deadline) : "none")
-        << '\n'
-        << "  min_attempt_budget: " << format_duration(spec.min_attempt_budget) << '\n'
+        << "  deadline:           "
+        << (spec.deadline ? dsl::duration_spelling(*spec.deadline) : "none") << '\n'
+        << "  min_attempt_budget: " << dsl::duration_spelling(spec.min_attempt_budget) << '\n'
         << "  attempt_timeout:    "
-        << (spec.attempt_timeout ? format_duration(*spec.attempt_timeout) : "none") << '\n'
+        << (spec.attempt_timeout ? dsl::duration_spelling(*spec.attempt_timeout) : "none") << '\n'
         << "  retry on:           " << joined(spec.retry_on) << '\n'
         << "  never retry on:     " << joined(spec.never_retry_on) << '\n';
     if (!spec.retry_if.empty()) {
@@ -245,11 +243,11 @@ std::string explain_text(const std::string& service, const PolicySpec& spec,
     }
     out << "  on exhausted:       " << to_string(spec.on_exhausted) << '\n';
     if (spec.budget) {
-        out << "  budget:             " << spec.budget->max_tokens << " tokens, ratio "
-            << spec.budget->token_ratio << '\n';
+        out << "  budget:             tokens " << spec.budget->max_tokens << " ratio "
+            << dsl::number_spelling(spec.budget->token_ratio) << '\n';
     }
     for (const Route& route : spec.routes) {
-        out << "  route:              up to " << format_duration(route.up_to) << " -> "
+        out << "  route:              up to " << dsl::duration_spelling(route.up_to) << " -> "
             << route.target << '\n';
     }
     out << schedule_text(retry_schedule(spec));
