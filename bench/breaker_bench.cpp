@@ -90,8 +90,7 @@ void BM_breaker_closed_admit_record(benchmark::State& state) {
     const std::size_t allocations = rebound::testing::allocations_on_this_thread();
     std::uint64_t call = 0;
     for (auto _ : state) {
-        const auto now = rebound::Clock::TimePoint{} +
-                         rebound::Duration{++fake_now_us};
+        const auto now = rebound::Clock::TimePoint{} + rebound::Duration{++fake_now_us};
         const rebound::BreakerPermit permit = breaker.acquire(now);
         if ((++call & 15) == 0) {
             breaker.record_error(permit, kFailure, now);

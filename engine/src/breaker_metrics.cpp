@@ -9,8 +9,7 @@ namespace {
 
 constexpr std::array kStates{BreakerState::Closed, BreakerState::Open, BreakerState::HalfOpen};
 
-void header(std::string& out, std::string_view name, std::string_view type,
-            std::string_view help) {
+void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
     out.append("# HELP ").append(name).append(" ").append(help).append("\n");
     out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
 }

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "rebound/policy_validation.hpp"
 #include "rebound/internal/rule_index.hpp"
+#include "rebound/policy_validation.hpp"
 
 namespace rebound {
 
@@ -62,8 +62,8 @@ std::string count_problem(std::string_view setting, std::int64_t low, std::int64
            std::to_string(high) + ", got " + std::to_string(value);
 }
 
-void check_duration(std::vector<BreakerProblem>& out, BreakerSetting setting,
-                    std::string_view name, Duration value, Duration low, Duration high) {
+void check_duration(std::vector<BreakerProblem>& out, BreakerSetting setting, std::string_view name,
+                    Duration value, Duration low, Duration high) {
     if (value < low || value > high) {
         out.push_back({setting, 0,
                        std::string(name) + " must be between " + format_duration(low) + " and " +
@@ -101,8 +101,7 @@ std::vector<BreakerProblem> validate_breaker(const BreakerSettings& s) {
         out.push_back({BreakerSetting::ConsecutiveFailures, 0,
                        count_problem("consecutive_failures", 1, 1000, s.consecutive_failures)});
     }
-    check_duration(out, BreakerSetting::OpenFor, "open_for", s.open_for, milliseconds(1),
-                   hours(1));
+    check_duration(out, BreakerSetting::OpenFor, "open_for", s.open_for, milliseconds(1), hours(1));
     if (s.max_open_for) {
         check_duration(out, BreakerSetting::MaxOpenFor, "max_open_for", *s.max_open_for,
                        std::max(s.open_for, Duration{0}), hours(24));
@@ -383,8 +382,7 @@ BreakerSnapshot CircuitBreaker::snapshot(TimePoint now) const noexcept {
     out.state = state_of(word);
     out.isolated = isolated_;
     if (compiled.settings.trip == BreakerTrip::Ratio && out.state == BreakerState::Closed) {
-        const auto [calls, failures] =
-            window_counts(generation_of(word), bucket_of(compiled, now));
+        const auto [calls, failures] = window_counts(generation_of(word), bucket_of(compiled, now));
         out.calls_in_window = calls;
         out.failures_in_window = failures;
     }
@@ -392,9 +390,8 @@ BreakerSnapshot CircuitBreaker::snapshot(TimePoint now) const noexcept {
     out.half_open_permits_in_use = out.state == BreakerState::HalfOpen ? half_open_in_use_ : 0;
     if (out.state == BreakerState::Open && !isolated_) {
         const auto since = std::chrono::duration_cast<Duration>(now - created_).count();
-        out.until_half_open =
-            Duration{std::max<std::int64_t>(open_until_us_.load(std::memory_order_relaxed) - since,
-                                            0)};
+        out.until_half_open = Duration{
+            std::max<std::int64_t>(open_until_us_.load(std::memory_order_relaxed) - since, 0)};
     }
     out.open_period = open_period_;
     out.refused = refused_.load(std::memory_order_relaxed);

@@ -107,9 +107,9 @@ Decision decide(const Policy& policy, const ErrorDescription& error, const Attem
     if (attempt >= spec.max_attempts) {
         return stop(category, matched, DecisionReason::Exhausted);
     }
-    const std::optional<Duration> combined = combine_with_hint(
-        spec.server_delay, error, policy.retry_delay(attempt, context.previous_delay, random),
-        random);
+    const std::optional<Duration> combined =
+        combine_with_hint(spec.server_delay, error,
+                          policy.retry_delay(attempt, context.previous_delay, random), random);
     if (!combined) {
         return stop(category, matched, DecisionReason::ServerDelayTooLong);
     }

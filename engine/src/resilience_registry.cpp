@@ -61,8 +61,8 @@ void ResilienceRegistry::retain(std::string_view service,
     });
 }
 
-std::vector<std::pair<std::string, std::shared_ptr<CircuitBreaker>>>
-ResilienceRegistry::breakers() const {
+std::vector<std::pair<std::string, std::shared_ptr<CircuitBreaker>>> ResilienceRegistry::breakers()
+    const {
     const std::lock_guard lock(mutex_);
     std::vector<std::pair<std::string, std::shared_ptr<CircuitBreaker>>> all;
     all.reserve(breakers_.size());

@@ -40,7 +40,8 @@ std::optional<Duration> milliseconds_of(std::string_view text) {
     const std::string_view whole = text.substr(0, dot);
     const std::string_view fraction =
         dot == std::string_view::npos ? std::string_view{} : text.substr(dot + 1);
-    if (whole.empty() || fraction.size() > 3 || (dot != std::string_view::npos && fraction.empty())) {
+    if (whole.empty() || fraction.size() > 3 ||
+        (dot != std::string_view::npos && fraction.empty())) {
         return std::nullopt;
     }
     std::int64_t ms = 0;
@@ -86,10 +87,9 @@ std::variant<ReplayEvent, ReplayInputError> read_event(const std::vector<Word>& 
                             std::string(words[0].text) + "'");
     }
     if (*at < previous) {
-        return error_at(line, words[0].column, "times must never decrease: " +
-                                                   std::string(words[0].text) + " comes after " +
-                                                   std::to_string(to_milliseconds(previous)) +
-                                                   " ms");
+        return error_at(line, words[0].column,
+                        "times must never decrease: " + std::string(words[0].text) +
+                            " comes after " + std::to_string(to_milliseconds(previous)) + " ms");
     }
     event.at = *at;
     const int end_column = words[0].column + static_cast<int>(words[0].text.size());
@@ -192,8 +192,7 @@ std::variant<std::vector<ReplayStep>, ReplayInputError> replay_breaker(
         step.event = event;
         if (event.kind == ReplayEventKind::Acquire) {
             if (permits.contains(event.id)) {
-                return ReplayInputError{event.line, 1,
-                                        "'" + event.id + "' already holds a permit"};
+                return ReplayInputError{event.line, 1, "'" + event.id + "' already holds a permit"};
             }
             const BreakerPermit permit = breaker.acquire(now);
             step.admitted = permit.admitted;
@@ -231,9 +230,9 @@ std::string replay_step_json(const ReplayStep& step) {
     object["event"] = std::string(to_string(step.event.kind));
     if (step.admitted) {
         object["admitted"] = *step.admitted;
-        object["retry_after_ms"] =
-            step.retry_after ? nlohmann::ordered_json(to_milliseconds(*step.retry_after))
-                             : nlohmann::ordered_json(nullptr);
+        object["retry_after_ms"] = step.retry_after
+                                       ? nlohmann::ordered_json(to_milliseconds(*step.retry_after))
+                                       : nlohmann::ordered_json(nullptr);
     }
     object["state"] = std::string(to_string(step.state));
     return object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -242,8 +241,8 @@ std::string replay_step_json(const ReplayStep& step) {
 std::string replay_step_text(const ReplayStep& step) {
     char time[32];
     std::snprintf(time, sizeof time, "%10.3f ms", to_milliseconds(step.event.at));
-    std::string line = std::string(time) + "  " + std::string(to_string(step.event.kind)) + " " +
-                       step.event.id;
+    std::string line =
+        std::string(time) + "  " + std::string(to_string(step.event.kind)) + " " + step.event.id;
     if (step.admitted) {
         line += *step.admitted ? "  admitted" : "  refused";
         if (step.retry_after) {

@@ -74,7 +74,7 @@ TEST_CASE("a ratio breaker opens only once minimum_calls are in the window", "[b
     fail(b, 1ms);
     fail(b, 2ms);
     CHECK(state(b, 2ms) == BreakerState::Closed);  // 3 calls < 4
-    succeed(b, 3ms);                                // 4 calls, 3 failures: a success trips it
+    succeed(b, 3ms);                               // 4 calls, 3 failures: a success trips it
     CHECK(state(b, 3ms) == BreakerState::Open);
 }
 
@@ -242,7 +242,7 @@ TEST_CASE("new settings take effect at the next change of state", "[breaker]") {
     b.update_settings(consecutive(5));
     fail(b, 0ms);
     fail(b, 1ms);
-    CHECK(state(b, 1ms) == BreakerState::Open);  // still the old rule
+    CHECK(state(b, 1ms) == BreakerState::Open);     // still the old rule
     CHECK(b.settings().consecutive_failures == 5);  // the transition applied the new ones
 }
 

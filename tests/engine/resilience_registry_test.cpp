@@ -77,7 +77,7 @@ TEST_CASE("a reload in the middle of an outage neither refills the budget nor cl
     }
     SECTION("a new max_tokens scales the tokens; new breaker settings wait for a transition") {
         const auto after = compile(registry, 20, 5);
-        CHECK(after->budget()->tokens() == Approx(8.0));  // 4 * 20 / 10
+        CHECK(after->budget()->tokens() == Approx(8.0));   // 4 * 20 / 10
         CHECK(before->budget()->tokens() == Approx(4.0));  // the old snapshot keeps its own
         CHECK(after->breaker() == before->breaker());
         CHECK(after->breaker()->snapshot(t0 + 2s).state == BreakerState::Open);

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "rebound/simulation/breaker_replay.hpp"
 
@@ -22,7 +22,8 @@ using rebound::simulation::ReplayStep;
 
 namespace {
 
-const std::filesystem::path kReplayDir = std::filesystem::path(REBOUND_SPEC_DIR) / "conformance/replay";
+const std::filesystem::path kReplayDir =
+    std::filesystem::path(REBOUND_SPEC_DIR) / "conformance/replay";
 
 // 06-resilience.yaml: ledger-db and rates-api.
 BreakerSettings ledger_db() {
@@ -113,8 +114,9 @@ TEST_CASE("the consecutive breaker trace of the conformance vectors replays exac
 }
 
 TEST_CASE("trace lines are read with comments, decimals and durations", "[replay]") {
-    const auto events = events_of("# header\n\n0 acquire a\n1.5 success a 2.25  # slow?\n"
-                                  "2 acquire b\r\n3 error b deadlock\n4 acquire c\n5 cancel c\n");
+    const auto events = events_of(
+        "# header\n\n0 acquire a\n1.5 success a 2.25  # slow?\n"
+        "2 acquire b\r\n3 error b deadlock\n4 acquire c\n5 cancel c\n");
     REQUIRE(events.size() == 6);
     CHECK(events[1].at == 1500us);
     CHECK(events[1].took == 2250us);

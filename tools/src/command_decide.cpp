@@ -28,6 +28,8 @@ struct DecideOptions {
     std::string message;
     std::string elapsed = "0ms";
     std::string previous_delay = "0ms";
+    std::string server_delay;  // a server's delay hint, empty when none
+    bool server_refuses = false;
     bool idempotent = false;
     std::uint64_t seed = 1;
     std::string format = "text";
@@ -57,10 +59,11 @@ std::string category_suggestion(std::string_view unknown) {
 bool check_error_options(const DecideOptions& options) {
     const bool any_error_option = !options.category.empty() || !options.sqlstate.empty() ||
                                   options.native || options.http != 0 ||
-                                  !options.error_type.empty() || !options.message.empty();
+                                  !options.error_type.empty() || !options.message.empty() ||
+                                  !options.server_delay.empty() || options.server_refuses;
     if (!any_error_option) {
         std::cerr << "rebound decide: say what failed: give --category, --sqlstate, --native, "
-                     "--http, --error or --message\n";
+                     "--http, --error, --message, --server-delay or --server-refuses\n";
         return false;
     }
     if (options.native && options.vendor.empty()) {
@@ -110,6 +113,13 @@ std::optional<ErrorDescription> describe_error(const DecideOptions& options) {
     error.http_status = options.http;
     error.error_type = options.error_type;
     error.message = options.message;
+    error.server_refused = options.server_refuses;
+    if (!options.server_delay.empty()) {
+        error.server_delay = duration_option("--server-delay", options.server_delay);
+        if (!error.server_delay) {
+            return std::nullopt;
+        }
+    }
     return error;
 }
 
@@ -214,6 +224,10 @@ void register_decide(CLI::App& app, CommandOutcome& outcome) {
                         "Time since the first attempt started, e.g. 2950ms");
     command->add_option("--previous-delay", o->previous_delay,
                         "The delay before the failed attempt (decorrelated jitter)");
+    command->add_option("--server-delay", o->server_delay,
+                        "A server's delay hint (Retry-After, gRPC pushback), e.g. 1500ms");
+    command->add_flag("--server-refuses", o->server_refuses,
+                      "The server said not to retry (a negative gRPC pushback)");
     command->add_flag("--idempotent", o->idempotent,
                       "The handler's code declares it idempotent (a binding stating idempotent "
                       "wins)");

@@ -38,10 +38,10 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <utility>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "rebound/clock.hpp"
@@ -73,14 +73,14 @@ enum class BreakerTrip : std::uint8_t { Ratio, Consecutive };
 struct BreakerSettings {
     std::string name;
     BreakerTrip trip = BreakerTrip::Ratio;
-    double failure_ratio = 0.5;                       // ratio: (0, 1]
-    int minimum_calls = 20;                           // ratio: 1..1,000,000
-    Duration window = std::chrono::seconds(10);       // ratio: 100ms..1h
-    int consecutive_failures = 5;                     // consecutive: 1..1000
-    Duration open_for = std::chrono::seconds(5);      // 1ms..1h
-    std::optional<Duration> max_open_for;             // open_for..24h; absent: open_for
-    int half_open_calls = 1;                          // 1..1000
-    std::optional<Duration> slow_call;                // > 0; absent: no slow-call rule
+    double failure_ratio = 0.5;                           // ratio: (0, 1]
+    int minimum_calls = 20;                               // ratio: 1..1,000,000
+    Duration window = std::chrono::seconds(10);           // ratio: 100ms..1h
+    int consecutive_failures = 5;                         // consecutive: 1..1000
+    Duration open_for = std::chrono::seconds(5);          // 1ms..1h
+    std::optional<Duration> max_open_for;                 // open_for..24h; absent: open_for
+    int half_open_calls = 1;                              // 1..1000
+    std::optional<Duration> slow_call;                    // > 0; absent: no slow-call rule
     std::vector<Matcher> failures{Matcher::transient()};  // which errors count as failures
 
     Duration effective_max_open_for() const noexcept { return max_open_for.value_or(open_for); }
@@ -132,9 +132,9 @@ struct BreakerSnapshot {
     std::uint64_t failures_in_window = 0;  // ratio rule only
     std::uint64_t consecutive_failures = 0;
     int half_open_permits_in_use = 0;
-    std::optional<Duration> until_half_open;  // while open (not isolated)
-    Duration open_period{0};                  // the current or next open period
-    std::uint64_t refused = 0;                // calls refused since creation
+    std::optional<Duration> until_half_open;        // while open (not isolated)
+    Duration open_period{0};                        // the current or next open period
+    std::uint64_t refused = 0;                      // calls refused since creation
     std::array<std::uint64_t, 3> transitions_to{};  // by BreakerState, since creation
 };
 

@@ -33,7 +33,7 @@ struct ReplayEvent {
     Duration at{0};
     ReplayEventKind kind = ReplayEventKind::Acquire;
     std::string id;
-    Duration took{0};                                  // Success only
+    Duration took{0};                                 // Success only
     ErrorCategory category = ErrorCategory::Unknown;  // Error only
 };
 
@@ -50,8 +50,8 @@ std::variant<std::vector<ReplayEvent>, ReplayInputError> read_replay_events(std:
 // What one event did.
 struct ReplayStep {
     ReplayEvent event;
-    std::optional<bool> admitted;       // Acquire only
-    std::optional<Duration> retry_after;  // Acquire refused while open only
+    std::optional<bool> admitted;               // Acquire only
+    std::optional<Duration> retry_after;        // Acquire refused while open only
     BreakerState state = BreakerState::Closed;  // after the event
 };
 
