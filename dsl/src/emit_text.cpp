@@ -7,7 +7,7 @@
 //     `retry if none`, `routes none`, so that it still overrides an inherited non-empty list;
 //     an absent list prints nothing. A predicate literally named `none` cannot be printed (the
 //     DSL reads `retry if none` as the empty list);
-//   - `idempotent: false` is left out (false is the default);
+//   - `idempotent: false` is written `not idempotent` (it overrides the handler's code);
 //   - `extends` inside `defaults` and backoff fields foreign to the backoff type are left out;
 //   - a required value missing from an (invalid) Document is left out of its statement, so
 //     that reading the text back reports the statement as incomplete.
@@ -173,9 +173,11 @@ std::string policy_header(const PolicyNode& policy) {
 }
 
 std::string handler_line(const HandlerNode& handler) {
-    const bool idempotent = handler.idempotent && handler.idempotent->value;
-    return "handler " + handler.key.value + " uses " + handler.policy.value +
-           (idempotent ? " idempotent" : "") + '\n';
+    std::string option;
+    if (handler.idempotent) {
+        option = handler.idempotent->value ? " idempotent" : " not idempotent";
+    }
+    return "handler " + handler.key.value + " uses " + handler.policy.value + option + '\n';
 }
 
 std::string header_block(const Document& document) {

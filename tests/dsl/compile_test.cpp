@@ -346,3 +346,18 @@ policies:
     CHECK(r.diagnostics[1].position.line == 7);
     CHECK(r.diagnostics[1].code == DiagnosticCode::UnknownKey);
 }
+
+TEST_CASE("one broken line of a DSL policy does not hide the policy's other problems",
+          "[compile]") {
+    const LoadResult r = load_text(
+        "rebound 1\nservice s\npolicy p {\n  attempts 3\n  retries 2\n"
+        "  deadline 5 s\n}\n",
+        "svc.rebound", Syntax::Text);
+    std::vector<std::pair<std::uint32_t, DiagnosticCode>> found;
+    for (const Diagnostic& d : r.diagnostics) {
+        found.emplace_back(d.position.line, d.code);
+    }
+    // As in YAML: the attempts/retries conflict, and the broken deadline line.
+    CHECK(found == std::vector<std::pair<std::uint32_t, DiagnosticCode>>{
+                       {5, DiagnosticCode::ConflictingFields}, {6, DiagnosticCode::SyntaxError}});
+}

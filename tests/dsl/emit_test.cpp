@@ -308,7 +308,7 @@ Document content(Document d) {
 }
 
 // What the DSL keeps of `fields` (see emit_text.cpp): a missing exponential multiplier becomes
-// 2, stated-false idempotent flags and values foreign to their type disappear (empty lists stay:
+// 2, values foreign to their type disappear (empty lists stay:
 // `retry on none`).
 void keep_dsl_expressible(PolicyFields& f, bool is_defaults) {
     if (is_defaults) {
@@ -349,11 +349,6 @@ Document dsl_expressible(Document d) {
     for (PolicyNode& p : d.policies) {
         keep_dsl_expressible(p.fields, false);
     }
-    for (HandlerNode& h : d.handlers) {
-        if (h.idempotent && !h.idempotent->value) {
-            h.idempotent.reset();
-        }
-    }
     return d;
 }
 
@@ -365,7 +360,11 @@ Document expected_after_trip(const Document& document, Syntax syntax) {
 std::vector<HandlerBinding> bindings_of(const Document& d) {
     std::vector<HandlerBinding> out;
     for (const HandlerNode& h : d.handlers) {
-        out.push_back({h.key.value, h.policy.value, h.idempotent && h.idempotent->value});
+        std::optional<bool> idempotent;
+        if (h.idempotent) {
+            idempotent = h.idempotent->value;
+        }
+        out.push_back({h.key.value, h.policy.value, idempotent});
     }
     return out;
 }
@@ -592,7 +591,7 @@ policy still {
 
 handler ApproveCase uses base
 handler RiskBackfill uses burst idempotent
-handler orders.* uses gentle
+handler orders.* uses gentle not idempotent
 handler Refund uses steady
 default uses base
 )";
@@ -748,7 +747,7 @@ TEST_CASE("emit: stated idempotent false", "[emit]") {
       "policy": "p",
       "idempotent": false
     })"));
-    CHECK(contains(emit_text(d), "handler H uses p\n"));
+    CHECK(contains(emit_text(d), "handler H uses p not idempotent\n"));
 }
 
 TEST_CASE("emit: empty lists and the default multiplier in the DSL", "[emit]") {

@@ -912,6 +912,24 @@ TEST_CASE("text: YAML -> DSL -> Document keeps the policies of every valid file"
 // ---- Parse errors
 // ----------------------------------------------------------------------------------
 
+// The field a broken statement of policy p is reported on: the field the statement sets, so that
+// findings on the policy's other fields are still reported.
+std::string expected_field(std::string_view statement) {
+    constexpr std::pair<std::string_view, std::string_view> kFields[] = {
+        {"attempts", "max_attempts"}, {"retries", "max_retries"},  {"backoff", "backoff"},
+        {"jitter", "jitter"},         {"deadline", "deadline"},    {"retry on", "retry_on"},
+        {"retry if", "retry_if"},     {"never", "never_retry_on"}, {"on", "on_exhausted"},
+        {"budget", "budget"},         {"route", "routes"}};
+    statement.remove_prefix(statement.find_first_not_of(' '));
+    for (const auto& [words, field] : kFields) {
+        if (statement.starts_with(words) &&
+            (statement.size() == words.size() || statement[words.size()] == ' ')) {
+            return "policies.p." + std::string(field);
+        }
+    }
+    return "policies.p";
+}
+
 TEST_CASE("text: parse errors say what was expected, in the user's words", "[text]") {
     // {statement in policy p (line 4), column, message}
     const std::vector<std::tuple<std::string, std::uint32_t, std::string>> cases{
@@ -1006,7 +1024,7 @@ TEST_CASE("text: parse errors say what was expected, in the user's words", "[tex
         const Diagnostic d = policy_diagnostic(statement + "\n", DiagnosticCode::SyntaxError);
         CHECK(d.message == message);
         CHECK(d.position == at(4, column));
-        CHECK(d.field == "policies.p");
+        CHECK(d.field == expected_field(statement));
     }
 }
 
@@ -1458,4 +1476,29 @@ TEST_CASE("text: every prefix of a DSL file is read without crashing", "[text]")
             check_well_formed(result);
         }
     }
+}
+
+TEST_CASE("text: a space between a duration and its unit says what to write", "[text]") {
+    const Diagnostic spaced = only_diagnostic(
+        "rebound 1\nservice s\npolicy p {\n  deadline 500 ms\n}\n", DiagnosticCode::SyntaxError);
+    CHECK(spaced.position == at(4, 16));
+    CHECK(spaced.message ==
+          "expected the end of the line, got 'ms'; a duration has no space "
+          "before its unit: write 500ms");
+    const Diagnostic word = only_diagnostic(
+        "rebound 1\nservice s\npolicy p {\n  deadline 5s extra\n}\n", DiagnosticCode::SyntaxError);
+    CHECK(word.message == "expected the end of the line, got 'extra'");
+}
+
+TEST_CASE("text: 'not idempotent' states that a handler is not idempotent", "[text]") {
+    const ParseResult result = parse(
+        "rebound 1\nservice s\npolicy p {\n}\n"
+        "handler a uses p not idempotent\nhandler b uses p\n");
+    INFO(describe(result));
+    REQUIRE(result.diagnostics.empty());
+    REQUIRE(result.document.handlers.size() == 2);
+    REQUIRE(result.document.handlers[0].idempotent.has_value());
+    CHECK_FALSE(result.document.handlers[0].idempotent->value);
+    CHECK(result.document.handlers[0].idempotent->position == at(5, 18));
+    CHECK_FALSE(result.document.handlers[1].idempotent.has_value());
 }

@@ -1011,6 +1011,14 @@ TEST_CASE("syntax errors have positions and plain words", "[yaml]") {
     const Diagnostic tab =
         only_diagnostic("rebound: 1\npolicies:\n\t- p\n", DiagnosticCode::SyntaxError);
     CHECK(tab.position.line == 3);
+    // A tab that yaml-cpp reads as the end of a mapping still gets the tab message, at the tab.
+    for (const char* text : {"rebound: 1\nservice: s\npolicies:\n  p:\n\tmax_attempts: 3\n",
+                             "rebound: 1\nservice: s\npolicies:\n  p:\n  \tmax_attempts: 3\n"}) {
+        const Diagnostic tabbed = only_diagnostic(text, DiagnosticCode::SyntaxError);
+        INFO(text);
+        CHECK(tabbed.message == "invalid YAML: tabs cannot indent YAML; use spaces");
+        CHECK(tabbed.position.line == 5);
+    }
     const Diagnostic escape =
         only_diagnostic("rebound: 1\nservice: \"bad \\q escape\"\n", DiagnosticCode::SyntaxError);
     CHECK(escape.position == at(2, 17));
@@ -1093,4 +1101,12 @@ TEST_CASE("every prefix of a conformance file is read without crashing", "[yaml]
         const ParseResult result = parse(text.substr(0, length));
         check_well_formed(result);
     }
+}
+
+TEST_CASE("a percentage where a jitter goes says how to write it", "[yaml]") {
+    const Diagnostic percent = only_diagnostic(
+        "rebound: 1\nservice: s\npolicies:\n  p:\n    jitter: 20%\n", DiagnosticCode::InvalidValue);
+    CHECK(percent.position == at(5, 13));
+    CHECK(percent.message == "jitter '20%' is not a jitter: a percentage is written as a factor");
+    CHECK(percent.suggestion == "write { type: proportional, factor: 0.2 }");
 }

@@ -55,22 +55,6 @@ void warn_about_dropped_suppressions(const std::string& path, std::string_view s
     }
 }
 
-// The DSL writes `idempotent` only when it is true: a binding stating `idempotent: false` would,
-// converted, leave idempotency to the handler's code. Says so on stderr for each such binding.
-void warn_about_dropped_idempotent_false(const std::string& path, const dsl::Document& document) {
-    for (const dsl::HandlerNode& handler : document.handlers) {
-        if (handler.idempotent && !handler.idempotent->value) {
-            const dsl::SourcePosition at = handler.idempotent->position;
-            std::cerr << path << ':' << at.line << ':' << at.column
-                      << ": warning: the DSL cannot state 'idempotent: false'; in the converted "
-                         "file the binding of '"
-                      << handler.key.value
-                      << "' leaves idempotency to the handler's code (false unless the code "
-                         "declares it)\n";
-        }
-    }
-}
-
 int run_convert(const ConvertOptions& options) {
     int exit_code = kExitOk;
     const auto loaded = load_or_report(options.path, exit_code);
@@ -78,9 +62,6 @@ int run_convert(const ConvertOptions& options) {
         return exit_code;
     }
     warn_about_dropped_suppressions(options.path, loaded->source);
-    if (target_syntax(options.to) == dsl::Syntax::Text) {
-        warn_about_dropped_idempotent_false(options.path, loaded->document);
-    }
     const std::string text = dsl::emit(loaded->document, target_syntax(options.to));
     if (options.output.empty()) {
         std::cout << text;

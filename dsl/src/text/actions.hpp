@@ -74,6 +74,7 @@ template <> struct action<inline_block_end> : records<Role::BlockClose> {};
 template <> struct action<handler_key> : records<Role::HandlerKey> {};
 template <> struct action<bound_policy> : records<Role::BoundPolicy> {};
 template <> struct action<handler_option> : records<Role::HandlerOption> {};
+template <> struct action<not_keyword> : records<Role::HandlerNegation> {};
 template <> struct action<attempts_count> : records<Role::Count> {};
 template <> struct action<retries_count> : records<Role::Count> {};
 template <> struct action<fixed_keyword> : records<Role::BackoffType> {};

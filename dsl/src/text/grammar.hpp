@@ -89,6 +89,7 @@ struct extends_keyword : keyword<TAO_PEGTL_STRING("extends")> {};
 struct handler_keyword : keyword<TAO_PEGTL_STRING("handler")> {};
 struct default_keyword : keyword<TAO_PEGTL_STRING("default")> {};
 struct uses_keyword : keyword<TAO_PEGTL_STRING("uses")> {};
+struct not_keyword : keyword<TAO_PEGTL_STRING("not")> {};
 struct attempts_keyword : keyword<TAO_PEGTL_STRING("attempts")> {};
 struct retries_keyword : keyword<TAO_PEGTL_STRING("retries")> {};
 struct backoff_keyword : keyword<TAO_PEGTL_STRING("backoff")> {};
@@ -159,7 +160,7 @@ struct policy_statement
 struct block_end_brace : pegtl::one<'}'> {};
 struct block_end : pegtl::seq<block_end_brace, pegtl::must<end_of<block_end_brace>>> {};
 
-// ---- Bindings: `handler KEY uses POLICY [idempotent]`, `default uses POLICY` --------------------
+// ---- Bindings: `handler KEY uses POLICY [[not] idempotent]`, `default uses POLICY` --------------
 
 // A handler name or a prefix pattern `prefix.*` (the validator checks where a `*` may stand).
 struct handler_key : pegtl::seq<name_first, pegtl::star<pegtl::sor<name_char, pegtl::one<'*'>>>> {};
@@ -167,11 +168,13 @@ struct handler_key_argument : pegtl::seq<separator, handler_key> {};
 struct handler_uses : pegtl::seq<separator, uses_keyword> {};
 struct bound_policy : name {};
 struct bound_policy_argument : pegtl::seq<separator, bound_policy> {};
-// `idempotent`, or a misspelling of it that the reader reports.
+// `idempotent`, or a misspelling of it that the reader reports; `not` before it states false.
 struct handler_option : word {};
+struct handler_negation : pegtl::seq<not_keyword, separator> {};
 struct handler_statement
     : pegtl::seq<handler_keyword, pegtl::must<handler_key_argument>, pegtl::must<handler_uses>,
-                 pegtl::must<bound_policy_argument>, pegtl::opt<separator, handler_option>,
+                 pegtl::must<bound_policy_argument>,
+                 pegtl::opt<separator, pegtl::opt<handler_negation>, handler_option>,
                  pegtl::must<end_of<handler_keyword>>> {};
 
 struct default_uses : pegtl::seq<separator, uses_keyword> {};
@@ -412,7 +415,7 @@ template <> inline constexpr const char* error_message<end_of<defaults_keyword>>
 template <> inline constexpr const char* error_message<end_of<policy_keyword>> =
     "expected the end of the line after '{' (each statement goes on a line of its own)";
 template <> inline constexpr const char* error_message<end_of<handler_keyword>> =
-    "expected 'idempotent' or the end of the line after the policy name";
+    "expected 'idempotent', 'not idempotent' or the end of the line after the policy name";
 template <> inline constexpr const char* error_message<end_of<backoff_keyword>> =
     "expected the end of the backoff; the forms are 'fixed D', 'linear D +D [max D]', "
     "'exponential D [xF] [max D]' and 'none'";

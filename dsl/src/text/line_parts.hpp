@@ -103,7 +103,8 @@ enum class Role : std::uint8_t {
     HandlerKey,
     BoundPolicy,
     HandlerOption,
-    Count,  // attempts, retries, budget tokens
+    HandlerNegation,  // `not` before the option
+    Count,            // attempts, retries, budget tokens
     Delay,  // the duration of fixed backoff, deadline, min_attempt_budget, attempt_timeout, route
     BackoffType,
     Initial,

@@ -20,6 +20,7 @@
 #include <tao/pegtl.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -239,6 +240,69 @@ void TextReader::read_line(std::string_view line, std::uint32_t number, std::siz
     place(parts, failure, line);
 }
 
+// The policy field a block statement sets ("max_attempts" for `attempts`), or empty for a
+// statement that is not about one field.
+std::string_view field_of(Statement statement) noexcept {
+    switch (statement) {
+        case Statement::Attempts:
+            return "max_attempts";
+        case Statement::Retries:
+            return "max_retries";
+        case Statement::Backoff:
+            return "backoff";
+        case Statement::Jitter:
+            return "jitter";
+        case Statement::Deadline:
+            return "deadline";
+        case Statement::MinAttemptBudget:
+            return "min_attempt_budget";
+        case Statement::AttemptTimeout:
+            return "attempt_timeout";
+        case Statement::RetryOn:
+            return "retry_on";
+        case Statement::RetryIf:
+            return "retry_if";
+        case Statement::NeverOn:
+            return "never_retry_on";
+        case Statement::OnExhausted:
+            return "on_exhausted";
+        case Statement::Budget:
+            return "budget";
+        case Statement::Route:
+        case Statement::RoutesNone:
+            return "routes";
+        default:
+            return {};
+    }
+}
+
+// "; a duration has no space before its unit: write 500ms" when the word line[begin, end) is a
+// duration unit that follows a number and a blank ("500 ms"); else empty.
+std::string unit_after_space_hint(std::string_view line, std::size_t begin, std::size_t end) {
+    constexpr std::string_view kUnits[] = {"us", "ms", "s", "m", "h"};
+    const std::string_view unit = line.substr(begin, end - begin);
+    if (std::find(std::begin(kUnits), std::end(kUnits), unit) == std::end(kUnits)) {
+        return {};
+    }
+    std::size_t number_end = begin;
+    while (number_end > 0 && is_blank(line[number_end - 1])) {
+        --number_end;
+    }
+    std::size_t number_begin = number_end;
+    while (number_begin > 0 &&
+           (std::isdigit(static_cast<unsigned char>(line[number_begin - 1])) != 0 ||
+            line[number_begin - 1] == '.')) {
+        --number_begin;
+    }
+    const bool number_alone = number_begin < number_end && number_end < begin &&
+                              (number_begin == 0 || is_blank(line[number_begin - 1]));
+    if (!number_alone) {
+        return {};
+    }
+    return "; a duration has no space before its unit: write " +
+           std::string(line.substr(number_begin, number_end - number_begin)) + std::string(unit);
+}
+
 std::optional<SyntaxFailure> TextReader::parse_line(std::string_view line, std::uint32_t number,
                                                     std::size_t offset, LineParts& parts) {
     try {
@@ -259,14 +323,16 @@ std::optional<SyntaxFailure> TextReader::parse_line(std::string_view line, std::
             ++index;
         }
         std::string found = "the end of the line";
+        std::string hint;
         if (index < line.size() && line[index] != '#') {
             std::size_t end = index;
             while (end < line.size() && !is_blank(line[end])) {
                 ++end;
             }
             found = in_quotes(line.substr(index, end - index));
+            hint = unit_after_space_hint(line, index, end);
         }
-        return SyntaxFailure{std::string(error.message()) + ", got " + found,
+        return SyntaxFailure{std::string(error.message()) + ", got " + found + hint,
                              {number, narrow(index + 1)}};
     }
 }
@@ -300,8 +366,14 @@ void TextReader::place(const LineParts& parts, const std::optional<SyntaxFailure
                "write it between 'policy NAME {' and '}'");
     }
     if (failure) {
-        report(DiagnosticCode::SyntaxError, failure->position,
-               block_ ? block_->path : std::string{}, failure->message,
+        // A broken block statement leaves only its own field unread: the findings on the rest
+        // of the policy (such as attempts with retries) are still reported.
+        const std::string_view key = field_of(parts.statement);
+        std::string field;
+        if (block_) {
+            field = key.empty() ? block_->path : block_path(key);
+        }
+        report(DiagnosticCode::SyntaxError, failure->position, std::move(field), failure->message,
                misspelt_matcher_keyword(parts));
     }
     if (!stopped_) {
@@ -568,7 +640,9 @@ void TextReader::read_handler(const LineParts& parts, bool failed) {
     node.policy = Located<std::string>{std::string(policy->text), policy->position};
     if (const Token* option = parts.find(Role::HandlerOption)) {
         if (option->text == "idempotent") {
-            node.idempotent = Located<bool>{true, option->position};
+            const Token* negation = parts.find(Role::HandlerNegation);
+            node.idempotent = Located<bool>{
+                negation == nullptr, negation != nullptr ? negation->position : option->position};
         } else {
             std::string suggestion = did_you_mean(option->text, {"idempotent"});
             report(DiagnosticCode::UnknownValue, option->position, field + ".idempotent",

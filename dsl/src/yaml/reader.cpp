@@ -597,6 +597,23 @@ std::optional<JitterNode> YamlReader::read_jitter(const Value& value, const Cont
     return read_jitter_mapping(value, context);
 }
 
+// "20%" -> "0.2": the factor a percentage stands for, or nullopt when `text` is not one.
+std::optional<std::string> percentage_as_factor(std::string_view text) {
+    if (!text.ends_with('%')) {
+        return std::nullopt;
+    }
+    const std::string_view number = text.substr(0, text.size() - 1);
+    double percent = 0;
+    const auto [end, error] =
+        std::from_chars(number.data(), number.data() + number.size(), percent);
+    if (error != std::errc{} || end != number.data() + number.size() || number.empty()) {
+        return std::nullopt;
+    }
+    std::ostringstream factor;
+    factor << percent / 100.0;
+    return factor.str();
+}
+
 std::optional<JitterNode> YamlReader::read_jitter_scalar(const Value& value) {
     const std::string& text = value.node.Scalar();
     JitterNode node;
@@ -604,6 +621,12 @@ std::optional<JitterNode> YamlReader::read_jitter_scalar(const Value& value) {
     if (const std::optional<JitterType> word = parse_jitter_word(text)) {
         node.type = Located<JitterType>{*word, value.position};
         return node;
+    }
+    if (const std::optional<std::string> factor = percentage_as_factor(text)) {
+        report(DiagnosticCode::InvalidValue, value.position, value.path,
+               "jitter " + quoted(text) + " is not a jitter: a percentage is written as a factor",
+               "write { type: proportional, factor: " + *factor + " }");
+        return std::nullopt;
     }
     const bool looks_like_amount =
         !text.empty() && (is_digit(text.front()) || text.front() == '-' || text.front() == '+' ||
@@ -1025,8 +1048,13 @@ ParseResult parse_yaml(std::string_view text, std::string_view file) {
     try {
         yaml::read_documents(text, file, result);
     } catch (const YAML::ParserException& error) {
-        result.diagnostics.push_back(yaml::syntax_error(
-            file, yaml::position_of(error.mark), "invalid YAML: " + yaml::syntax_sentence(error)));
+        const SourcePosition at = yaml::position_of(error.mark);
+        const std::optional<SourcePosition> tab = yaml::first_indenting_tab(
+            text, at.known() ? at.line : std::numeric_limits<std::uint32_t>::max());
+        result.diagnostics.push_back(
+            tab ? yaml::syntax_error(file, *tab,
+                                     "invalid YAML: " + std::string(yaml::kTabIndentSentence))
+                : yaml::syntax_error(file, at, "invalid YAML: " + yaml::syntax_sentence(error)));
     } catch (const YAML::Exception& error) {
         result.diagnostics.push_back(yaml::syntax_error(
             file, yaml::position_of(error.mark),

@@ -1,5 +1,6 @@
 #include "yaml/syntax_messages.hpp"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -20,7 +21,7 @@ constexpr SyntaxMessage kSyntaxMessages[] = {
     {"end of map flow not found", "a mapping opened with '{' is not closed with '}'"},
     {"end of sequence not found", "a list ends unexpectedly here; check the indentation"},
     {"end of map not found", "a mapping ends unexpectedly here; check the indentation"},
-    {"illegal tab when looking for indentation", "tabs cannot indent YAML; use spaces"},
+    {"illegal tab when looking for indentation", kTabIndentSentence},
     {"illegal block entry", "a list item ('- ') cannot start here; check the indentation"},
     {"illegal map key", "a key cannot start here; check the indentation"},
     {"illegal map value", "a ':' cannot appear here; check the indentation or quote the value"},
@@ -47,6 +48,24 @@ std::string syntax_sentence(const YAML::ParserException& error) {
         }
     }
     return "the text cannot be read (" + excerpt(error.msg) + ")";
+}
+
+std::optional<SourcePosition> first_indenting_tab(std::string_view text, std::uint32_t last_line) {
+    std::uint32_t line = 1;
+    for (std::size_t start = 0; start < text.size() && line <= last_line; ++line) {
+        const std::size_t end = std::min(text.find('\n', start), text.size());
+        const std::string_view content = text.substr(start, end - start);
+        for (std::size_t column = 0; column < content.size(); ++column) {
+            if (content[column] == '\t') {
+                return SourcePosition{line, static_cast<std::uint32_t>(column + 1)};
+            }
+            if (content[column] != ' ') {
+                break;
+            }
+        }
+        start = end + 1;
+    }
+    return std::nullopt;
 }
 
 }  // namespace rebound::dsl::yaml
