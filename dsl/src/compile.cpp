@@ -8,6 +8,7 @@
 
 #include "rebound/error_type_registry.hpp"
 #include "rebound/policy_validation.hpp"
+#include "rebound/resilience_registry.hpp"
 
 #include "diagnostic_sink.hpp"
 #include "field_locations.hpp"
@@ -129,6 +130,12 @@ class SpecBuilder {
             for (const RouteNode& route : f.routes->items) {
                 spec.routes.push_back(read_route(route));
             }
+        }
+        if (f.server_delay) {
+            spec.server_delay = read_server_delay(*f.server_delay);
+        }
+        if (f.breaker) {
+            spec.breaker = f.breaker->value;
         }
         return spec;
     }
@@ -288,6 +295,23 @@ class SpecBuilder {
         return budget;
     }
 
+    static ServerDelaySettings read_server_delay(const ServerDelayNode& node) {
+        ServerDelaySettings settings;
+        if (node.use) {
+            settings.use = node.use->value;
+        }
+        if (node.cap) {
+            settings.cap = node.cap->value;
+        }
+        if (node.over_cap) {
+            settings.over_cap = node.over_cap->value;
+        }
+        if (node.spread) {
+            settings.spread = node.spread->value;
+        }
+        return settings;
+    }
+
     Route read_route(const RouteNode& node) {
         Route route{Duration{0}, "-"};
         if (require_field(node.up_to, node.position, PolicyField::RouteUpTo, "a route")) {
@@ -304,6 +328,75 @@ class SpecBuilder {
     std::string prefix_;
 };
 
+// Where a breaker setting was written, or the breaker's definition.
+SourcePosition position_of(const BreakerNode& node, const BreakerProblem& problem) {
+    const auto at = [&node](const auto& field) { return field ? field->position : node.position; };
+    switch (problem.setting) {
+        case BreakerSetting::FailureRatio:
+            return at(node.failure_ratio);
+        case BreakerSetting::MinimumCalls:
+            return at(node.minimum_calls);
+        case BreakerSetting::Window:
+            return at(node.window);
+        case BreakerSetting::ConsecutiveFailures:
+            return at(node.consecutive_failures);
+        case BreakerSetting::OpenFor:
+            return at(node.open_for);
+        case BreakerSetting::MaxOpenFor:
+            return at(node.max_open_for);
+        case BreakerSetting::HalfOpenCalls:
+            return at(node.half_open_calls);
+        case BreakerSetting::SlowCall:
+            return at(node.slow_call);
+        case BreakerSetting::Failures:
+            break;
+    }
+    return node.failures && problem.index < node.failures->items.size()
+               ? node.failures->items[problem.index].position
+               : node.position;
+}
+
+// The settings a breaker node states, over the documented defaults. Counts beyond int are
+// clamped (and then out of range for the validator).
+BreakerSettings breaker_settings_of(const BreakerNode& node) {
+    const auto count = [](const Field<std::int64_t>& field, int fallback) {
+        return field ? static_cast<int>(std::clamp<std::int64_t>(field->value,
+                                                                 std::numeric_limits<int>::min(),
+                                                                 std::numeric_limits<int>::max()))
+                     : fallback;
+    };
+    BreakerSettings settings;
+    settings.name = node.name.value;
+    if (node.consecutive_failures) {
+        settings.trip = BreakerTrip::Consecutive;
+    }
+    settings.consecutive_failures = count(node.consecutive_failures, settings.consecutive_failures);
+    settings.minimum_calls = count(node.minimum_calls, settings.minimum_calls);
+    settings.half_open_calls = count(node.half_open_calls, settings.half_open_calls);
+    if (node.failure_ratio) {
+        settings.failure_ratio = node.failure_ratio->value;
+    }
+    if (node.window) {
+        settings.window = node.window->value;
+    }
+    if (node.open_for) {
+        settings.open_for = node.open_for->value;
+    }
+    if (node.max_open_for) {
+        settings.max_open_for = node.max_open_for->value;
+    }
+    if (node.slow_call) {
+        settings.slow_call = node.slow_call->value;
+    }
+    if (node.failures) {
+        settings.failures.clear();
+        for (const Located<Matcher>& matcher : node.failures->items) {
+            settings.failures.push_back(matcher.value);
+        }
+    }
+    return settings;
+}
+
 class Compiler {
   public:
     Compiler(const Document& document, const PolicyCompileOptions& options, Diagnostics& out)
@@ -312,23 +405,54 @@ class Compiler {
             index_.emplace(document_.policies[i].name.value, i);
             names_.push_back(document_.policies[i].name.value);
         }
+        for (const BreakerNode& breaker : document_.breakers) {
+            breaker_names_.push_back(breaker.name.value);
+        }
     }
 
     std::shared_ptr<const PolicySet> run() {
         check_header();
         check_policy_names();
         check_extends();
+        std::vector<BreakerSettings> breakers = check_breakers();
         std::vector<PolicySpec> specs = resolve_all();
         check_handlers();
         if (reporter_.errors() > 0) {
             return nullptr;
         }
-        return assemble(std::move(specs));
+        return assemble(std::move(specs), breakers);
     }
 
     std::vector<PolicySpec> resolved_specs() {
         check_extends();
         return resolve_all();
+    }
+
+    // Every breaker's settings, checked against the ranges of docs/resilience.md.
+    std::vector<BreakerSettings> check_breakers() {
+        std::vector<BreakerSettings> all;
+        for (const BreakerNode& node : document_.breakers) {
+            const std::string field = "breakers." + node.name.value;
+            if (!is_valid_name(node.name.value)) {
+                reporter_.error(
+                    DiagnosticCode::InvalidName, node.name.position, field,
+                    "breaker names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + node.name.value + "'");
+            }
+            const bool ratio_given = node.failure_ratio || node.minimum_calls || node.window;
+            if (node.consecutive_failures && ratio_given) {
+                reporter_.error(DiagnosticCode::ConflictingFields,
+                                node.consecutive_failures->position, field,
+                                "breaker '" + node.name.value +
+                                    "' gives both consecutive_failures and the ratio rule "
+                                    "(failure_ratio, minimum_calls, window): choose one trip rule");
+            }
+            all.push_back(breaker_settings_of(node));
+            for (const BreakerProblem& problem : validate_breaker(all.back())) {
+                reporter_.error(DiagnosticCode::OutOfRange, position_of(node, problem), field,
+                                problem.message);
+            }
+        }
+        return all;
     }
 
   private:
@@ -441,6 +565,14 @@ class Compiler {
     PolicySpec validate_policy_fields(const PolicyNode& node, const PolicyFields& fields) {
         const std::string prefix = "policies." + node.name.value + ".";
         PolicySpec spec = SpecBuilder(reporter_, node, prefix).build(fields);
+        if (fields.breaker && std::find(breaker_names_.begin(), breaker_names_.end(),
+                                        fields.breaker->value) == breaker_names_.end()) {
+            reporter_.error(DiagnosticCode::UnknownValue, fields.breaker->position,
+                            prefix + "breaker",
+                            "policy '" + node.name.value + "' names undeclared breaker '" +
+                                fields.breaker->value + "': declare it under 'breakers:'",
+                            detail::did_you_mean(fields.breaker->value, breaker_names_));
+        }
         for (const FieldProblem& problem : validate_policy(spec, options_.predicates)) {
             if (problem.field == PolicyField::Name && node.name.value == kBuiltinPolicyName) {
                 continue;
@@ -496,14 +628,39 @@ class Compiler {
                         detail::did_you_mean(name.value, names_));
     }
 
-    std::shared_ptr<const PolicySet> assemble(std::vector<PolicySpec> specs) {
+    // The file's breakers and budgets come from the registry when there is one, so that their
+    // state survives reloads (docs/resilience.md); what the file no longer declares is dropped.
+    std::shared_ptr<const PolicySet> assemble(std::vector<PolicySpec> specs,
+                                              const std::vector<BreakerSettings>& breakers) {
+        const std::string& service = document_.service->value;
+        const Clock::TimePoint now = default_clock().now();
+        BreakerDirectory directory;
+        std::vector<std::string> breaker_names;
+        for (const BreakerSettings& settings : breakers) {
+            directory.emplace(
+                settings.name,
+                options_.resilience != nullptr
+                    ? options_.resilience->breaker(service, settings, now, options_.error_types)
+                    : std::make_shared<CircuitBreaker>(settings, now, options_.error_types));
+            breaker_names.push_back(settings.name);
+        }
+        std::vector<std::string> budget_policies;
         std::vector<std::shared_ptr<const Policy>> policies;
         for (PolicySpec& spec : specs) {
-            PolicyResult result = Policy::create(std::move(spec), options_);
+            PolicyCompileOptions options = options_;
+            options.breakers = &directory;
+            if (spec.budget && options_.resilience != nullptr) {
+                options.budget = options_.resilience->budget(service, spec.name, *spec.budget);
+                budget_policies.push_back(spec.name);
+            }
+            PolicyResult result = Policy::create(std::move(spec), options);
             if (!result) {
                 return nullptr;  // unreachable: validated above
             }
             policies.push_back(std::move(result.policy));
+        }
+        if (options_.resilience != nullptr) {
+            options_.resilience->retain(service, breaker_names, budget_policies);
         }
         std::vector<HandlerBinding> bindings;
         for (const HandlerNode& handler : document_.handlers) {
@@ -526,6 +683,7 @@ class Compiler {
     Reporter reporter_;
     std::map<std::string, std::size_t, std::less<>> index_;
     std::vector<std::string_view> names_;
+    std::vector<std::string_view> breaker_names_;
     std::set<std::string, std::less<>> broken_;
     std::set<std::string, std::less<>> in_reported_cycle_;
 };
@@ -541,6 +699,15 @@ CompileResult compile(const Document& document, const PolicyCompileOptions& opti
 std::vector<PolicySpec> resolve_policies(const Document& document) {
     Diagnostics ignored;
     return Compiler(document, PolicyCompileOptions{}, ignored).resolved_specs();
+}
+
+std::vector<BreakerSettings> resolve_breakers(const Document& document) {
+    std::vector<BreakerSettings> all;
+    all.reserve(document.breakers.size());
+    for (const BreakerNode& node : document.breakers) {
+        all.push_back(breaker_settings_of(node));
+    }
+    return all;
 }
 
 PolicyFields merge_fields(PolicyFields child, const PolicyFields& base) {

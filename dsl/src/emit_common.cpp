@@ -259,6 +259,45 @@ FormNode budget_form(const BudgetNode& node) {
     return map;
 }
 
+FormNode server_delay_form(const ServerDelayNode& node) {
+    FormNode map = FormNode::map(true);
+    if (node.use) {
+        map.add("use", FormNode::word(std::string(to_string(node.use->value))));
+    }
+    add_duration(map, "cap", node.cap);
+    if (node.over_cap) {
+        map.add("over_cap", FormNode::word(std::string(to_string(node.over_cap->value))));
+    }
+    if (node.spread) {
+        map.add("spread", FormNode::number_value(node.spread->value));
+    }
+    return map;
+}
+
+FormNode breaker_form(const BreakerNode& node) {
+    FormNode map = FormNode::map(false);
+    if (node.failure_ratio) {
+        map.add("failure_ratio", FormNode::number_value(node.failure_ratio->value));
+    }
+    if (node.minimum_calls) {
+        map.add("minimum_calls", FormNode::integer_value(node.minimum_calls->value));
+    }
+    add_duration(map, "window", node.window);
+    if (node.consecutive_failures) {
+        map.add("consecutive_failures", FormNode::integer_value(node.consecutive_failures->value));
+    }
+    add_duration(map, "open_for", node.open_for);
+    add_duration(map, "max_open_for", node.max_open_for);
+    if (node.half_open_calls) {
+        map.add("half_open_calls", FormNode::integer_value(node.half_open_calls->value));
+    }
+    add_duration(map, "slow_call", node.slow_call);
+    if (node.failures) {
+        map.add("failures", matcher_list_form(*node.failures));
+    }
+    return map;
+}
+
 FormNode routes_form(const ListNode<RouteNode>& routes) {
     FormNode list = FormNode::list(false);
     for (const RouteNode& route : routes.items) {
@@ -318,6 +357,12 @@ FormNode fields_form(const PolicyFields& f) {
     if (f.routes) {
         map.add("routes", routes_form(*f.routes));
     }
+    if (f.server_delay) {
+        map.add("server_delay", server_delay_form(*f.server_delay));
+    }
+    if (f.breaker) {
+        map.add("breaker", FormNode::word(f.breaker->value));
+    }
     return map;
 }
 
@@ -344,6 +389,13 @@ FormNode document_form(const Document& document) {
     }
     if (document.defaults) {
         root.add("defaults", fields_form(document.defaults->fields));
+    }
+    if (!document.breakers.empty()) {
+        FormNode breakers = FormNode::map(false);
+        for (const BreakerNode& breaker : document.breakers) {
+            breakers.add(breaker.name.value, breaker_form(breaker));
+        }
+        root.add("breakers", std::move(breakers));
     }
     if (document.has_policies_section || !document.policies.empty()) {
         FormNode policies = FormNode::map(false);

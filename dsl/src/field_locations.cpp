@@ -112,13 +112,14 @@ constexpr std::array kLocations{
     FieldLocation{Routes, item_at<&F::routes>, take_if_absent<&F::routes>},
     FieldLocation{RouteUpTo, item_member_at<&F::routes, &RouteNode::up_to>, nullptr},
     FieldLocation{RouteTarget, item_member_at<&F::routes, &RouteNode::target>, nullptr},
-    // Not written in files yet (FieldPlace::NotWritten): nothing to place or inherit.
-    FieldLocation{ServerDelay, nowhere, nullptr},
-    FieldLocation{ServerDelayUse, nowhere, nullptr},
-    FieldLocation{ServerDelayCap, nowhere, nullptr},
-    FieldLocation{ServerDelayOverCap, nowhere, nullptr},
-    FieldLocation{ServerDelaySpread, nowhere, nullptr},
-    FieldLocation{Breaker, nowhere, nullptr},
+    FieldLocation{ServerDelay, value_at<&F::server_delay>, take_if_absent<&F::server_delay>},
+    FieldLocation{ServerDelayUse, member_at<&F::server_delay, &ServerDelayNode::use>, nullptr},
+    FieldLocation{ServerDelayCap, member_at<&F::server_delay, &ServerDelayNode::cap>, nullptr},
+    FieldLocation{ServerDelayOverCap, member_at<&F::server_delay, &ServerDelayNode::over_cap>,
+                  nullptr},
+    FieldLocation{ServerDelaySpread, member_at<&F::server_delay, &ServerDelayNode::spread>,
+                  nullptr},
+    FieldLocation{Breaker, value_at<&F::breaker>, take_if_absent<&F::breaker>},
 };
 
 // One row per PolicyField, in enum order, so that a field's row is at its enum value.

@@ -65,6 +65,17 @@ constexpr std::pair<std::string_view, ExhaustedAction> kExhaustedActions[] = {
     {"dead_letter", ExhaustedAction::DeadLetter},
 };
 
+constexpr std::pair<std::string_view, ServerDelayUse> kServerDelayUses[] = {
+    {"max", ServerDelayUse::Max},
+    {"ignore", ServerDelayUse::Ignore},
+};
+
+constexpr std::pair<std::string_view, OverCapAction> kOverCapActions[] = {
+    {"stop", OverCapAction::Stop},
+    {"cap", OverCapAction::Cap},
+    {"ignore", OverCapAction::Ignore},
+};
+
 }  // namespace
 
 std::string_view to_string(Syntax s) noexcept {
@@ -178,6 +189,24 @@ std::optional<JitterType> parse_jitter_word(std::string_view word) noexcept {
 
 std::optional<ExhaustedAction> parse_exhausted_action(std::string_view word) noexcept {
     return find_word(word, kExhaustedActions);
+}
+
+std::optional<ServerDelayUse> parse_server_delay_use(std::string_view word) noexcept {
+    return find_word(word, kServerDelayUses);
+}
+
+std::optional<OverCapAction> parse_over_cap_action(std::string_view word) noexcept {
+    return find_word(word, kOverCapActions);
+}
+
+const std::vector<std::string_view>& server_delay_use_words() {
+    static const std::vector<std::string_view> words{"max", "ignore"};
+    return words;
+}
+
+const std::vector<std::string_view>& over_cap_action_words() {
+    static const std::vector<std::string_view> words{"stop", "cap", "ignore"};
+    return words;
 }
 
 const std::vector<std::string_view>& backoff_type_words() {

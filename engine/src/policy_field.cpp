@@ -95,15 +95,15 @@ constexpr std::array kFields{
     PolicyFieldInfo{RouteTarget, Routes, "target", "", FieldKind::Text, InsideParent, 0, 0,
                     "non-empty text", "", "where the route sends the retry"},
     PolicyFieldInfo{ServerDelay, ServerDelay, "server_delay", "server delay", FieldKind::Group,
-                    NotWritten, 0, 0, "`{ use, cap, over_cap, spread }`",
+                    PolicyBody, 0, 0, "`{ use, cap, over_cap, spread }`",
                     "use max, cap 5m, over_cap stop, spread 0",
                     "how server delay hints are used (docs/resilience.md)"},
     PolicyFieldInfo{ServerDelayUse, ServerDelay, "use", "", FieldKind::Word, InsideParent, 0, 0,
                     "max or ignore", "max",
                     "max: wait the longer of the backoff delay and the hint; ignore: never use "
                     "hints"},
-    PolicyFieldInfo{ServerDelayCap, ServerDelay, "cap", "cap", FieldKind::TimeSpan, InsideParent,
-                    0, 0, "duration > 0", "5m", "a hint above the cap is handled by over_cap"},
+    PolicyFieldInfo{ServerDelayCap, ServerDelay, "cap", "cap", FieldKind::TimeSpan, InsideParent, 0,
+                    0, "duration > 0", "5m", "a hint above the cap is handled by over_cap"},
     PolicyFieldInfo{ServerDelayOverCap, ServerDelay, "over_cap", "over cap", FieldKind::Word,
                     InsideParent, 0, 0, "stop, cap or ignore", "stop",
                     "stop: stop with server_delay_too_long; cap: wait the cap; ignore: use the "
@@ -111,7 +111,7 @@ constexpr std::array kFields{
     PolicyFieldInfo{ServerDelaySpread, ServerDelay, "spread", "spread", FieldKind::Number,
                     InsideParent, 0, 0, "0..1", "0",
                     "the hint h becomes a uniform draw in [h, h * (1 + spread)]"},
-    PolicyFieldInfo{Breaker, Breaker, "breaker", "breaker", FieldKind::Name, NotWritten, 0, 0,
+    PolicyFieldInfo{Breaker, Breaker, "breaker", "breaker", FieldKind::Name, PolicyBody, 0, 0,
                     "name of a breaker declared under `breakers:`", "none",
                     "the circuit breaker guarding this policy's calls"},
 };

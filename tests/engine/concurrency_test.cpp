@@ -276,7 +276,7 @@ TEST_CASE("a thread sleeper wakes at once when its stop token is triggered", "[c
     CHECK_FALSE(rebound::default_sleeper().sleep_for(1ms, stop.get_token()));
 }
 
-TEST_CASE("threads share one breaker through trips and recoveries; permits stay accounted for",
+TEST_CASE("threads share one breaker through trips and recoveries, every permit accounted for",
           "[concurrency][breaker]") {
     rebound::BreakerSettings settings;
     settings.name = "shared";

@@ -321,7 +321,7 @@ TEST_CASE("step 3: a server refusal stops even a retryable error and takes a bud
     CHECK(decide(*excluded, e, attempt(1), random).reason == DecisionReason::NonRetryable);
 }
 
-TEST_CASE("step 6: a hint longer than the backoff delay wins; a shorter one changes nothing",
+TEST_CASE("step 6: a hint longer than the backoff delay wins, a shorter one changes nothing",
           "[decision][server_delay]") {
     const auto policy = hinted({});
     ScriptedRandomSource random{0.5};
@@ -367,7 +367,7 @@ TEST_CASE("step 6: spread draws the hint from [h, h * (1 + spread)]", "[decision
     CHECK(decide(*hinted(s), unavailable_with_hint(1s), attempt(1), highest).delay == 1100ms);
 }
 
-TEST_CASE("step 6: a breaker's hint applies whatever use says, uncapped; deadline still rules",
+TEST_CASE("step 6: a breaker hint applies whatever use says, uncapped, and the deadline still rules",
           "[decision][server_delay]") {
     rebound::ServerDelaySettings s;
     s.use = rebound::ServerDelayUse::Ignore;

@@ -67,13 +67,13 @@ std::string handler_named_by(std::string_view key) {
 std::string explain_everything(const PolicySet& set, const std::vector<std::string>& handlers) {
     cli::Json all{{"service", set.service()}, {"policies", cli::Json::array()}};
     for (const auto& policy : set.policies()) {
-        all["policies"].push_back(cli::explain_json(set.service(), policy->spec()));
+        all["policies"].push_back(cli::explain_json(set.service(), *policy));
     }
     cli::Json by_handler = cli::Json::array();
     for (const std::string& handler : handlers) {
         const HandlerResolution resolution = set.resolve(handler);
         by_handler.push_back(
-            cli::explain_json(set.service(), resolution.policy->spec(), &resolution, handler));
+            cli::explain_json(set.service(), *resolution.policy, &resolution, handler));
     }
     all["handlers"] = std::move(by_handler);
     return all.dump(1);
@@ -88,16 +88,22 @@ std::vector<std::string> handlers_of(const PolicySet& set) {
     return handlers;
 }
 
-// What `document` says that `syntax` can write. The DSL has no form for a binding's
-// `idempotent: false` (docs/policy-format.md: `handler KEY uses POLICY [idempotent]`), which
-// `rebound convert` reports when it drops one; every other field must survive every syntax.
+// What `document` says that `syntax` can write. The DSL has no form yet for circuit breakers and
+// server_delay (docs/policy-format.md), which `rebound convert --to dsl` refuses to drop; every
+// other field must survive every syntax.
 dsl::Document expressible_in(const dsl::Document& document, dsl::Syntax syntax) {
     dsl::Document expressible = document;
     if (syntax == dsl::Syntax::Text) {
-        for (dsl::HandlerNode& handler : expressible.handlers) {
-            if (handler.idempotent && !handler.idempotent->value) {
-                handler.idempotent.reset();
-            }
+        expressible.breakers.clear();
+        const auto drop = [](dsl::PolicyFields& fields) {
+            fields.server_delay.reset();
+            fields.breaker.reset();
+        };
+        for (dsl::PolicyNode& policy : expressible.policies) {
+            drop(policy.fields);
+        }
+        if (expressible.defaults) {
+            drop(expressible.defaults->fields);
         }
     }
     return expressible;

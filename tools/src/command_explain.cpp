@@ -54,21 +54,21 @@ int run_explain(const ExplainOptions& options) {
             }
         }
         print_line(
-            json ? explain_json(set.service(), policy->spec(), handler, options.handler).dump(1)
-                 : explain_text(set.service(), policy->spec(), handler, options.handler));
+            json ? explain_json(set.service(), *policy, handler, options.handler).dump(1)
+                 : explain_text(set.service(), *policy, handler, options.handler));
         return kExitOk;
     }
     if (json) {
         Json all{{"service", set.service()}, {"policies", Json::array()}};
         for (const auto& policy : set.policies()) {
-            all["policies"].push_back(explain_json(set.service(), policy->spec()));
+            all["policies"].push_back(explain_json(set.service(), *policy));
         }
         all["handlers"] = bindings_json(set);
         all["default"] = set.default_policy() ? Json(*set.default_policy()) : Json(nullptr);
         print_line(all.dump(1));
     } else {
         for (const auto& policy : set.policies()) {
-            print_line(explain_text(set.service(), policy->spec()));
+            print_line(explain_text(set.service(), *policy));
         }
         print_line(bindings_text(set));
     }

@@ -178,8 +178,67 @@ Json milliseconds_json(Duration d) {
     return static_cast<double>(d.count()) / 1000.0;
 }
 
-Json explain_json(const std::string& service, const PolicySpec& spec,
+namespace {
+
+Json server_delay_json(const ServerDelaySettings& settings) {
+    return Json{{"use", std::string(to_string(settings.use))},
+                {"cap_ms", milliseconds_json(settings.cap)},
+                {"over_cap", std::string(to_string(settings.over_cap))},
+                {"spread", settings.spread}};
+}
+
+// null, or the breaker's settings; the keys of the trip rule not in use are null.
+Json breaker_json(const CircuitBreaker* breaker) {
+    if (breaker == nullptr) {
+        return nullptr;
+    }
+    const BreakerSettings& s = breaker->settings();
+    const bool ratio = s.trip == BreakerTrip::Ratio;
+    const auto when_ratio = [ratio](Json value) { return ratio ? value : Json(nullptr); };
+    return Json{{"name", s.name},
+                {"trip", ratio ? "ratio" : "consecutive"},
+                {"failure_ratio", when_ratio(s.failure_ratio)},
+                {"minimum_calls", when_ratio(s.minimum_calls)},
+                {"window_ms", when_ratio(milliseconds_json(s.window))},
+                {"consecutive_failures", ratio ? Json(nullptr) : Json(s.consecutive_failures)},
+                {"open_for_ms", milliseconds_json(s.open_for)},
+                {"max_open_for_ms", milliseconds_json(s.effective_max_open_for())},
+                {"half_open_calls", s.half_open_calls},
+                {"slow_call_ms", s.slow_call ? milliseconds_json(*s.slow_call) : Json(nullptr)},
+                {"failures", matchers_json(s.failures)}};
+}
+
+std::string describe_breaker(const BreakerSettings& s) {
+    std::string text = s.name + ": ";
+    if (s.trip == BreakerTrip::Ratio) {
+        text += "trip ratio " + dsl::number_spelling(s.failure_ratio * 100.0) + "% of " +
+                std::to_string(s.minimum_calls) + " calls in " + dsl::duration_spelling(s.window);
+    } else {
+        text += "trip after " + std::to_string(s.consecutive_failures) + " consecutive failures";
+    }
+    text += ", open " + dsl::duration_spelling(s.open_for) + " max " +
+            dsl::duration_spelling(s.effective_max_open_for()) + ", half open " +
+            std::to_string(s.half_open_calls) + " calls";
+    if (s.slow_call) {
+        text += ", slow call " + dsl::duration_spelling(*s.slow_call);
+    }
+    return text + ", failures " + joined(s.failures);
+}
+
+std::string describe_server_delay(const ServerDelaySettings& s) {
+    if (s.use == ServerDelayUse::Ignore) {
+        return "ignore";
+    }
+    return "max cap " + dsl::duration_spelling(s.cap) + " over cap " +
+           std::string(to_string(s.over_cap)) +
+           (s.spread > 0.0 ? " spread " + dsl::number_spelling(s.spread * 100.0) + "%" : "");
+}
+
+}  // namespace
+
+Json explain_json(const std::string& service, const Policy& policy,
                   const HandlerResolution* handler, const std::string& handler_name) {
+    const PolicySpec& spec = policy.spec();
     Json j;
     j["service"] = service;
     j["policy"] = spec.name;
@@ -208,12 +267,15 @@ Json explain_json(const std::string& service, const PolicySpec& spec,
             Json{{"up_to_ms", milliseconds_json(route.up_to)}, {"target", route.target}});
     }
     j["routes"] = std::move(routes);
+    j["server_delay"] = server_delay_json(spec.server_delay);
+    j["breaker"] = breaker_json(policy.breaker());
     j["schedule"] = schedule_json(spec);
     return j;
 }
 
-std::string explain_text(const std::string& service, const PolicySpec& spec,
+std::string explain_text(const std::string& service, const Policy& policy,
                          const HandlerResolution* handler, const std::string& handler_name) {
+    const PolicySpec& spec = policy.spec();
     std::ostringstream out;
     out << "policy " << spec.name << " (service " << service << ")\n";
     if (handler != nullptr) {
@@ -249,6 +311,10 @@ std::string explain_text(const std::string& service, const PolicySpec& spec,
     for (const Route& route : spec.routes) {
         out << "  route:              up to " << dsl::duration_spelling(route.up_to) << " -> "
             << route.target << '\n';
+    }
+    out << "  server delay:       " << describe_server_delay(spec.server_delay) << '\n';
+    if (const CircuitBreaker* breaker = policy.breaker()) {
+        out << "  breaker:            " << describe_breaker(breaker->settings()) << '\n';
     }
     out << schedule_text(retry_schedule(spec));
     return out.str();

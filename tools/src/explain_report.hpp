@@ -12,12 +12,12 @@ namespace rebound::cli {
 using Json = nlohmann::ordered_json;
 
 // {"service", "policy", ["handler", "resolved_via", "idempotent", "idempotent_source"],
-//  "max_attempts", ... "schedule"}.
-Json explain_json(const std::string& service, const PolicySpec& spec,
+//  "max_attempts", ... "server_delay", "breaker", "schedule"}.
+Json explain_json(const std::string& service, const Policy& policy,
                   const HandlerResolution* handler = nullptr, const std::string& handler_name = {});
 
 // A readable multi-line description of the same information.
-std::string explain_text(const std::string& service, const PolicySpec& spec,
+std::string explain_text(const std::string& service, const Policy& policy,
                          const HandlerResolution* handler = nullptr,
                          const std::string& handler_name = {});
 

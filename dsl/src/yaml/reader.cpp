@@ -62,6 +62,8 @@ class YamlReader {
     void read_policies(const Entry& entry, Document& document);
     void read_handlers(const Entry& entry, Document& document);
     std::optional<HandlerNode> read_handler(const Entry& entry);
+    void read_breakers(const Entry& entry, Document& document);
+    BreakerNode read_breaker(const Entry& entry, const Context& context);
 
     // Policies.
     PolicyFields read_policy_fields(const Value& value, const Context& context, bool is_defaults);
@@ -81,6 +83,7 @@ class YamlReader {
     std::optional<Matcher> read_http_matcher(const Value& value);
     std::optional<ListNode<Located<std::string>>> read_names(const Value& value);
     std::optional<BudgetNode> read_budget(const Value& value, const Context& context);
+    std::optional<ServerDelayNode> read_server_delay(const Value& value, const Context& context);
     std::optional<ListNode<RouteNode>> read_routes(const Value& value, const Context& context);
     std::optional<RouteNode> read_route(const Value& item, const Context& context);
 
@@ -368,6 +371,8 @@ void YamlReader::read_section(const Entry& entry, Document& document) {
         read_policies(entry, document);
     } else if (entry.key == "handlers") {
         read_handlers(entry, document);
+    } else if (entry.key == "breakers") {
+        read_breakers(entry, document);
     } else if (entry.key == "default") {
         document.default_policy = read_text(entry.value, "a policy name");
     }
@@ -420,6 +425,57 @@ void YamlReader::read_handlers(const Entry& entry, Document& document) {
             document.handlers.push_back(std::move(*node));
         }
     }
+}
+
+// `breakers: { NAME: { failure_ratio: 0.5, ... } }` (docs/resilience.md). An empty breaker
+// (`NAME:` alone) takes every default.
+void YamlReader::read_breakers(const Entry& entry, Document& document) {
+    if (entry.value.node.IsNull() ||
+        !expect_mapping(entry.value, "a mapping of breaker names to breaker settings")) {
+        return;
+    }
+    const Context context{"breakers", "in breakers", "breakers"};
+    for (const Entry& breaker : entries(entry.value, context, std::nullopt, "breaker")) {
+        if (!breaker.value.node.IsNull() &&
+            !expect_mapping(breaker.value, "a mapping of settings such as failure_ratio: 0.5")) {
+            continue;
+        }
+        const Context breaker_context{breaker.value.path, "in breaker " + quoted(breaker.key),
+                                      "breaker " + quoted(breaker.key)};
+        document.breakers.push_back(read_breaker(breaker, breaker_context));
+    }
+}
+
+BreakerNode YamlReader::read_breaker(const Entry& entry, const Context& context) {
+    BreakerNode node;
+    node.name = Located<std::string>{entry.key, entry.key_position};
+    node.position = entry.key_position;
+    if (entry.value.node.IsNull()) {
+        return node;
+    }
+    for (const Entry& setting : entries(entry.value, context, kBreakerKeys, "key")) {
+        const Value& value = setting.value;
+        if (setting.key == "failure_ratio") {
+            node.failure_ratio = read_number(value);
+        } else if (setting.key == "minimum_calls") {
+            node.minimum_calls = read_integer(value);
+        } else if (setting.key == "window") {
+            node.window = read_duration(value);
+        } else if (setting.key == "consecutive_failures") {
+            node.consecutive_failures = read_integer(value);
+        } else if (setting.key == "open_for") {
+            node.open_for = read_duration(value);
+        } else if (setting.key == "max_open_for") {
+            node.max_open_for = read_duration(value);
+        } else if (setting.key == "half_open_calls") {
+            node.half_open_calls = read_integer(value);
+        } else if (setting.key == "slow_call") {
+            node.slow_call = read_duration(value);
+        } else if (setting.key == "failures") {
+            node.failures = read_matchers(value, context);
+        }
+    }
+    return node;
 }
 
 // `Name: policy` or `Name: { policy: NAME, idempotent: BOOL }`; without a readable policy the
@@ -524,6 +580,12 @@ void YamlReader::read_policy_field(const Entry& entry, const Context& context, b
             break;
         case PolicyField::Routes:
             fields.routes = read_routes(value, context);
+            break;
+        case PolicyField::ServerDelay:
+            fields.server_delay = read_server_delay(value, context);
+            break;
+        case PolicyField::Breaker:
+            fields.breaker = read_text(value, "a breaker name");
             break;
         default:  // read above (durations), or not a key of a policy mapping
             break;
@@ -892,6 +954,31 @@ std::optional<BudgetNode> YamlReader::read_budget(const Value& value, const Cont
             node.max_tokens = read_integer(entry.value);
         } else if (entry.key == "token_ratio") {
             node.token_ratio = read_number(entry.value);
+        }
+    }
+    return node;
+}
+
+// `server_delay: { use: max, cap: 5m, over_cap: stop, spread: 0.1 }`, every key optional.
+std::optional<ServerDelayNode> YamlReader::read_server_delay(const Value& value,
+                                                             const Context& context) {
+    if (!expect_mapping(value, "a mapping such as { use: max, cap: 30s, over_cap: stop }")) {
+        return std::nullopt;
+    }
+    ServerDelayNode node;
+    node.position = value.position;
+    for (const Entry& entry : entries(value, context.part("server_delay", "server_delay"),
+                                      detail::keys_inside(PolicyField::ServerDelay), "key")) {
+        if (entry.key == "use") {
+            node.use = read_word<ServerDelayUse>(entry.value, parse_server_delay_use,
+                                                 server_delay_use_words(), "server_delay use");
+        } else if (entry.key == "cap") {
+            node.cap = read_duration(entry.value);
+        } else if (entry.key == "over_cap") {
+            node.over_cap = read_word<OverCapAction>(entry.value, parse_over_cap_action,
+                                                     over_cap_action_words(), "over_cap action");
+        } else if (entry.key == "spread") {
+            node.spread = read_number(entry.value);
         }
     }
     return node;

@@ -9,8 +9,13 @@ namespace rebound::dsl::yaml {
 
 // The keys of each mapping of the format.
 
-inline constexpr std::string_view kTopLevelKeys[] = {"rebound",  "service",  "defaults",
+inline constexpr std::string_view kTopLevelKeys[] = {"rebound",  "service",  "defaults", "breakers",
                                                      "policies", "handlers", "default"};
+// A circuit breaker's settings (docs/resilience.md).
+inline constexpr std::string_view kBreakerKeys[] = {
+    "failure_ratio",        "minimum_calls", "window",
+    "consecutive_failures", "open_for",      "max_open_for",
+    "half_open_calls",      "slow_call",     "failures"};
 inline constexpr std::string_view kHandlerKeys[] = {"policy", "idempotent"};
 inline constexpr std::string_view kMatcherKeys[] = {
     "sqlstate", "sqlstate_class", "native", "vendor", "error", "http", "message"};

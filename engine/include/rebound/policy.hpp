@@ -29,6 +29,8 @@
 
 namespace rebound {
 
+class ResilienceRegistry;
+
 // Circuit breakers by name, as a service file declares them (`breakers:`).
 using BreakerDirectory = std::map<std::string, std::shared_ptr<CircuitBreaker>, std::less<>>;
 
@@ -42,6 +44,9 @@ struct PolicyCompileOptions {
     // The budget to use when the policy has one, instead of a new full one: the budget of the
     // same (service, policy) before a reload, so that its state survives (docs/resilience.md).
     std::shared_ptr<RetryBudget> budget;
+    // For compiling whole files (rebound::dsl::compile): where the budgets and breakers of
+    // (service, name) live across reloads. Null: every compile makes fresh ones.
+    ResilienceRegistry* resilience = nullptr;
 };
 
 class Policy;

@@ -37,4 +37,8 @@ PolicyFields merge_fields(PolicyFields child, const PolicyFields& base);
 // for documents that validate. Used by explain, convert and lint.
 std::vector<PolicySpec> resolve_policies(const Document& document);
 
+// The settings of every breaker the document declares (defaults filled in), in file order. Used
+// by explain, replay and lint.
+std::vector<BreakerSettings> resolve_breakers(const Document& document);
+
 }  // namespace rebound::dsl

@@ -66,6 +66,16 @@ struct RouteNode {
     friend bool operator==(const RouteNode&, const RouteNode&) = default;
 };
 
+// `server_delay`: how server delay hints are used (docs/resilience.md).
+struct ServerDelayNode {
+    Field<ServerDelayUse> use;
+    Field<Duration> cap;
+    Field<OverCapAction> over_cap;
+    Field<double> spread;
+    SourcePosition position;
+    friend bool operator==(const ServerDelayNode&, const ServerDelayNode&) = default;
+};
+
 // A list value with the position of the list itself.
 template <typename T>
 struct ListNode {
@@ -90,7 +100,26 @@ struct PolicyFields {
     Field<ExhaustedAction> on_exhausted;
     std::optional<BudgetNode> budget;
     std::optional<ListNode<RouteNode>> routes;
+    std::optional<ServerDelayNode> server_delay;
+    Field<std::string> breaker;  // the name of one of the file's breakers
     friend bool operator==(const PolicyFields&, const PolicyFields&) = default;
+};
+
+// `breakers:` entry: one circuit breaker as written (docs/resilience.md); absent settings take
+// the defaults when compiled.
+struct BreakerNode {
+    Located<std::string> name;
+    Field<double> failure_ratio;
+    Field<std::int64_t> minimum_calls;
+    Field<Duration> window;
+    Field<std::int64_t> consecutive_failures;
+    Field<Duration> open_for;
+    Field<Duration> max_open_for;
+    Field<std::int64_t> half_open_calls;
+    Field<Duration> slow_call;
+    std::optional<ListNode<Located<Matcher>>> failures;
+    SourcePosition position;  // of the definition (the name)
+    friend bool operator==(const BreakerNode&, const BreakerNode&) = default;
 };
 
 struct PolicyNode {
@@ -122,6 +151,7 @@ struct Document {
     std::optional<DefaultsNode> defaults;
     bool has_policies_section = false;
     SourcePosition policies_position;
+    std::vector<BreakerNode> breakers;  // in file order, names unique
     std::vector<PolicyNode> policies;   // in file order, names unique
     std::vector<HandlerNode> handlers;  // in file order, keys unique
     Field<std::string> default_policy;
