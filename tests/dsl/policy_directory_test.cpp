@@ -7,8 +7,11 @@
 #include <fstream>
 #include <mutex>
 
+#include "rebound/decision.hpp"
 #include "rebound/dsl/policy_directory.hpp"
 #include "rebound/dsl/policy_file_watcher.hpp"
+#include "rebound/resilience_registry.hpp"
+#include "rebound/testing.hpp"
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -283,4 +286,53 @@ TEST_CASE("stopping the watcher during a settle period returns at once without r
     CHECK(store.generation() == 1);
     CHECK_THROWS_AS(rebound::dsl::PolicyFileWatcher(store, dir.path() / "missing", {}),
                     std::system_error);
+}
+
+TEST_CASE("a reload in the middle of an outage keeps the budget drained and the breaker open",
+          "[directory][resilience]") {
+    constexpr std::string_view kLedger = R"(rebound: 1
+service: ledger
+breakers:
+  ledger-db: { consecutive_failures: 2, open_for: 1m }
+policies:
+  interactive:
+    max_attempts: 3
+    retry_on: [transient]
+    budget: { max_tokens: 10, token_ratio: 0.1 }
+    breaker: ledger-db
+default: interactive
+)";
+    TemporaryDirectory dir("outage");
+    dir.write("ledger.yaml", kLedger);
+    rebound::ResilienceRegistry resilience;
+    rebound::dsl::DirectoryLoadOptions options;
+    options.compile.resilience = &resilience;
+    rebound::dsl::PolicyDirectoryStore store;
+    REQUIRE(rebound::dsl::reload_policy_directory(store, dir.path(), options));
+    const auto before = store.current()->service("ledger")->find("interactive");
+    REQUIRE(before->breaker() != nullptr);
+    // The outage: six failures drain the budget below half, two trip the breaker.
+    rebound::testing::ScriptedRandomSource random{0.5};
+    const auto failure = rebound::ErrorDescription::of(rebound::ErrorCategory::ConnectionLost);
+    for (int i = 0; i < 6; ++i) {
+        static_cast<void>(rebound::decide(*before, failure, rebound::AttemptContext{}, random));
+    }
+    const auto now = rebound::default_clock().now();
+    for (int i = 0; i < 2; ++i) {
+        before->breaker()->record_error(before->breaker()->acquire(now), failure, now);
+    }
+    REQUIRE(before->breaker()->snapshot(now).state == rebound::BreakerState::Open);
+
+    // An operator doubles the budget and reloads during the outage.
+    std::string changed(kLedger);
+    changed.replace(changed.find("max_tokens: 10"), 14, "max_tokens: 20");
+    dir.write("ledger.yaml", changed);
+    REQUIRE(rebound::dsl::reload_policy_directory(store, dir.path(), options));
+    const auto after = store.current()->service("ledger")->find("interactive");
+    CHECK(after != before);
+    CHECK(after->budget()->tokens() == Approx(8.0));  // 4 of 10 scaled to 20, not refilled
+    CHECK(after->breaker() == before->breaker());
+    CHECK_FALSE(after->breaker()->acquire(rebound::default_clock().now()).admitted);
+    CHECK(rebound::decide(*after, failure, rebound::AttemptContext{}, random).reason ==
+          rebound::DecisionReason::Throttled);
 }
