@@ -29,6 +29,7 @@ class Reporter {
 
     void error(DiagnosticCode code, SourcePosition position, std::string field, std::string message,
                std::string suggestion = {}) {
+        ++calls_;
         const auto key = std::make_tuple(position.line, position.column, message);
         if (!seen_.insert(key).second) {
             return;
@@ -39,12 +40,15 @@ class Reporter {
     }
 
     std::size_t errors() const noexcept { return errors_; }
+    // Every error reported, repeats included.
+    std::size_t calls() const noexcept { return calls_; }
 
   private:
     const Document& document_;
     Diagnostics& out_;
     std::set<std::tuple<std::uint32_t, std::uint32_t, std::string>> seen_;
     std::size_t errors_ = 0;
+    std::size_t calls_ = 0;
 };
 
 bool is_handler_key(std::string_view key) {
@@ -423,6 +427,22 @@ class Compiler {
         return assemble(std::move(specs), breakers);
     }
 
+    // The policies that compile on their own, in a document that may have errors elsewhere.
+    std::shared_ptr<const PolicySet> run_partial(std::set<std::string, std::less<>> invalid) {
+        invalid_ = std::move(invalid);
+        check_extends();
+        std::vector<BreakerSettings> breakers = check_breakers();
+        std::vector<PolicySpec> specs = resolve_all();
+        if (!document_.service || !is_valid_name(document_.service->value)) {
+            return nullptr;
+        }
+        std::erase_if(breakers,
+                      [](const BreakerSettings& b) { return !validate_breaker(b).empty(); });
+        std::erase_if(specs,
+                      [this](const PolicySpec& spec) { return invalid_.contains(spec.name); });
+        return assemble(std::move(specs), breakers, true);
+    }
+
     std::vector<PolicySpec> resolved_specs() {
         check_extends();
         return resolve_all();
@@ -597,7 +617,11 @@ class Compiler {
             if (broken_.contains(policy.name.value)) {
                 continue;
             }
+            const std::size_t before = reporter_.calls();
             specs.push_back(validate_policy_fields(policy, resolved_fields(policy)));
+            if (reporter_.calls() != before) {
+                invalid_.insert(policy.name.value);
+            }
         }
         return specs;
     }
@@ -630,8 +654,11 @@ class Compiler {
 
     // The file's breakers and budgets come from the registry when there is one, so that their
     // state survives reloads (docs/resilience.md); what the file no longer declares is dropped.
+    // `partial`: leave out what does not compile (and the bindings that name it) instead of
+    // failing.
     std::shared_ptr<const PolicySet> assemble(std::vector<PolicySpec> specs,
-                                              const std::vector<BreakerSettings>& breakers) {
+                                              const std::vector<BreakerSettings>& breakers,
+                                              bool partial = false) {
         const std::string& service = document_.service->value;
         const Clock::TimePoint now = default_clock().now();
         BreakerDirectory directory;
@@ -655,15 +682,26 @@ class Compiler {
             }
             PolicyResult result = Policy::create(std::move(spec), options);
             if (!result) {
+                if (partial) {
+                    continue;
+                }
                 return nullptr;  // unreachable: validated above
             }
             policies.push_back(std::move(result.policy));
         }
+        const auto compiled = [&policies](std::string_view name) {
+            return name == kBuiltinPolicyName ||
+                   std::any_of(policies.begin(), policies.end(),
+                               [name](const auto& policy) { return policy->name() == name; });
+        };
         if (options_.resilience != nullptr) {
             options_.resilience->retain(service, breaker_names, budget_policies);
         }
         std::vector<HandlerBinding> bindings;
         for (const HandlerNode& handler : document_.handlers) {
+            if (partial && !compiled(handler.policy.value)) {
+                continue;
+            }
             std::optional<bool> idempotent;
             if (handler.idempotent) {
                 idempotent = handler.idempotent->value;
@@ -671,7 +709,7 @@ class Compiler {
             bindings.push_back(HandlerBinding{handler.key.value, handler.policy.value, idempotent});
         }
         std::optional<std::string> default_policy;
-        if (document_.default_policy) {
+        if (document_.default_policy && (!partial || compiled(document_.default_policy->value))) {
             default_policy = document_.default_policy->value;
         }
         return std::make_shared<const PolicySet>(document_.service->value, std::move(policies),
@@ -686,6 +724,7 @@ class Compiler {
     std::vector<std::string_view> breaker_names_;
     std::set<std::string, std::less<>> broken_;
     std::set<std::string, std::less<>> in_reported_cycle_;
+    std::set<std::string, std::less<>> invalid_;  // policies whose own fields had errors
 };
 
 }  // namespace
@@ -694,6 +733,78 @@ CompileResult compile(const Document& document, const PolicyCompileOptions& opti
     CompileResult result;
     result.policy_set = Compiler(document, options, result.diagnostics).run();
     return result;
+}
+
+namespace {
+
+// The lines that start a definition of the document: its policies, breakers, handlers and the
+// other sections that record a position.
+std::vector<std::uint32_t> definition_lines(const Document& document) {
+    std::vector<std::uint32_t> lines;
+    const auto add = [&lines](SourcePosition position) {
+        if (position.known()) {
+            lines.push_back(position.line);
+        }
+    };
+    for (const PolicyNode& policy : document.policies) {
+        add(policy.position);
+    }
+    for (const BreakerNode& breaker : document.breakers) {
+        add(breaker.position);
+    }
+    for (const HandlerNode& handler : document.handlers) {
+        add(handler.position);
+    }
+    if (document.defaults) {
+        add(document.defaults->position);
+    }
+    if (document.default_policy) {
+        add(document.default_policy->position);
+    }
+    if (document.service) {
+        add(document.service->position);
+    }
+    add(document.policies_position);
+    std::sort(lines.begin(), lines.end());
+    return lines;
+}
+
+// The policy whose definition holds `line` (from its name to the next definition), or null.
+const PolicyNode* policy_holding(const Document& document, std::uint32_t line,
+                                 const std::vector<std::uint32_t>& starts) {
+    for (const PolicyNode& policy : document.policies) {
+        if (!policy.position.known() || line < policy.position.line) {
+            continue;
+        }
+        const auto next = std::upper_bound(starts.begin(), starts.end(), policy.position.line);
+        if (next == starts.end() || line < *next) {
+            return &policy;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+std::shared_ptr<const PolicySet> compile_valid_parts(const Document& document,
+                                                     const Diagnostics& found,
+                                                     const PolicyCompileOptions& options) {
+    // Errors outside every policy's definition (header, defaults, breakers, bindings) could
+    // change any policy or binding: then nothing is offered.
+    const std::vector<std::uint32_t> starts = definition_lines(document);
+    std::set<std::string, std::less<>> holding_errors;
+    for (const Diagnostic& diagnostic : found) {
+        if (diagnostic.severity != Severity::Error) {
+            continue;
+        }
+        const PolicyNode* policy = policy_holding(document, diagnostic.position.line, starts);
+        if (policy == nullptr || policy->position.line == diagnostic.position.line) {
+            return nullptr;
+        }
+        holding_errors.insert(policy->name.value);
+    }
+    Diagnostics ignored;
+    return Compiler(document, options, ignored).run_partial(holding_errors);
 }
 
 std::vector<PolicySpec> resolve_policies(const Document& document) {

@@ -6,6 +6,7 @@
 
 #include "make_finding.hpp"
 #include "policy_file.hpp"
+#include "rebound/dsl/compile.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/dsl/vendor_map_loader.hpp"
 #include "suppression.hpp"
@@ -127,9 +128,12 @@ FileReport Linter::lint_loaded(dsl::LoadResult loaded, std::string file) const {
         return report;
     }
     const bool compiled = loaded.policy_set != nullptr;
-    if (compiled) {
-        const PolicyFileContext context(loaded.document, loaded.policy_set, settings_,
-                                        report.source);
+    // A file with errors still gets the semantic rules on the policies that did compile.
+    const std::shared_ptr<const PolicySet> checked =
+        compiled ? loaded.policy_set
+                 : dsl::compile_valid_parts(loaded.document, loaded.diagnostics);
+    if (checked && !checked->policies().empty()) {
+        const PolicyFileContext context(loaded.document, checked, settings_, report.source);
         for (const Rule& rule : registry_.rules()) {
             if (rule.check && settings_.severity_of(rule.info)) {
                 RuleReporter reporter(rule.info, report.file, findings);

@@ -152,7 +152,8 @@ TEST_CASE(
     }
     // sqlstate-not-utf8.rebound: the engine's message quotes the SQLSTATE's bytes as written,
     // and `rebound lint --format json` threw on them (found by the invariants).
-    REQUIRE(files.size() == 32);
+    // mark-past-end-after-nul.yaml: yaml-cpp placed its error past the end of the only line.
+    REQUIRE(files.size() == 33);
     const auto fixtures = policy_files_in(fs::path(REBOUND_TEST_DATA_DIR) / "valid");
     const auto schema_invalid = policy_files_in(fs::path(REBOUND_TEST_DATA_DIR) / "schema-invalid");
     const auto vectors = policy_files_in(fs::path(REBOUND_SPEC_DIR) / "conformance");

@@ -321,3 +321,30 @@ handlers:
     CHECK(run_cli({"lint", "--handlers", (dir.path / "missing.txt").string(), policy.string()})
               .exit_code == 2);
 }
+
+TEST_CASE(
+    "lint controls: semantic rules still check the policies that compiled in a file with "
+    "errors",
+    "[lint]") {
+    const Findings findings = lint_yaml(R"(rebound: 1
+service: payments
+policies:
+  broken:
+    max_attempts: 0
+  nojitter:
+    max_attempts: 3
+    backoff: { type: exponential, initial: 100ms, multiplier: 2, max: 1s }
+    jitter: none
+    retry_on: [deadlock]
+handlers:
+  a: broken
+  b: nojitter
+default: nojitter
+)");
+    const std::vector<std::string> found = codes(findings);
+    CHECK(std::find(found.begin(), found.end(), "RB101@5") != found.end());  // the error
+    CHECK(std::find(found.begin(), found.end(), "RB301@9") != found.end());  // nojitter, checked
+    // The broken policy is not judged on the defaults that stood in for its bad value.
+    CHECK(std::none_of(found.begin(), found.end(),
+                       [](const std::string& code) { return code.ends_with("@4"); }));
+}

@@ -1135,7 +1135,7 @@ ParseResult parse_yaml(std::string_view text, std::string_view file) {
     try {
         yaml::read_documents(text, file, result);
     } catch (const YAML::ParserException& error) {
-        const SourcePosition at = yaml::position_of(error.mark);
+        const SourcePosition at = yaml::clamp_to_text(text, yaml::position_of(error.mark));
         const std::optional<SourcePosition> tab = yaml::first_indenting_tab(
             text, at.known() ? at.line : std::numeric_limits<std::uint32_t>::max());
         result.diagnostics.push_back(
@@ -1144,7 +1144,7 @@ ParseResult parse_yaml(std::string_view text, std::string_view file) {
                 : yaml::syntax_error(file, at, "invalid YAML: " + yaml::syntax_sentence(error)));
     } catch (const YAML::Exception& error) {
         result.diagnostics.push_back(yaml::syntax_error(
-            file, yaml::position_of(error.mark),
+            file, yaml::clamp_to_text(text, yaml::position_of(error.mark)),
             "invalid YAML: the text cannot be read (" + yaml::excerpt(error.msg) + ")"));
     } catch (const std::exception& error) {
         result.diagnostics.push_back(yaml::syntax_error(

@@ -1,5 +1,6 @@
 #include "yaml/text_helpers.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -71,6 +72,31 @@ SourcePosition position_of_offset(std::string_view text, std::size_t offset) noe
         }
     }
     return position;
+}
+
+SourcePosition clamp_to_text(std::string_view text, SourcePosition position) noexcept {
+    if (!position.known()) {
+        return position;
+    }
+    std::uint32_t line = 1;
+    std::size_t start = 0;
+    while (line < position.line) {
+        const std::size_t end = text.find('\n', start);
+        if (end == std::string_view::npos) {
+            break;
+        }
+        start = end + 1;
+        ++line;
+    }
+    const std::size_t end = text.find('\n', start);
+    const std::string_view content =
+        text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    std::uint32_t characters = 0;
+    for (const char c : content) {
+        characters += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
+    }
+    const std::uint32_t column = line == position.line ? position.column : characters + 1;
+    return SourcePosition{line, std::clamp<std::uint32_t>(column, 1, characters + 1)};
 }
 
 }  // namespace rebound::dsl::yaml

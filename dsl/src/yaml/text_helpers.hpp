@@ -29,4 +29,9 @@ std::string item_path(std::string_view path, std::size_t index);
 // Line and column (in characters) of a byte offset in valid UTF-8 text.
 SourcePosition position_of_offset(std::string_view text, std::size_t offset) noexcept;
 
+// `position` moved inside `text`: yaml-cpp can report a mark past the end of a line or of the
+// input (after a NUL byte, for one); such a mark is clamped to the last line it can mean and to
+// one past that line's last character.
+SourcePosition clamp_to_text(std::string_view text, SourcePosition position) noexcept;
+
 }  // namespace rebound::dsl::yaml

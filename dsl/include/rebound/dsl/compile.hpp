@@ -33,6 +33,15 @@ CompileResult compile(const Document& document, const PolicyCompileOptions& opti
 // one setting (a child stating either replaces the base's).
 PolicyFields merge_fields(PolicyFields child, const PolicyFields& base);
 
+// For a document with errors (`found`, from loading it): a set of the policies that compile on
+// their own and hold none of the errors (with the bindings and default that name them), so that
+// lint's semantic rules can still check them. Null when an error lies outside every policy's
+// definition (it could change any of them) or the file has no usable service name. Never use it
+// to serve work: the file is invalid.
+std::shared_ptr<const PolicySet> compile_valid_parts(const Document& document,
+                                                     const Diagnostics& found,
+                                                     const PolicyCompileOptions& options = {});
+
 // The resolved PolicySpec of every policy (inheritance and defaults applied), in file order,
 // for documents that validate. Used by explain, convert and lint.
 std::vector<PolicySpec> resolve_policies(const Document& document);
