@@ -29,7 +29,8 @@ struct ResolvedPolicy {
 
 class PolicyFileContext {
   public:
-    // Preconditions: `set` was compiled from `document` without errors; `source` is the text
+    // Preconditions: `set` was compiled from `document` (whole, or the parts that compile on
+    // their own: dsl::compile_valid_parts); `source` is the text
     // `document` was read from, and outlives the context.
     PolicyFileContext(const dsl::Document& document, std::shared_ptr<const PolicySet> set,
                       const LintSettings& settings, std::string_view source = {});

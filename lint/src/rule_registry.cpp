@@ -72,6 +72,11 @@ const RuleRegistry& RuleRegistry::standard() {
                  &rules::kBudgetRefusesRetries,
                  &rules::kDecorrelatedIgnoresGrowth,
                  &rules::kRetryUnknownError,
+                 &rules::kBreakerFlapsAtLowTraffic,
+                 &rules::kHalfOpenBeyondMinimumCalls,
+                 &rules::kHintsIgnoredWhenThrottled,
+                 &rules::kBreakerOpenPastDeadlines,
+                 &rules::kUnusedBreaker,
              }) {
             all.push_back(*rule);
         }

@@ -42,6 +42,12 @@ extern const Rule kUnitlessDuration;               // RB329 unitless-duration
 extern const Rule kBudgetRefusesRetries;           // RB330 budget-refuses-retries
 extern const Rule kDecorrelatedIgnoresGrowth;      // RB331 decorrelated-ignores-growth
 extern const Rule kRetryUnknownError;              // RB332 retry-unknown-error
+// RB333..RB337: circuit breakers and server delay hints (breaker_rules.cpp).
+extern const Rule kBreakerFlapsAtLowTraffic;    // RB333 breaker-flaps-at-low-traffic
+extern const Rule kHalfOpenBeyondMinimumCalls;  // RB334 half-open-beyond-minimum-calls
+extern const Rule kHintsIgnoredWhenThrottled;   // RB335 hints-ignored-when-throttled
+extern const Rule kBreakerOpenPastDeadlines;    // RB336 breaker-open-past-deadlines
+extern const Rule kUnusedBreaker;               // RB337 unused-breaker
 
 // RB315 unused-suppression, RB316 invalid-suppression, RB317 unknown-rule: reported by the
 // suppression and configuration machinery (machinery_rules.cpp).
