@@ -342,9 +342,24 @@ void CircuitBreaker::close_locked() noexcept {
 
 void CircuitBreaker::set_state_locked(BreakerState state) noexcept {
     apply_pending_locked();
-    const std::uint64_t generation = generation_of(state_word_.load(std::memory_order_relaxed)) + 1;
-    state_word_.store(pack(generation, state), std::memory_order_release);
+    const std::uint64_t word = state_word_.load(std::memory_order_relaxed);
+    state_word_.store(pack(generation_of(word) + 1, state), std::memory_order_release);
     transitions_to_[static_cast<std::size_t>(state)].fetch_add(1, std::memory_order_relaxed);
+    if (listener_) {
+        BreakerTransition transition;
+        transition.breaker = name_;
+        transition.from = state_of(word);
+        transition.to = state;
+        transition.isolated = isolated_;
+        transition.open_for =
+            state == BreakerState::Open && !isolated_ ? open_period_ : Duration{0};
+        listener_(transition);
+    }
+}
+
+void CircuitBreaker::set_transition_listener(BreakerTransitionListener listener) {
+    const std::lock_guard lock(mutex_);
+    listener_ = std::move(listener);
 }
 
 void CircuitBreaker::apply_pending_locked() noexcept {

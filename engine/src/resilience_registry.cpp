@@ -24,8 +24,29 @@ std::shared_ptr<CircuitBreaker> ResilienceRegistry::breaker(std::string_view ser
         return found->second;
     }
     auto created = std::make_shared<CircuitBreaker>(settings, now, error_types);
+    attach_listener(key.first, *created);
     breakers_.emplace(std::move(key), created);
     return created;
+}
+
+void ResilienceRegistry::attach_listener(const std::string& service,
+                                         CircuitBreaker& breaker) const {
+    if (!listener_) {
+        breaker.set_transition_listener({});
+        return;
+    }
+    breaker.set_transition_listener(
+        [listener = listener_, service](const BreakerTransition& transition) {
+            listener(service, transition);
+        });
+}
+
+void ResilienceRegistry::set_transition_listener(TransitionListener listener) {
+    const std::lock_guard lock(mutex_);
+    listener_ = std::move(listener);
+    for (const auto& [key, breaker] : breakers_) {
+        attach_listener(key.first, *breaker);
+    }
 }
 
 std::shared_ptr<RetryBudget> ResilienceRegistry::budget(std::string_view service,

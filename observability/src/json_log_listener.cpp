@@ -27,6 +27,20 @@ std::string JsonLogListener::format(const RetryEvent& event) {
     return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
+std::string JsonLogListener::format(std::string_view service, const BreakerTransition& transition) {
+    nlohmann::ordered_json line;
+    line["event"] = "breaker_state";
+    line["service"] = service;
+    line["breaker"] = transition.breaker;
+    line["from"] = to_string(transition.from);
+    line["to"] = to_string(transition.to);
+    line["open_for_ms"] = transition.to == BreakerState::Open && !transition.isolated
+                              ? nlohmann::ordered_json(to_milliseconds(transition.open_for))
+                              : nlohmann::ordered_json(nullptr);
+    line["isolated"] = transition.isolated;
+    return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 void JsonLogListener::write(const RetryEvent& event) noexcept {
     try {
         const std::string line = format(event);
@@ -34,6 +48,17 @@ void JsonLogListener::write(const RetryEvent& event) noexcept {
         sink_(line);
     } catch (...) {
         // Logging must never fail the work: a line that cannot be built or written is dropped.
+    }
+}
+
+void JsonLogListener::on_breaker_transition(std::string_view service,
+                                            const BreakerTransition& transition) noexcept {
+    try {
+        const std::string line = format(service, transition);
+        std::lock_guard lock(mutex_);
+        sink_(line);
+    } catch (...) {
+        // As above: a log line never fails the breaker.
     }
 }
 

@@ -2,8 +2,11 @@
 
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "rebound/observability/json_log_listener.hpp"
+#include "rebound/resilience_registry.hpp"
 #include "rebound/retry_executor.hpp"
 #include "rebound/testing.hpp"
 
@@ -52,4 +55,39 @@ TEST_CASE("every event is one JSON line with the documented fields", "[observabi
     // Field order is the documented one.
     CHECK(out.str().starts_with(
         R"({"event":"attempt_started","handler":"ApproveCase","attempt":1,"reason":null,)"));
+}
+
+TEST_CASE("a breaker's changes of state are JSON lines, through the registry",
+          "[observability][breaker]") {
+    std::vector<std::string> lines;
+    rebound::observability::JsonLogListener log(
+        [&lines](std::string_view line) { lines.emplace_back(line); });
+    rebound::ResilienceRegistry registry;
+    registry.set_transition_listener(
+        [&log](std::string_view service, const rebound::BreakerTransition& transition) {
+            log.on_breaker_transition(service, transition);
+        });
+    rebound::BreakerSettings settings;
+    settings.name = "ledger-db";
+    settings.trip = rebound::BreakerTrip::Consecutive;
+    settings.consecutive_failures = 1;
+    settings.open_for = std::chrono::seconds(5);
+    const rebound::Clock::TimePoint t0{};
+    const auto breaker = registry.breaker("payments", settings, t0);
+    breaker->record_error(breaker->acquire(t0),
+                          rebound::ErrorDescription::of(rebound::ErrorCategory::Deadlock), t0);
+    breaker->isolate();
+    REQUIRE(lines.size() == 2);
+    const auto opened = nlohmann::json::parse(lines[0]);
+    CHECK(opened["event"] == "breaker_state");
+    CHECK(opened["service"] == "payments");
+    CHECK(opened["breaker"] == "ledger-db");
+    CHECK(opened["from"] == "closed");
+    CHECK(opened["to"] == "open");
+    CHECK(opened["open_for_ms"] == 5000.0);
+    CHECK(opened["isolated"] == false);
+    const auto isolated = nlohmann::json::parse(lines[1]);
+    CHECK(isolated["from"] == "open");
+    CHECK(isolated["open_for_ms"].is_null());
+    CHECK(isolated["isolated"] == true);
 }

@@ -36,6 +36,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -138,6 +139,19 @@ struct BreakerSnapshot {
     std::array<std::uint64_t, 3> transitions_to{};  // by BreakerState, since creation
 };
 
+// One change of state, for logs and alerts.
+struct BreakerTransition {
+    std::string_view breaker;  // the breaker's name
+    BreakerState from = BreakerState::Closed;
+    BreakerState to = BreakerState::Closed;
+    Duration open_for{0};  // the open period, when `to` is open and not isolated
+    bool isolated = false;
+};
+
+// Called after every change of state, under the breaker's lock: it must be quick, must not
+// throw, and must not call back into the breaker.
+using BreakerTransitionListener = std::function<void(const BreakerTransition&)>;
+
 class CircuitBreaker {
   public:
     using TimePoint = Clock::TimePoint;
@@ -179,6 +193,9 @@ class CircuitBreaker {
     const BreakerSettings& settings() const noexcept;
 
     BreakerSnapshot snapshot(TimePoint now) const noexcept;
+
+    // Replaces the listener told of every change of state (empty: none). Thread-safe.
+    void set_transition_listener(BreakerTransitionListener listener);
 
   private:
     struct Compiled;
@@ -223,6 +240,7 @@ class CircuitBreaker {
     int half_open_in_use_ = 0;
     int half_open_successes_ = 0;
     std::unique_ptr<const Compiled> pending_;
+    BreakerTransitionListener listener_;
     // Every Compiled this breaker has used, kept alive while readers may still hold a pointer.
     std::vector<std::unique_ptr<const Compiled>> compiled_;
 };

@@ -15,6 +15,7 @@
 // Thread-safe; the lookups take a mutex (they run when policies are compiled, never per call).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,6 +49,12 @@ class ResilienceRegistry {
     void retain(std::string_view service, std::span<const std::string> breaker_names,
                 std::span<const std::string> budget_policies);
 
+    // Tells `listener` of every change of state of every breaker, present and future, with the
+    // service it belongs to (for JSON logs: observability::JsonLogListener). Empty: none.
+    using TransitionListener =
+        std::function<void(std::string_view service, const BreakerTransition& transition)>;
+    void set_transition_listener(TransitionListener listener);
+
     // Every breaker, for inspection and metrics: (service, breaker).
     std::vector<std::pair<std::string, std::shared_ptr<CircuitBreaker>>> breakers() const;
 
@@ -62,7 +69,10 @@ class ResilienceRegistry {
         std::shared_ptr<RetryBudget> budget;
     };
 
+    void attach_listener(const std::string& service, CircuitBreaker& breaker) const;
+
     mutable std::mutex mutex_;
+    TransitionListener listener_;
     std::map<Key, std::shared_ptr<CircuitBreaker>, std::less<>> breakers_;
     std::map<Key, BudgetEntry, std::less<>> budgets_;
 };

@@ -7,6 +7,15 @@
 // attempt, reason (error category for retry_scheduled, outcome for succeeded and stopped, null
 // for attempt_started), delay_ms (0 except for retry_scheduled) and command_id (null when the
 // caller gave none). Lines are written whole, one at a time, from any thread; writing allocates.
+//
+// Circuit breakers' changes of state get lines of their own (docs/resilience.md):
+//
+//   {"event":"breaker_state","service":"payments","breaker":"ledger-db","from":"closed",
+//    "to":"open","open_for_ms":5000.0,"isolated":false}
+//
+// open_for_ms is null unless the breaker opened on its own. Connect it with
+//   registry.set_transition_listener([&log](auto service, const auto& t) {
+//       log.on_breaker_transition(service, t); });
 #pragma once
 
 #include <functional>
@@ -15,6 +24,7 @@
 #include <string>
 #include <string_view>
 
+#include "rebound/circuit_breaker.hpp"
 #include "rebound/retry_listener.hpp"
 
 namespace rebound::observability {
@@ -33,8 +43,13 @@ class JsonLogListener final : public RetryListener {
     void on_succeeded(const RetryEvent& event) noexcept override;
     void on_stopped(const RetryEvent& event) noexcept override;
 
+    // A circuit breaker of `service` changed state.
+    void on_breaker_transition(std::string_view service,
+                               const BreakerTransition& transition) noexcept;
+
     // The line for `event` (without newline).
     static std::string format(const RetryEvent& event);
+    static std::string format(std::string_view service, const BreakerTransition& transition);
 
   private:
     void write(const RetryEvent& event) noexcept;
