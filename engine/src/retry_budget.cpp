@@ -152,8 +152,8 @@ RetryBudget::RetryBudget(const BudgetSettings& settings) noexcept
 RetryBudget::RetryBudget(const BudgetSettings& settings, double initial_tokens) noexcept
     : RetryBudget(settings) {
     const double wanted = std::isfinite(initial_tokens) ? initial_tokens * kMilli : 0.0;
-    const auto milli = static_cast<std::int64_t>(
-        std::clamp(wanted, 0.0, static_cast<double>(max_milli_tokens_)));
+    const auto milli =
+        static_cast<std::int64_t>(std::clamp(wanted, 0.0, static_cast<double>(max_milli_tokens_)));
     // Striped mode needs the count at or above the level from which successes return to it;
     // below it the budget starts in exact mode, with its stripes closed as enter_exact_mode
     // leaves them.

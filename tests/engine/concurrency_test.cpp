@@ -297,7 +297,8 @@ TEST_CASE("threads share one breaker through trips and recoveries, every permit 
     int most_held_at_once = 0;
 
     const auto worker = [&](int seed) {
-        std::uint64_t state = static_cast<std::uint64_t>(seed) * std::uint64_t{0x9E3779B97F4A7C15} + 1;
+        std::uint64_t state =
+            static_cast<std::uint64_t>(seed) * std::uint64_t{0x9E3779B97F4A7C15} + 1;
         for (int i = 0; i < 20000; ++i) {
             state ^= state << 13;
             state ^= state >> 7;
@@ -311,7 +312,8 @@ TEST_CASE("threads share one breaker through trips and recoveries, every permit 
             admitted.fetch_add(1);
             if (permit.admitted_in == rebound::BreakerState::HalfOpen) {
                 const std::lock_guard lock(mutex);
-                most_held_at_once = std::max(most_held_at_once, ++half_open_held[permit.generation]);
+                most_held_at_once =
+                    std::max(most_held_at_once, ++half_open_held[permit.generation]);
             }
             // Phases of 2ms: mostly failures, then mostly successes.
             const bool failing = (now_us.load() / 2000) % 2 == 0;

@@ -367,8 +367,9 @@ TEST_CASE("step 6: spread draws the hint from [h, h * (1 + spread)]", "[decision
     CHECK(decide(*hinted(s), unavailable_with_hint(1s), attempt(1), highest).delay == 1100ms);
 }
 
-TEST_CASE("step 6: a breaker hint applies whatever use says, uncapped, and the deadline still rules",
-          "[decision][server_delay]") {
+TEST_CASE(
+    "step 6: a breaker hint applies whatever use says, uncapped, and the deadline still rules",
+    "[decision][server_delay]") {
     rebound::ServerDelaySettings s;
     s.use = rebound::ServerDelayUse::Ignore;
     s.cap = 1s;
@@ -376,9 +377,7 @@ TEST_CASE("step 6: a breaker hint applies whatever use says, uncapped, and the d
     refusal.server_delay = 5s;
     ScriptedRandomSource random{0.5};
     CHECK(decide(*hinted(s), refusal, attempt(1), random).delay == 5s);
-    const auto short_deadline = PolicyBuilder("fast")
-                                    .retry_on(Matcher::transient())
-                                    .deadline(2s)
-                                    .build();
+    const auto short_deadline =
+        PolicyBuilder("fast").retry_on(Matcher::transient()).deadline(2s).build();
     CHECK(decide(*short_deadline, refusal, attempt(1), random).reason == DecisionReason::Deadline);
 }

@@ -53,9 +53,8 @@ int run_explain(const ExplainOptions& options) {
                 return kExitInputErrors;
             }
         }
-        print_line(
-            json ? explain_json(set.service(), *policy, handler, options.handler).dump(1)
-                 : explain_text(set.service(), *policy, handler, options.handler));
+        print_line(json ? explain_json(set.service(), *policy, handler, options.handler).dump(1)
+                        : explain_text(set.service(), *policy, handler, options.handler));
         return kExitOk;
     }
     if (json) {

@@ -1,7 +1,7 @@
 // Matcher: one rule of a `retry_on` or `never_retry_on` list (docs/policy-format.md, Matchers).
 //
-// A Matcher is the readable description of a rule; RuleIndex (internal/rule_index.hpp) is its compiled,
-// flat form used by the decision.
+// A Matcher is the readable description of a rule; RuleIndex (internal/rule_index.hpp) is its
+// compiled, flat form used by the decision.
 #pragma once
 
 #include <cstdint>
