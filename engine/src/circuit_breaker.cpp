@@ -165,8 +165,7 @@ const BreakerSettings& CircuitBreaker::settings() const noexcept {
 }
 
 std::int64_t CircuitBreaker::bucket_of(const Compiled& compiled, TimePoint now) const noexcept {
-    const auto since = std::chrono::duration_cast<Duration>(now - created_).count();
-    return std::max<std::int64_t>(since, 0) / compiled.bucket_width_us;
+    return since_creation(now) / compiled.bucket_width_us;
 }
 
 std::pair<std::uint64_t, std::uint64_t> CircuitBreaker::window_counts(
@@ -195,20 +194,33 @@ bool CircuitBreaker::ratio_tripped(const Compiled& compiled, std::uint64_t gener
            static_cast<Wide>(compiled.failure_ratio_ppm) * calls;
 }
 
+std::int64_t CircuitBreaker::since_creation(TimePoint now) const noexcept {
+    return std::max<std::int64_t>(std::chrono::duration_cast<Duration>(now - created_).count(), 0);
+}
+
+// An open breaker's answer at `now` while its period lasts: refused, with the time left as the
+// hint (none when isolated: the period never ends); nullopt once the period is over.
+std::optional<BreakerPermit> CircuitBreaker::refusal_while_open(TimePoint now) noexcept {
+    const std::int64_t since = since_creation(now);
+    const std::int64_t until = open_until_us_.load(std::memory_order_acquire);
+    if (since >= until) {
+        return std::nullopt;
+    }
+    refused_.fetch_add(1, std::memory_order_relaxed);
+    if (until == kDurationInfinity.count()) {
+        return BreakerPermit{};
+    }
+    return BreakerPermit{false, Duration{until - since}, 0};
+}
+
 BreakerPermit CircuitBreaker::acquire(TimePoint now) noexcept {
     const std::uint64_t word = state_word_.load(std::memory_order_acquire);
     if (state_of(word) == BreakerState::Closed) {
         return BreakerPermit{true, std::nullopt, generation_of(word)};
     }
     if (state_of(word) == BreakerState::Open) {
-        const auto since = std::chrono::duration_cast<Duration>(now - created_).count();
-        const std::int64_t until = open_until_us_.load(std::memory_order_acquire);
-        if (since < until) {
-            refused_.fetch_add(1, std::memory_order_relaxed);
-            if (until == kDurationInfinity.count()) {
-                return BreakerPermit{};  // isolated: no hint
-            }
-            return BreakerPermit{false, Duration{until - since}, 0};
+        if (const auto refused = refusal_while_open(now)) {
+            return *refused;
         }
     }
     const std::lock_guard lock(mutex_);
@@ -217,11 +229,8 @@ BreakerPermit CircuitBreaker::acquire(TimePoint now) noexcept {
         return BreakerPermit{true, std::nullopt, generation_of(current)};
     }
     if (state_of(current) == BreakerState::Open) {
-        const auto since = std::chrono::duration_cast<Duration>(now - created_).count();
-        const std::int64_t until = open_until_us_.load(std::memory_order_relaxed);
-        if (isolated_ || since < until) {
-            refused_.fetch_add(1, std::memory_order_relaxed);
-            return isolated_ ? BreakerPermit{} : BreakerPermit{false, Duration{until - since}, 0};
+        if (const auto refused = refusal_while_open(now)) {
+            return *refused;
         }
         half_open_in_use_ = 0;
         half_open_successes_ = 0;
@@ -326,8 +335,7 @@ void CircuitBreaker::record_half_open(std::uint64_t generation, Outcome outcome,
 
 void CircuitBreaker::open_locked(TimePoint now, Duration period) noexcept {
     open_period_ = period;
-    const auto since = std::chrono::duration_cast<Duration>(now - created_).count();
-    open_until_us_.store(saturating_add(Duration{std::max<std::int64_t>(since, 0)}, period).count(),
+    open_until_us_.store(saturating_add(Duration{since_creation(now)}, period).count(),
                          std::memory_order_release);
     set_state_locked(BreakerState::Open);
 }
@@ -404,9 +412,8 @@ BreakerSnapshot CircuitBreaker::snapshot(TimePoint now) const noexcept {
     out.consecutive_failures = consecutive_.load(std::memory_order_relaxed);
     out.half_open_permits_in_use = out.state == BreakerState::HalfOpen ? half_open_in_use_ : 0;
     if (out.state == BreakerState::Open && !isolated_) {
-        const auto since = std::chrono::duration_cast<Duration>(now - created_).count();
-        out.until_half_open = Duration{
-            std::max<std::int64_t>(open_until_us_.load(std::memory_order_relaxed) - since, 0)};
+        out.until_half_open = Duration{std::max<std::int64_t>(
+            open_until_us_.load(std::memory_order_relaxed) - since_creation(now), 0)};
     }
     out.open_period = open_period_;
     out.refused = refused_.load(std::memory_order_relaxed);

@@ -218,6 +218,8 @@ class CircuitBreaker {
     void set_state_locked(BreakerState state) noexcept;
     void apply_pending_locked() noexcept;
     std::int64_t bucket_of(const Compiled& compiled, TimePoint now) const noexcept;
+    std::int64_t since_creation(TimePoint now) const noexcept;  // microseconds, never negative
+    std::optional<BreakerPermit> refusal_while_open(TimePoint now) noexcept;
     std::pair<std::uint64_t, std::uint64_t> window_counts(std::uint64_t generation,
                                                           std::int64_t bucket) const noexcept;
     static std::unique_ptr<const Compiled> compile(BreakerSettings settings,
