@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "rebound/simulation/breaker_replay.hpp"
+#include "run_command.hpp"
 
 using namespace std::chrono_literals;
 using rebound::BreakerSettings;
@@ -49,13 +49,6 @@ BreakerSettings rates_api() {
     return s;
 }
 
-std::string read_all(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 std::vector<ReplayEvent> events_of(std::string_view text) {
     auto events = read_replay_events(text);
     if (auto* error = std::get_if<ReplayInputError>(&events)) {
@@ -65,7 +58,7 @@ std::vector<ReplayEvent> events_of(std::string_view text) {
 }
 
 void check_trace(const std::string& stem, const BreakerSettings& settings) {
-    const auto events = events_of(read_all(kReplayDir / (stem + ".events")));
+    const auto events = events_of(rebound::testing::read_file(kReplayDir / (stem + ".events")));
     const auto result = replay_breaker(settings, events);
     REQUIRE(std::holds_alternative<std::vector<ReplayStep>>(result));
     const auto& steps = std::get<std::vector<ReplayStep>>(result);

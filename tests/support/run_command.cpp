@@ -14,16 +14,12 @@
 extern char** environ;
 
 namespace rebound::testing {
-namespace {
-
-std::string read_all(const std::string& path) {
+std::string read_file(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
     return text.str();
 }
-
-}  // namespace
 
 std::string make_temporary_directory(const std::string& prefix) {
     std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
@@ -61,8 +57,8 @@ CommandResult run_command(const std::vector<std::string>& arguments) {
     waitpid(pid, &status, 0);
     CommandResult result;
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    result.out = read_all(out_path);
-    result.err = read_all(err_path);
+    result.out = read_file(out_path);
+    result.err = read_file(err_path);
     std::filesystem::remove_all(directory);
     return result;
 }
