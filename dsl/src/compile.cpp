@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
+#include "rebound/dsl/input_limits.hpp"
 #include "rebound/error_type_registry.hpp"
 #include "rebound/policy_validation.hpp"
 #include "rebound/resilience_registry.hpp"
@@ -516,58 +518,134 @@ class Compiler {
         }
     }
 
-    // Reports unknown parents and cycles; remembers which policies can be resolved.
+    // Reports unknown parents, cycles and chains deeper than kMaxExtendsDepth; remembers which
+    // policies cannot be resolved. Linear in the policies (times a map lookup): each policy's
+    // state is settled once, by the first walk that reaches it.
     void check_extends() {
         broken_.clear();
-        in_reported_cycle_.clear();
-        for (const PolicyNode& policy : document_.policies) {
-            const auto& extends = policy.fields.extends;
-            if (extends && !index_.contains(extends->value)) {
-                reporter_.error(DiagnosticCode::UnknownPolicy, extends->position,
-                                "policies." + policy.name.value + ".extends",
-                                "policy '" + policy.name.value + "' extends unknown policy '" +
-                                    extends->value + "'",
-                                detail::did_you_mean(extends->value, names_));
-                broken_.insert(policy.name.value);
-            }
-        }
-        for (const PolicyNode& policy : document_.policies) {
-            std::vector<std::string> chain{policy.name.value};
-            const PolicyNode* current = &policy;
-            while (current->fields.extends && index_.contains(current->fields.extends->value)) {
-                const std::string& parent = current->fields.extends->value;
-                const bool starts_cycle = parent == chain.front();
-                const bool reaches_cycle =
-                    std::find(chain.begin(), chain.end(), parent) != chain.end();
-                chain.push_back(parent);
-                if (reaches_cycle) {
-                    // Reported once, at the policy that closes its own circle; policies that
-                    // only lead into a circle elsewhere are skipped silently.
-                    if (starts_cycle && !in_reported_cycle_.contains(policy.name.value)) {
-                        report_cycle(policy, chain);
-                        in_reported_cycle_.insert(chain.begin(), chain.end());
-                    }
-                    broken_.insert(policy.name.value);
+        const std::size_t count = document_.policies.size();
+        std::vector<ChainState> state(count, ChainState::Unvisited);
+        std::vector<std::size_t> depth(count, 0);
+        std::vector<std::size_t> path;  // the walk in progress, child first
+        for (std::size_t start = 0; start < count; ++start) {
+            path.clear();
+            std::size_t at = start;
+            // Walk up until a policy whose state is known, a root, or a policy of this walk.
+            while (state[at] == ChainState::Unvisited) {
+                state[at] = ChainState::OnPath;
+                path.push_back(at);
+                const std::optional<std::size_t> parent = parent_of(at);
+                if (!parent) {
                     break;
                 }
-                current = &document_.policies[index_.at(parent)];
+                at = *parent;
             }
-            // An ancestor extends an unknown policy (reported there): this one cannot be
-            // resolved either.
-            if (current->fields.extends && !index_.contains(current->fields.extends->value)) {
-                broken_.insert(policy.name.value);
+            settle_walk(path, at, state, depth);
+        }
+    }
+
+    enum class ChainState { Unvisited, OnPath, Resolvable, Broken };
+
+    // The index of the policy `index` extends, when it extends a policy of the file; an unknown
+    // parent is reported here and leaves the policy broken.
+    std::optional<std::size_t> parent_of(std::size_t index) {
+        const PolicyNode& policy = document_.policies[index];
+        const auto& extends = policy.fields.extends;
+        if (!extends) {
+            return std::nullopt;
+        }
+        const auto it = index_.find(extends->value);
+        if (it == index_.end()) {
+            reporter_.error(DiagnosticCode::UnknownPolicy, extends->position,
+                            "policies." + policy.name.value + ".extends",
+                            "policy '" + policy.name.value + "' extends unknown policy '" +
+                                extends->value + "'",
+                            detail::did_you_mean(extends->value, names_));
+            return std::nullopt;
+        }
+        return it->second;
+    }
+
+    // Gives every policy of `path` (a walk that stopped at `end`) its state and depth, from the
+    // top of the chain down.
+    void settle_walk(const std::vector<std::size_t>& path, std::size_t end,
+                     std::vector<ChainState>& state, std::vector<std::size_t>& depth) {
+        std::size_t next = path.size();  // policies [0, next) of path are still to settle
+        bool above_broken = false;
+        std::size_t above_depth = 0;
+        if (state[end] == ChainState::OnPath) {
+            const PolicyNode& top = document_.policies[path.back()];
+            const bool unknown_parent =
+                top.fields.extends && !index_.contains(top.fields.extends->value);
+            if (top.fields.extends && !unknown_parent) {
+                // `end` is on this walk: the policies from it to the last one form a circle.
+                const auto first = std::find(path.begin(), path.end(), end);
+                report_cycle(path, static_cast<std::size_t>(first - path.begin()));
+                for (auto it = first; it != path.end(); ++it) {
+                    state[*it] = ChainState::Broken;
+                }
+                next = static_cast<std::size_t>(first - path.begin());
+                above_broken = true;
+            } else {
+                // The walk ended at a root (or at a policy with an unknown parent).
+                state[end] = unknown_parent ? ChainState::Broken : ChainState::Resolvable;
+                depth[end] = 0;
+                above_broken = unknown_parent;
+                next = path.size() - 1;
+            }
+        } else {
+            above_broken = state[end] == ChainState::Broken;
+            above_depth = depth[end];
+        }
+        for (std::size_t i = next; i-- > 0;) {
+            const std::size_t at = path[i];
+            const std::size_t parent_depth = i + 1 < path.size() ? depth[path[i + 1]] : above_depth;
+            const bool parent_broken =
+                i + 1 < path.size() ? state[path[i + 1]] == ChainState::Broken : above_broken;
+            depth[at] = parent_depth + 1;
+            if (parent_broken) {
+                state[at] = ChainState::Broken;
+            } else if (depth[at] > kMaxExtendsDepth) {
+                report_too_deep(document_.policies[at]);
+                state[at] = ChainState::Broken;
+            } else {
+                state[at] = ChainState::Resolvable;
+            }
+        }
+        for (const std::size_t at : path) {
+            if (state[at] == ChainState::Broken) {
+                broken_.insert(document_.policies[at].name.value);
             }
         }
     }
 
-    void report_cycle(const PolicyNode& policy, const std::vector<std::string>& chain) {
-        std::string path;
-        for (const std::string& name : chain) {
-            path += (path.empty() ? "" : " -> ") + name;
+    void report_too_deep(const PolicyNode& policy) {
+        reporter_.error(DiagnosticCode::LimitExceeded, policy.fields.extends->position,
+                        "policies." + policy.name.value + ".extends",
+                        "policy '" + policy.name.value + "' is more than " +
+                            std::to_string(kMaxExtendsDepth) +
+                            " extends below the top of its chain; the policies extending it "
+                            "are not checked",
+                        "extend a policy nearer the top of the chain");
+    }
+
+    // `path[from..]` is a circle: reported once, at its policy that comes first in the file, as
+    // "a -> b -> a" starting there.
+    void report_cycle(const std::vector<std::size_t>& path, std::size_t from) {
+        const std::size_t length = path.size() - from;
+        std::size_t first = from;
+        for (std::size_t i = from; i < path.size(); ++i) {
+            first = path[i] < path[first] ? i : first;
+        }
+        const PolicyNode& policy = document_.policies[path[first]];
+        std::string chain;
+        for (std::size_t k = 0; k <= length; ++k) {
+            const std::size_t i = from + (first - from + k) % length;
+            chain += (chain.empty() ? "" : " -> ") + document_.policies[path[i]].name.value;
         }
         reporter_.error(DiagnosticCode::ExtendsCycle, policy.fields.extends->position,
                         "policies." + policy.name.value + ".extends",
-                        "policy '" + policy.name.value + "' extends itself: " + path);
+                        "policy '" + policy.name.value + "' extends itself: " + chain);
     }
 
     PolicyFields resolved_fields(const PolicyNode& policy) const {
@@ -723,7 +801,6 @@ class Compiler {
     std::vector<std::string_view> names_;
     std::vector<std::string_view> breaker_names_;
     std::set<std::string, std::less<>> broken_;
-    std::set<std::string, std::less<>> in_reported_cycle_;
     std::set<std::string, std::less<>> invalid_;  // policies whose own fields had errors
 };
 

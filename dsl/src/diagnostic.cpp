@@ -20,7 +20,7 @@ struct CodeInfo {
     std::string_view summary;
 };
 
-constexpr std::array<CodeInfo, 19> kCodes{{
+constexpr std::array<CodeInfo, 20> kCodes{{
     {DiagnosticCode::SyntaxError, "RB001", "syntax-error",
      "the text is not valid YAML, JSON or DSL"},
     {DiagnosticCode::UnknownKey, "RB002", "unknown-key", "a key the format does not have"},
@@ -57,6 +57,8 @@ constexpr std::array<CodeInfo, 19> kCodes{{
      "a value that breaks its format, such as a SQLSTATE that is not 5 characters"},
     {DiagnosticCode::UnknownHandler, "RB111", "unknown-handler",
      "an exact handler binding that names no registered handler"},
+    {DiagnosticCode::LimitExceeded, "RB112", "limit-exceeded",
+     "the file is too large, too long a list or name, too many policies or values"},
 }};
 
 const CodeInfo& info(DiagnosticCode code) noexcept {

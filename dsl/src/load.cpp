@@ -2,24 +2,45 @@
 
 #include <algorithm>
 #include <fstream>
+#include <new>
 #include <sstream>
 #include <string_view>
 #include <tuple>
 
+#include "limits_check.hpp"
+#include "rebound/dsl/input_limits.hpp"
 #include "rebound/dsl/parse.hpp"
 
 namespace rebound::dsl {
 namespace {
 
-// Files larger than this are refused rather than read into memory.
-constexpr std::uintmax_t kMaxFileBytes = 64u * 1024u * 1024u;
-
-Diagnostic unreadable(const std::string& file, std::string message) {
+Diagnostic about_file(DiagnosticCode code, const std::string& file, std::string message) {
     Diagnostic d;
-    d.code = DiagnosticCode::UnreadableFile;
+    d.code = code;
     d.message = std::move(message);
     d.file = file;
     return d;
+}
+
+Diagnostic unreadable(const std::string& file, std::string message) {
+    return about_file(DiagnosticCode::UnreadableFile, file, std::move(message));
+}
+
+// RB112 for input of `size` bytes; refused before it is read or parsed.
+Diagnostic too_large(const std::string& file, std::uintmax_t size) {
+    return about_file(DiagnosticCode::LimitExceeded, file,
+                      "the file has " + std::to_string(size) + " bytes, more than the limit of " +
+                          std::to_string(kMaxInputBytes) + " (1 MiB) for a policy file");
+}
+
+// What load_text and load_file return when loading failed with an exception (std::bad_alloc
+// included): one diagnostic, never the exception (docs/embedding.md).
+LoadResult failed_with(std::string file, std::string_view what) {
+    LoadResult result;
+    result.document.file = file;
+    result.diagnostics.push_back(about_file(DiagnosticCode::LimitExceeded, file,
+                                            "loading the file failed: " + std::string(what)));
+    return result;
 }
 
 // True when `inner` is `outer` or a value inside it ("policies.p.backoff.delay" is inside
@@ -67,15 +88,19 @@ void sort_in_file_order(Diagnostics& diagnostics) {
                      });
 }
 
-}  // namespace
-
-LoadResult load_text(std::string_view text, std::string_view file, Syntax syntax,
-                     const PolicyCompileOptions& options) {
+LoadResult load_text_unguarded(std::string_view text, std::string_view file, Syntax syntax,
+                               const PolicyCompileOptions& options) {
     LoadResult result;
+    if (text.size() > kMaxInputBytes) {
+        result.document.file = std::string(file);
+        result.diagnostics.push_back(too_large(std::string(file), text.size()));
+        return result;
+    }
     result.source = std::string(text);
     ParseResult parsed = parse(result.source, file, syntax);
     result.document = std::move(parsed.document);
     result.diagnostics = std::move(parsed.diagnostics);
+    detail::enforce_document_limits(result.document, result.diagnostics);
     // Compile even after parse errors: the validator's findings on the readable parts are
     // reported too (except those that only echo a parse error), but no policy set comes out of a
     // file with any error.
@@ -87,13 +112,15 @@ LoadResult load_text(std::string_view text, std::string_view file, Syntax syntax
         }
     }
     sort_in_file_order(result.diagnostics);
+    detail::cap_diagnostics(result.diagnostics, std::string(file));
     if (!has_errors(result.diagnostics)) {
         result.policy_set = std::move(compiled.policy_set);
     }
     return result;
 }
 
-LoadResult load_file(const std::filesystem::path& path, const PolicyCompileOptions& options) {
+LoadResult load_file_unguarded(const std::filesystem::path& path,
+                               const PolicyCompileOptions& options) {
     const std::string file = path.generic_string();
     LoadResult result;
     result.document.file = file;
@@ -109,8 +136,8 @@ LoadResult load_file(const std::filesystem::path& path, const PolicyCompileOptio
         result.diagnostics.push_back(unreadable(file, "cannot read file: " + error.message()));
         return result;
     }
-    if (size > kMaxFileBytes) {
-        result.diagnostics.push_back(unreadable(file, "file is larger than 64 MiB"));
+    if (size > kMaxInputBytes) {
+        result.diagnostics.push_back(too_large(file, size));
         return result;
     }
     std::ifstream in(path, std::ios::binary);
@@ -120,7 +147,30 @@ LoadResult load_file(const std::filesystem::path& path, const PolicyCompileOptio
         result.diagnostics.push_back(unreadable(file, "cannot read file"));
         return result;
     }
-    return load_text(text.str(), file, *syntax, options);
+    return load_text_unguarded(text.str(), file, *syntax, options);
+}
+
+}  // namespace
+
+LoadResult load_text(std::string_view text, std::string_view file, Syntax syntax,
+                     const PolicyCompileOptions& options) {
+    try {
+        return load_text_unguarded(text, file, syntax, options);
+    } catch (const std::bad_alloc&) {
+        return failed_with(std::string(file), "out of memory (std::bad_alloc)");
+    } catch (const std::exception& e) {
+        return failed_with(std::string(file), e.what());
+    }
+}
+
+LoadResult load_file(const std::filesystem::path& path, const PolicyCompileOptions& options) {
+    try {
+        return load_file_unguarded(path, options);
+    } catch (const std::bad_alloc&) {
+        return failed_with(path.generic_string(), "out of memory (std::bad_alloc)");
+    } catch (const std::exception& e) {
+        return failed_with(path.generic_string(), e.what());
+    }
 }
 
 LoadError::LoadError(Diagnostics diagnostics, std::string_view source)

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "rebound/dsl/compile.hpp"
+#include "rebound/dsl/input_limits.hpp"
 
 namespace rebound::lint {
 
@@ -17,11 +18,17 @@ PolicyFileContext::PolicyFileContext(const dsl::Document& document,
     }
     for (const dsl::PolicyNode& node : document_.policies) {
         ResolvedPolicy resolved;
+        resolved.policy = set_->find(node.name.value);
+        if (!resolved.policy) {
+            continue;  // did not compile: its chain may be a circle
+        }
         resolved.node = &node;
         resolved.fields = node.fields;
-        // A compiled file has no cycles and no unknown parents; the bound guards anyway.
+        // A compiled policy has no circle, no unknown parent and a chain of at most
+        // kMaxExtendsDepth; the bound guards anyway.
         const dsl::PolicyNode* current = &node;
-        for (std::size_t depth = 0; current->fields.extends && depth < by_name.size(); ++depth) {
+        for (std::size_t depth = 0; current->fields.extends && depth < dsl::kMaxExtendsDepth;
+             ++depth) {
             const auto parent = by_name.find(current->fields.extends->value);
             if (parent == by_name.end()) {
                 break;
@@ -33,10 +40,7 @@ PolicyFileContext::PolicyFileContext(const dsl::Document& document,
             resolved.fields =
                 dsl::merge_fields(std::move(resolved.fields), document_.defaults->fields);
         }
-        resolved.policy = set_->find(node.name.value);
-        if (resolved.policy) {
-            policies_.push_back(std::move(resolved));
-        }
+        policies_.push_back(std::move(resolved));
     }
 }
 

@@ -6,14 +6,31 @@
 
 namespace {
 thread_local std::size_t allocations = 0;
+thread_local std::size_t fail_at = 0;  // the allocation count that fails; 0: none
+thread_local bool failed_one = false;
+
+// Counts one allocation; false when it is the one FailOneAllocation chose.
+bool count_allocation() noexcept {
+    ++allocations;
+    if (fail_at != 0 && allocations == fail_at) {
+        fail_at = 0;
+        failed_one = true;
+        return false;
+    }
+    return true;
+}
 
 void* counted_malloc(std::size_t size) noexcept {
-    ++allocations;
+    if (!count_allocation()) {
+        return nullptr;
+    }
     return std::malloc(size == 0 ? 1 : size);
 }
 
 void* counted_aligned_alloc(std::size_t size, std::align_val_t align) noexcept {
-    ++allocations;
+    if (!count_allocation()) {
+        return nullptr;
+    }
     const auto alignment = static_cast<std::size_t>(align);
     // aligned_alloc wants a size that is a multiple of the alignment.
     const std::size_t rounded = (std::max<std::size_t>(size, 1) + alignment - 1) / alignment;
@@ -31,6 +48,19 @@ void* checked(void* p) {
 namespace rebound::testing {
 std::size_t allocations_on_this_thread() noexcept {
     return allocations;
+}
+
+FailOneAllocation::FailOneAllocation(std::size_t nth) noexcept {
+    fail_at = allocations + nth;
+    failed_one = false;
+}
+
+FailOneAllocation::~FailOneAllocation() {
+    fail_at = 0;
+}
+
+bool FailOneAllocation::failed() const noexcept {
+    return failed_one;
 }
 }  // namespace rebound::testing
 

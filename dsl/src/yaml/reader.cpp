@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <new>
 #include <optional>
 #include <span>
 #include <sstream>
@@ -29,6 +30,7 @@
 
 #include "diagnostic_sink.hpp"
 #include "field_locations.hpp"
+#include "rebound/dsl/input_limits.hpp"
 #include "rebound/dsl/parse.hpp"
 #include "rebound/error_category.hpp"
 #include "rebound/vendor.hpp"
@@ -100,6 +102,12 @@ class YamlReader {
     Field<T> read_word(const Value& value, Parse parse, std::span<const std::string_view> words,
                        std::string_view what);
 
+    // The item values of a list, or none (after saying why) when the list or the values read so
+    // far cross a limit of input_limits.hpp.
+    std::vector<Value> items(const Value& list);
+    // Counts `count` more values read at `where`; false (reported once) past kMaxNodes.
+    bool spend(std::size_t count, SourcePosition where);
+
     // Mappings: every entry with a readable, unique key (and, with `allowed`, a known one).
     std::vector<Entry> entries(const Value& map, const Context& context,
                                std::optional<std::span<const std::string_view>> allowed,
@@ -110,12 +118,46 @@ class YamlReader {
 
     std::string file_;
     Diagnostics& diagnostics_;
+    std::size_t nodes_ = 0;  // values read so far, aliased ones once per use
+    bool over_budget_ = false;
 };
 
 void YamlReader::report(DiagnosticCode code, SourcePosition position, std::string field,
                         std::string message, std::string suggestion) {
     detail::add_error(diagnostics_, file_, code, position, std::move(field), std::move(message),
                       std::move(suggestion));
+}
+
+// ---- Limits ----------------------------------------------------------------------------------
+
+bool YamlReader::spend(std::size_t count, SourcePosition where) {
+    if (over_budget_) {
+        return false;
+    }
+    nodes_ += count;
+    if (nodes_ <= kMaxNodes) {
+        return true;
+    }
+    over_budget_ = true;
+    report(DiagnosticCode::LimitExceeded, where, "",
+           "the file has more than " + std::to_string(kMaxNodes) +
+               " values (an aliased value counts each time it is used): the rest was not read",
+           "write the values once instead of multiplying them with aliases");
+    return false;
+}
+
+std::vector<Value> YamlReader::items(const Value& list) {
+    if (list.node.size() > kMaxListItems) {
+        report(DiagnosticCode::LimitExceeded, list.position, list.path,
+               list.label + " has " + std::to_string(list.node.size()) +
+                   " items, more than the limit of " + std::to_string(kMaxListItems),
+               "name error categories or SQLSTATE classes instead of single codes");
+        return {};
+    }
+    if (!spend(list.node.size(), list.position)) {
+        return {};
+    }
+    return items_of(list);
 }
 
 // ---- Mappings --------------------------------------------------------------------------------
@@ -131,6 +173,9 @@ std::vector<Entry> YamlReader::entries(const Value& map, const Context& context,
         SourcePosition key_position = position_of(key.Mark());
         if (!key_position.known()) {
             key_position = map.position;
+        }
+        if (!spend(1, key_position)) {
+            return result;
         }
         if (!key.IsScalar()) {
             report(DiagnosticCode::WrongType, key_position, context.path,
@@ -772,7 +817,7 @@ std::optional<ListNode<Located<Matcher>>> YamlReader::read_matchers(const Value&
     }
     ListNode<Located<Matcher>> list;
     list.position = value.position;
-    for (const Value& item : items_of(value)) {
+    for (const Value& item : items(value)) {
         const Context item_context{item.path, "in " + value.key + " of " + context.owner,
                                    context.owner};
         if (std::optional<Matcher> matcher = read_matcher(item, item_context)) {
@@ -933,7 +978,7 @@ std::optional<ListNode<Located<std::string>>> YamlReader::read_names(const Value
     }
     ListNode<Located<std::string>> list;
     list.position = value.position;
-    for (const Value& item : items_of(value)) {
+    for (const Value& item : items(value)) {
         if (Field<std::string> name = read_text(item, "a predicate name")) {
             list.items.push_back(std::move(*name));
         }
@@ -991,7 +1036,7 @@ std::optional<ListNode<RouteNode>> YamlReader::read_routes(const Value& value,
     }
     ListNode<RouteNode> list;
     list.position = value.position;
-    for (const Value& item : items_of(value)) {
+    for (const Value& item : items(value)) {
         const Context item_context{item.path, "in a route of " + context.owner, context.owner};
         if (std::optional<RouteNode> route = read_route(item, item_context)) {
             list.items.push_back(std::move(*route));
@@ -1146,6 +1191,8 @@ ParseResult parse_yaml(std::string_view text, std::string_view file) {
         result.diagnostics.push_back(yaml::syntax_error(
             file, yaml::clamp_to_text(text, yaml::position_of(error.mark)),
             "invalid YAML: the text cannot be read (" + yaml::excerpt(error.msg) + ")"));
+    } catch (const std::bad_alloc&) {
+        throw;  // not a fault of the text: load_text reports it (RB112)
     } catch (const std::exception& error) {
         result.diagnostics.push_back(yaml::syntax_error(
             file, {}, "the file cannot be read (" + yaml::excerpt(error.what()) + ")"));

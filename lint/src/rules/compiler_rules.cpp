@@ -10,7 +10,7 @@ namespace {
 
 using dsl::DiagnosticCode;
 
-constexpr std::array<std::pair<DiagnosticCode, std::string_view>, 17> kHelp{{
+constexpr std::array<std::pair<DiagnosticCode, std::string_view>, 18> kHelp{{
     {DiagnosticCode::SyntaxError,
      "The file cannot be read as YAML, JSON or the text DSL. Fix the text at the position shown; "
      "nothing after a syntax error can be checked reliably."},
@@ -61,6 +61,10 @@ constexpr std::array<std::pair<DiagnosticCode, std::string_view>, 17> kHelp{{
     {DiagnosticCode::InvalidValue,
      "A value breaks its format, such as a SQLSTATE that is not 5 characters or an HTTP status "
      "outside 100..599."},
+    {DiagnosticCode::LimitExceeded,
+     "The file crosses one of the limits that bound the work of loading any input: its size, "
+     "the values read after aliases are expanded, a list's length, a name's length, the number "
+     "of policies, the depth of an extends chain (docs/policy-format.md, Limits)."},
 }};
 
 std::string_view help_for(DiagnosticCode code) {

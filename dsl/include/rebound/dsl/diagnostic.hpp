@@ -40,6 +40,7 @@ enum class DiagnosticCode {
     UnreadableFile,      // RB109 unreadable-file: the file cannot be read
     InvalidValue,    // RB110 invalid-value: a value that breaks its format (SQLSTATE of 4 chars)
     UnknownHandler,  // RB111 unknown-handler: an exact binding names no registered handler
+    LimitExceeded,   // RB112 limit-exceeded: the input crosses a limit of input_limits.hpp
 };
 
 // "RB001"
