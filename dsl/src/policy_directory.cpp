@@ -1,6 +1,7 @@
 #include "rebound/dsl/policy_directory.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <system_error>
 
 #include "rebound/dsl/load.hpp"
@@ -16,6 +17,33 @@ Diagnostic error_at(DiagnosticCode code, std::string file, std::string message) 
     d.file = std::move(file);
     d.message = std::move(message);
     return d;
+}
+
+// Adds `path` to `files` when it names a policy file (by extension) that is a regular file or a
+// symlink to one. A policy file name that cannot be read as one (a dangling or looping symlink,
+// as in a Kubernetes ConfigMap update caught halfway; a FIFO) is a diagnostic, so that the
+// directory does not load without it; directories and other names are ignored.
+std::optional<Diagnostic> add_if_policy_file(const std::filesystem::path& path,
+                                             std::vector<std::filesystem::path>& files) {
+    if (!syntax_for_path(path.string())) {
+        return std::nullopt;
+    }
+    std::error_code error;
+    const std::filesystem::file_status status = std::filesystem::status(path, error);
+    if (error) {
+        const std::string reason = error.message();
+        std::error_code ignored;
+        return error_at(DiagnosticCode::UnreadableFile, path.string(),
+                        std::filesystem::is_symlink(path, ignored)
+                            ? "the symlink cannot be followed: " + reason
+                            : "cannot read file: " + reason);
+    }
+    if (status.type() == std::filesystem::file_type::regular) {
+        files.push_back(path);
+    } else if (status.type() != std::filesystem::file_type::directory) {
+        return error_at(DiagnosticCode::UnreadableFile, path.string(), "not a regular file");
+    }
+    return std::nullopt;
 }
 
 // The policy files of `directory` in name order, or a diagnostic when it cannot be listed. A
@@ -36,9 +64,8 @@ std::vector<std::filesystem::path> policy_files(const std::filesystem::path& dir
     }
     std::filesystem::directory_iterator it(directory, error);
     for (; !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
-        std::error_code status_error;
-        if (it->is_regular_file(status_error) && syntax_for_path(it->path().string())) {
-            files.push_back(it->path());
+        if (const std::optional<Diagnostic> problem = add_if_policy_file(it->path(), files)) {
+            diagnostics.push_back(*problem);
         }
     }
     if (error) {
@@ -117,6 +144,9 @@ DirectoryLoadResult load_policy_directory(const std::filesystem::path& directory
     PolicyDirectory::Services services;
     std::map<std::string, std::string, std::less<>> file_of_service;
     for (const std::filesystem::path& file : files) {
+        if (options.stop.stop_requested()) {
+            return {};
+        }
         LoadResult loaded = load_file(file, options.compile);
         result.diagnostics.insert(result.diagnostics.end(),
                                   std::make_move_iterator(loaded.diagnostics.begin()),
@@ -154,9 +184,18 @@ bool reload_policy_directory(PolicyDirectoryStore& store, const std::filesystem:
                              const PolicyDirectoryStore::DiagnosticsCallback& on_diagnostics) {
     return store.reload(
         [&] {
-            DirectoryLoadResult loaded = load_policy_directory(directory, options);
-            return PolicyDirectoryStore::Compiled{std::move(loaded.directory),
-                                                  std::move(loaded.diagnostics)};
+            try {
+                DirectoryLoadResult loaded = load_policy_directory(directory, options);
+                return PolicyDirectoryStore::Compiled{std::move(loaded.directory),
+                                                      std::move(loaded.diagnostics)};
+            } catch (const std::exception& e) {
+                // Out of memory outside any one file (load_file reports its own): the last
+                // good snapshot stays, and the callback hears why.
+                return PolicyDirectoryStore::Compiled{
+                    nullptr,
+                    {error_at(DiagnosticCode::LimitExceeded, directory.string(),
+                              std::string("loading the policy directory failed: ") + e.what())}};
+            }
         },
         on_diagnostics);
 }

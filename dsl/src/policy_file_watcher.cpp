@@ -5,32 +5,40 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstring>
 #include <stop_token>
+#include <string_view>
 #include <system_error>
+
+#include "rebound/dsl/syntax.hpp"
 
 namespace rebound::dsl {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 constexpr std::uint32_t kWatchedEvents = IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM |
                                          IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
+// Events after which the watch no longer follows the path: the directory was deleted or moved.
+constexpr std::uint32_t kLostEvents = IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT;
 
 [[noreturn]] void throw_errno(const std::string& what) {
     throw std::system_error(errno, std::generic_category(), what);
 }
 
-// Reads every pending inotify event; returns whether there was any.
-bool drain(int fd) {
-    alignas(inotify_event) std::array<char, 4096> buffer{};
-    bool any = false;
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer.data(), buffer.size());
-        if (n <= 0) {
-            return any;  // EAGAIN: drained
-        }
-        any = true;
-    }
+// Whether a change to `name` (empty: the watched path itself) can change what loads: a policy
+// file, a subdirectory, or a `..` name of a Kubernetes ConfigMap mount (`..data`).
+bool concerns_policies(std::string_view name, std::uint32_t mask) {
+    return name.empty() || (mask & (IN_ISDIR | IN_Q_OVERFLOW)) != 0 || name.starts_with("..") ||
+           syntax_for_path(name).has_value();
+}
+
+int milliseconds_until(Clock::time_point when) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(when - Clock::now());
+    return static_cast<int>(std::max<std::int64_t>(left.count(), 0));
 }
 
 }  // namespace
@@ -41,14 +49,15 @@ PolicyFileWatcher::PolicyFileWatcher(PolicyDirectoryStore& store, std::filesyste
                                      PolicyFileWatcherOptions options)
     : store_(store),
       directory_(std::move(directory)),
-      load_options_(load_options),
+      load_options_(std::move(load_options)),
       on_diagnostics_(std::move(on_diagnostics)),
       options_(std::move(options)) {
     inotify_fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (inotify_fd_ < 0) {
         throw_errno("inotify_init1");
     }
-    if (::inotify_add_watch(inotify_fd_, directory_.c_str(), kWatchedEvents) < 0) {
+    watch_ = ::inotify_add_watch(inotify_fd_, directory_.c_str(), kWatchedEvents);
+    if (watch_ < 0) {
         const int saved = errno;
         ::close(inotify_fd_);
         errno = saved;
@@ -77,12 +86,60 @@ void PolicyFileWatcher::stop() {
     }
 }
 
-void PolicyFileWatcher::reload() {
-    const bool swapped =
-        reload_policy_directory(store_, directory_, load_options_, on_diagnostics_);
+void PolicyFileWatcher::reload(const std::stop_token& stop) {
+    DirectoryLoadOptions options = load_options_;
+    options.stop = stop;
+    bool swapped = false;
+    try {
+        swapped = reload_policy_directory(store_, directory_, options, on_diagnostics_);
+    } catch (...) {
+        // Only a callback can throw here (loading reports its failures as diagnostics); the
+        // watcher thread must survive it, and the store kept its snapshot.
+    }
+    if (stop.stop_requested()) {
+        return;  // abandoned: not a reload
+    }
     reloads_.fetch_add(1);
     if (options_.on_reload) {
-        options_.on_reload(swapped);
+        try {
+            options_.on_reload(swapped);
+        } catch (...) {
+            // As above: the callback's failure must not end the watching.
+        }
+    }
+}
+
+bool PolicyFileWatcher::rewatch() {
+    watch_ = ::inotify_add_watch(inotify_fd_, directory_.c_str(), kWatchedEvents);
+    return watch_ >= 0;
+}
+
+bool PolicyFileWatcher::read_events() {
+    alignas(inotify_event) std::array<char, 4096> buffer{};
+    bool relevant = false;
+    for (;;) {
+        const ssize_t n = ::read(inotify_fd_, buffer.data(), buffer.size());
+        if (n <= 0) {
+            return relevant;  // EAGAIN: drained
+        }
+        for (ssize_t at = 0; at < n;) {
+            inotify_event event{};
+            std::memcpy(&event, buffer.data() + at, sizeof event);
+            const char* name_start = buffer.data() + at + sizeof(inotify_event);
+            const std::string_view name(name_start,
+                                        event.len == 0 ? 0 : ::strnlen(name_start, event.len));
+            at += static_cast<ssize_t>(sizeof(inotify_event) + event.len);
+            if (event.wd == watch_ && (event.mask & kLostEvents) != 0) {
+                // Deleted or moved away: a moved directory keeps its watch, which would follow
+                // it elsewhere, so drop it and watch the path again (it may already be back).
+                ::inotify_rm_watch(inotify_fd_, watch_);
+                watch_ = -1;
+                rewatch();
+                relevant = true;
+            } else if (event.wd == watch_ || (event.mask & IN_Q_OVERFLOW) != 0) {
+                relevant = relevant || concerns_policies(name, event.mask);
+            }
+        }
     }
 }
 
@@ -93,26 +150,38 @@ void PolicyFileWatcher::watch(const std::stop_token& stop) {
         [[maybe_unused]] const ssize_t written = ::write(wake_fd_, &one, sizeof one);
     });
     bool pending = false;
+    Clock::time_point first_change;
+    Clock::time_point last_change;
     while (!stop.stop_requested()) {
+        int timeout = -1;
+        if (pending) {
+            timeout = milliseconds_until(
+                std::min(last_change + options_.settle, first_change + options_.max_settle));
+        } else if (watch_ < 0) {
+            timeout = static_cast<int>(options_.settle.count());  // look for the path again
+        }
         std::array<pollfd, 2> fds{{{inotify_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}}};
-        const int timeout = pending ? static_cast<int>(options_.settle.count()) : -1;
         const int ready = ::poll(fds.data(), fds.size(), timeout);
-        if (ready < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
+        if (ready < 0 && errno != EINTR) {
             return;  // nothing sensible to do: stop watching
         }
         if (stop.stop_requested()) {
             return;
         }
-        if (ready == 0) {  // quiet for the settle period
-            pending = false;
-            reload();
-            continue;
+        const Clock::time_point now = Clock::now();
+        bool changed = ready > 0 && (fds[0].revents & POLLIN) != 0 && read_events();
+        if (watch_ < 0 && rewatch()) {
+            changed = true;  // the directory is back: whatever it holds now must load
         }
-        if ((fds[0].revents & POLLIN) != 0 && drain(inotify_fd_)) {
+        if (changed) {
+            first_change = pending ? first_change : now;
+            last_change = now;
             pending = true;
+        }
+        if (pending &&
+            (now >= last_change + options_.settle || now >= first_change + options_.max_settle)) {
+            pending = false;
+            reload(stop);
         }
     }
 }

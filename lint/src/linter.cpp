@@ -9,6 +9,7 @@
 #include "rebound/dsl/compile.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/dsl/vendor_map_loader.hpp"
+#include "rebound/lint/policy_file_search.hpp"
 #include "suppression.hpp"
 
 namespace rebound::lint {
@@ -172,36 +173,23 @@ FileReport Linter::lint_loaded(dsl::LoadResult loaded, std::string file) const {
 
 LintReport Linter::lint_paths(const std::vector<std::string>& paths) const {
     LintReport report;
-    for (const std::string& file : collect_policy_files(paths)) {
+    PolicyFileSearch search = find_policy_files(paths);
+    for (const std::string& file : search.files) {
         report.files.push_back(lint_file(file));
+    }
+    for (const dsl::Diagnostic& problem : search.problems) {
+        FileReport unreadable;
+        unreadable.file = problem.file;
+        unreadable.unreadable = true;
+        unreadable.findings.push_back(from_diagnostic(problem));
+        report.files.push_back(std::move(unreadable));
     }
     report_duplicate_services(report.files, registry_);
     return report;
 }
 
 std::vector<std::string> collect_policy_files(const std::vector<std::string>& paths) {
-    std::vector<std::string> files;
-    for (const std::string& path : paths) {
-        std::error_code error;
-        if (!fs::is_directory(path, error)) {
-            files.push_back(fs::path(path).generic_string());
-            continue;
-        }
-        std::vector<std::string> found;
-        for (auto it = fs::recursive_directory_iterator(path, error);
-             !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-            const std::string name = it->path().generic_string();
-            // JSON Schemas (`*.schema.json`, such as policies/schema/) live beside policy files
-            // but are not policy files; named on the command line, they are linted as given.
-            const bool is_json_schema = name.ends_with(".schema.json");
-            if (it->is_regular_file(error) && dsl::syntax_for_path(name) && !is_json_schema) {
-                found.push_back(name);
-            }
-        }
-        std::sort(found.begin(), found.end());
-        files.insert(files.end(), found.begin(), found.end());
-    }
-    return files;
+    return find_policy_files(paths).files;
 }
 
 Findings LintReport::all_findings() const {

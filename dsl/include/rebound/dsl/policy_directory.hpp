@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,9 @@ struct DirectoryLoadOptions {
     const HandlerRegistry* handlers = nullptr;
     // With `handlers`: such a binding is an error, so the directory does not load.
     bool strict_bindings = false;
+    // When stop is requested, loading ends before the next file and yields no directory and no
+    // diagnostics: how PolicyFileWatcher::stop() returns promptly while a reload compiles.
+    std::stop_token stop{};
 };
 
 struct DirectoryLoadResult {
@@ -69,9 +73,9 @@ struct DirectoryLoadResult {
     Diagnostics diagnostics;                           // every file's, in file order
 };
 
-// Never throws for bad input: unreadable directories and files are diagnostics. An empty
-// directory (no policy file) is an error, so that a half-finished deployment is not taken for
-// "no policies".
+// Never throws: unreadable directories and files, a policy file name that is a dangling symlink
+// or not a regular file, and running out of memory are diagnostics. An empty directory (no
+// policy file) is an error, so that a half-finished deployment is not taken for "no policies".
 DirectoryLoadResult load_policy_directory(const std::filesystem::path& directory,
                                           const DirectoryLoadOptions& options = {});
 

@@ -4,11 +4,21 @@
 //   rebound::dsl::PolicyFileWatcher watcher(store, "/etc/rebound", {.handlers = &registry},
 //                                           [](const auto& diagnostics) { log(diagnostics); });
 //
-// Any change in the directory (a file written and closed, created, moved in or out, deleted;
-// also Kubernetes-style symlink swaps) starts a short settle period; when no further change
-// arrives within it, the whole directory is reloaded once. A failed reload leaves the last good
-// snapshot in the store and reports through the callback. The destructor (or stop()) ends the
-// thread promptly and joins it; no callback runs after it returns.
+// A change to a policy file (written and closed, created, moved in or out, deleted), to a
+// subdirectory or to a name starting with `..` (Kubernetes ConfigMap symlink swaps) starts a
+// settle period; when no further such change arrives within it, or at the latest `max_settle`
+// after the first change, the whole directory is reloaded once. Changes to other files (an
+// `app.log` written beside the policies) are ignored. A failed reload leaves the last good
+// snapshot in the store and reports through the callback.
+//
+// The directory may go away: deleted and created again, or moved aside and replaced (`mv`,
+// `mkdir`). The watcher then reloads once (which fails and reports the missing directory), tries
+// to watch the path again every settle period, and reloads as soon as it is back. It never stops
+// watching silently.
+//
+// The destructor (or stop()) ends the thread promptly, also while a reload is compiling (the
+// reload is abandoned between files; the store keeps its snapshot), and joins it; no callback
+// runs after it returns.
 #pragma once
 
 #include <atomic>
@@ -23,8 +33,11 @@
 namespace rebound::dsl {
 
 struct PolicyFileWatcherOptions {
-    // How long the directory must stay quiet after a change before reloading.
+    // How long the directory must stay quiet after a change before reloading; also how often a
+    // directory that went away is looked for again.
     std::chrono::milliseconds settle{100};
+    // The longest a reload waits after the first change while changes keep arriving.
+    std::chrono::milliseconds max_settle{2000};
     // Called after every reload with whether it swapped (optional; on the watcher thread).
     std::function<void(bool swapped)> on_reload{};
 };
@@ -50,7 +63,11 @@ class PolicyFileWatcher {
 
   private:
     void watch(const std::stop_token& stop);
-    void reload();
+    void reload(const std::stop_token& stop);
+    // Watches directory_ again after it went away; whether it is watched now.
+    bool rewatch();
+    // Reads the pending events; whether any concerns the policies (and notes a lost watch).
+    bool read_events();
 
     PolicyDirectoryStore& store_;
     std::filesystem::path directory_;
@@ -58,6 +75,7 @@ class PolicyFileWatcher {
     PolicyDirectoryStore::DiagnosticsCallback on_diagnostics_;
     PolicyFileWatcherOptions options_;
     int inotify_fd_ = -1;
+    int watch_ = -1;  // the watch descriptor of directory_; -1 while it is gone
     int wake_fd_ = -1;
     std::atomic<std::uint64_t> reloads_{0};
     std::jthread thread_;  // last: started after every member it uses exists

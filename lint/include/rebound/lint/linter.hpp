@@ -81,9 +81,10 @@ class Linter {
     const RuleRegistry& registry_;
 };
 
-// The files `lint_paths` would lint: named files as given, directories searched recursively for
-// .yaml, .yml, .json and .rebound files (JSON Schemas, `*.schema.json`, are skipped).
-// Paths that do not exist are returned as they are (linting reports them).
+// The files `lint_paths` would lint (find_policy_files, policy_file_search.hpp): named files as
+// given, directories searched recursively for .yaml, .yml, .json and .rebound files (JSON
+// Schemas, `*.schema.json`, are skipped). Paths that do not exist are returned as they are
+// (linting reports them). lint_paths also reports what the search could not read.
 std::vector<std::string> collect_policy_files(const std::vector<std::string>& paths);
 
 }  // namespace rebound::lint
