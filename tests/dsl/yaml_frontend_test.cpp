@@ -669,7 +669,9 @@ TEST_CASE("empty sections and empty policies", "[yaml]") {
 TEST_CASE("counts are plain integers, stored wide", "[yaml]") {
     CHECK(fields_of("    max_attempts: -4\n").max_attempts->value == -4);
     CHECK(fields_of("    max_attempts: 1000000\n").max_attempts->value == 1000000);
-    CHECK(fields_of("    max_attempts: +7\n").max_attempts->value == 7);
+    // Numbers are written without '+', as in the DSL (docs/policy-format.md, Values).
+    CHECK(policy_diagnostic("    max_attempts: +7\n", DiagnosticCode::WrongType).message ==
+          "'max_attempts' must be a whole number, got '+7'");
     const Diagnostic huge = policy_diagnostic(
         "    max_attempts: 1234567890123456789012345678901234567890\n", DiagnosticCode::OutOfRange);
     CHECK(huge.message.find("too large") != std::string::npos);

@@ -1,9 +1,52 @@
 #include "cli_support.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <iostream>
+#include <limits>
+#include <system_error>
 
 namespace rebound::cli {
+namespace {
+
+// `text` as a T, or a CLI::ValidationError naming `option` and the range of T.
+template <typename T>
+T strict_number(const std::string& option, const std::string& text) {
+    T value{};
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc{} || end != text.data() + text.size()) {
+        throw CLI::ValidationError(
+            option, "expected a whole number from " +
+                        std::to_string(std::numeric_limits<T>::min()) + " to " +
+                        std::to_string(std::numeric_limits<T>::max()) + ", got '" + text + "'");
+    }
+    return value;
+}
+
+}  // namespace
+
+CLI::Option* add_native_code_option(CLI::App& command, std::optional<std::int64_t>& target,
+                                    const std::string& description) {
+    return command
+        .add_option_function<std::string>(
+            "--native",
+            [&target](const std::string& text) {
+                target = strict_number<std::int64_t>("--native", text);
+            },
+            description)
+        ->type_name("INT");
+}
+
+CLI::Option* add_seed_option(CLI::App& command, std::uint64_t& target) {
+    return command
+        .add_option_function<std::string>(
+            "--seed",
+            [&target](const std::string& text) {
+                target = strict_number<std::uint64_t>("--seed", text);
+            },
+            "Seed of the random source (0 to 18446744073709551615; default 1)")
+        ->type_name("UINT");
+}
 
 std::optional<dsl::LoadResult> load_or_report(const std::string& path, int& exit_code) {
     dsl::LoadResult result = dsl::load_file(path);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,13 @@ void register_lint(CLI::App& app, CommandOutcome& outcome);
 void register_replay(CLI::App& app, CommandOutcome& outcome);
 void register_schema(CLI::App& app, CommandOutcome& outcome);
 void register_simulate(CLI::App& app, CommandOutcome& outcome);
+
+// Whole-number options read strictly: the whole text must be a decimal number that fits the
+// target, so `--native 99999999999999999999` and `--seed -1` are usage errors (exit 2) instead of
+// values wrapped or cut to something else.
+CLI::Option* add_native_code_option(CLI::App& command, std::optional<std::int64_t>& target,
+                                    const std::string& description);
+CLI::Option* add_seed_option(CLI::App& command, std::uint64_t& target);
 
 // The schema file's bytes, embedded at build time.
 std::string_view embedded_schema();

@@ -78,7 +78,7 @@ void register_classify(CLI::App& app, CommandOutcome& outcome) {
         ->capture_default_str();
     command->add_option("--sqlstate", o->sqlstate,
                         "SQLSTATE, e.g. 40001 (ODBC 2 states are normalised)");
-    command->add_option("--native", o->native, "Vendor's native error code, e.g. 1213");
+    add_native_code_option(*command, o->native, "Vendor's native error code, e.g. 1213");
     command->add_option("--phase", o->phase, "Phase of the failure")
         ->check(CLI::IsMember({"connect", "execute", "commit"}))
         ->capture_default_str();

@@ -214,7 +214,7 @@ void register_decide(CLI::App& app, CommandOutcome& outcome) {
     command->add_option("--category", o->category, "Error category, e.g. deadlock");
     command->add_option("--sqlstate", o->sqlstate, "SQLSTATE, e.g. 40001");
     command->add_option("--vendor", o->vendor, "Database vendor, e.g. postgresql");
-    command->add_option("--native", o->native, "Vendor's native error code");
+    add_native_code_option(*command, o->native, "Vendor's native error code");
     command->add_option("--phase", o->phase, "Phase of the failure")
         ->check(CLI::IsMember({"connect", "execute", "commit"}));
     command->add_option("--http", o->http, "HTTP status")->check(CLI::Range(100, 599));
@@ -231,7 +231,7 @@ void register_decide(CLI::App& app, CommandOutcome& outcome) {
     command->add_flag("--idempotent", o->idempotent,
                       "The handler's code declares it idempotent (a binding stating idempotent "
                       "wins)");
-    command->add_option("--seed", o->seed, "Seed of the random source");
+    add_seed_option(*command, o->seed);
     command->add_option("--format", o->format, "Output format")
         ->check(CLI::IsMember({"text", "json"}));
     command->add_option(

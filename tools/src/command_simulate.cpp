@@ -153,7 +153,7 @@ void register_simulate(CLI::App& app, CommandOutcome& outcome) {
     command->add_option("--runs", o->runs, "Runs per point, averaged")
         ->check(CLI::Range(1, kMaxRuns))
         ->capture_default_str();
-    command->add_option("--seed", o->seed, "Seed of the random source")->capture_default_str();
+    add_seed_option(*command, o->seed);
     command->add_option("--format", o->format, "Output format")
         ->check(CLI::IsMember({"text", "csv"}))
         ->capture_default_str();

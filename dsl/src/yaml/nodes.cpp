@@ -24,6 +24,15 @@ bool is_quoted(const YAML::Node& node) {
     return node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str";
 }
 
+// yaml-cpp gives untagged plain values "?" (or nothing) and quoted ones "!".
+std::optional<std::string> explicit_tag(const YAML::Node& node) {
+    const std::string& tag = node.Tag();
+    if (tag.empty() || tag == "?" || tag == "!" || tag == "tag:yaml.org,2002:str") {
+        return std::nullopt;
+    }
+    return tag;
+}
+
 bool is_plain_scalar(const YAML::Node& node) {
     return node.IsScalar() && !is_quoted(node);
 }

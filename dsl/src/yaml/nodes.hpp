@@ -3,6 +3,7 @@
 // public header.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,10 @@ SourcePosition position_of(const YAML::Mark& mark) noexcept;
 bool is_quoted(const YAML::Node& node);
 
 bool is_plain_scalar(const YAML::Node& node);
+
+// The tag written on `node` (`!!binary` as "tag:yaml.org,2002:binary", `!custom`), or nullopt
+// when it has none or only `!!str`, which the format allows (docs/policy-format.md, Values).
+std::optional<std::string> explicit_tag(const YAML::Node& node);
 
 // How a value is named in "got ..." parts of messages.
 std::string describe(const YAML::Node& node);

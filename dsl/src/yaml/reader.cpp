@@ -105,6 +105,8 @@ class YamlReader {
     // The item values of a list, or none (after saying why) when the list or the values read so
     // far cross a limit of input_limits.hpp.
     std::vector<Value> items(const Value& list);
+    // Reports a YAML tag written on `node` (`!!binary`, `!custom`); whether there was one.
+    bool refuse_tag(const YAML::Node& node, SourcePosition position, const std::string& path);
     // Counts `count` more values read at `where`; false (reported once) past kMaxNodes.
     bool spend(std::size_t count, SourcePosition where);
 
@@ -157,7 +159,26 @@ std::vector<Value> YamlReader::items(const Value& list) {
     if (!spend(list.node.size(), list.position)) {
         return {};
     }
-    return items_of(list);
+    std::vector<Value> all = items_of(list);
+    std::erase_if(
+        all, [this](const Value& item) { return refuse_tag(item.node, item.position, item.path); });
+    return all;
+}
+
+bool YamlReader::refuse_tag(const YAML::Node& node, SourcePosition position,
+                            const std::string& path) {
+    const std::optional<std::string> tag = explicit_tag(node);
+    if (!tag) {
+        return false;
+    }
+    std::string written = *tag;
+    if (constexpr std::string_view kCore = "tag:yaml.org,2002:"; written.starts_with(kCore)) {
+        written = "!!" + written.substr(kCore.size());
+    }
+    report(DiagnosticCode::WrongType, position, path,
+           "YAML tags are not supported, got " + quoted(excerpt(written)),
+           "remove the tag: values are read by the field they belong to");
+    return true;
 }
 
 // ---- Mappings --------------------------------------------------------------------------------
@@ -180,6 +201,12 @@ std::vector<Entry> YamlReader::entries(const Value& map, const Context& context,
         if (!key.IsScalar()) {
             report(DiagnosticCode::WrongType, key_position, context.path,
                    "a key must be a word, got " + describe(key) + " " + context.where);
+            continue;
+        }
+        if (refuse_tag(key, key_position, context.path) ||
+            refuse_tag(value,
+                       position_of(value.Mark()).known() ? position_of(value.Mark()) : key_position,
+                       child_path(context.path, key.Scalar()))) {
             continue;
         }
         const std::string& name = key.Scalar();
@@ -390,6 +417,9 @@ Document YamlReader::read(const YAML::Node& root) {
     SourcePosition root_position = position_of(root.Mark());
     if (!root_position.known()) {
         root_position = {1, 1};
+    }
+    if (refuse_tag(root, root_position, "")) {
+        return document;
     }
     if (!root.IsMap()) {
         report(DiagnosticCode::WrongType, root_position, "",

@@ -68,13 +68,12 @@ bool looks_like_non_finite(std::string_view text) noexcept {
            text == ".NaN" || text == ".NAN";
 }
 
-// A decimal integer with optional sign, with overflow detection.
+// A decimal integer, optionally negative (a leading + is refused), with overflow detection.
 ParsedInteger parse_integer(std::string_view text) noexcept {
-    if (!looks_like_integer(text)) {
+    // A leading '+' is YAML 1.2 but not Rebound: numbers are written unsigned in every syntax
+    // (the DSL has no '+' either), so `+3` is the same error in YAML and in the DSL.
+    if (!looks_like_integer(text) || text.front() == '+') {
         return {};
-    }
-    if (text.front() == '+') {
-        text.remove_prefix(1);
     }
     std::int64_t value = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -91,11 +90,8 @@ ParsedInteger parse_integer(std::string_view text) noexcept {
 // fit a double.
 std::optional<double> parse_finite_number(std::string_view text, bool& out_of_range) noexcept {
     out_of_range = false;
-    if (!looks_like_float(text)) {
-        return std::nullopt;
-    }
-    if (text.front() == '+') {
-        text.remove_prefix(1);
+    if (!looks_like_float(text) || text.front() == '+') {
+        return std::nullopt;  // unsigned, as parse_integer
     }
     return detail::finite_double(text, out_of_range);
 }

@@ -26,7 +26,7 @@ struct ParsedInteger {
     std::int64_t value = 0;
 };
 
-// A decimal integer with optional sign, with overflow detection.
+// A decimal integer, optionally negative (a leading + is refused), with overflow detection.
 ParsedInteger parse_integer(std::string_view text) noexcept;
 
 // A finite YAML number (integer or float form); nullopt with `out_of_range` set when it does not
