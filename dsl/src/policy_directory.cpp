@@ -4,6 +4,7 @@
 #include <optional>
 #include <system_error>
 
+#include "file_checks.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/dsl/syntax.hpp"
 
@@ -25,24 +26,14 @@ Diagnostic error_at(DiagnosticCode code, std::string file, std::string message) 
 // directory does not load without it; directories and other names are ignored.
 std::optional<Diagnostic> add_if_policy_file(const std::filesystem::path& path,
                                              std::vector<std::filesystem::path>& files) {
-    if (!syntax_for_path(path.string())) {
+    std::error_code error;
+    if (!syntax_for_path(path.string()) || std::filesystem::is_directory(path, error)) {
         return std::nullopt;
     }
-    std::error_code error;
-    const std::filesystem::file_status status = std::filesystem::status(path, error);
-    if (error) {
-        const std::string reason = error.message();
-        std::error_code ignored;
-        return error_at(DiagnosticCode::UnreadableFile, path.string(),
-                        std::filesystem::is_symlink(path, ignored)
-                            ? "the symlink cannot be followed: " + reason
-                            : "cannot read file: " + reason);
+    if (const std::optional<std::string> problem = detail::not_a_regular_file(path)) {
+        return error_at(DiagnosticCode::UnreadableFile, path.string(), *problem);
     }
-    if (status.type() == std::filesystem::file_type::regular) {
-        files.push_back(path);
-    } else if (status.type() != std::filesystem::file_type::directory) {
-        return error_at(DiagnosticCode::UnreadableFile, path.string(), "not a regular file");
-    }
+    files.push_back(path);
     return std::nullopt;
 }
 

@@ -23,6 +23,7 @@
 #include "rebound/error_category.hpp"
 
 #include "diagnostic_sink.hpp"
+#include "file_checks.hpp"
 
 #ifndef REBOUND_INSTALLED_VENDOR_MAP_DIR
 #define REBOUND_INSTALLED_VENDOR_MAP_DIR "/usr/local/share/rebound/vendors"
@@ -40,6 +41,8 @@ constexpr std::string_view kRuleKeys[] = {"native",  "sqlstate", "sqlstate_class
                                           "note",    "source"};
 constexpr std::string_view kRuleKindKeys[] = {"native", "sqlstate", "sqlstate_class"};
 constexpr std::string_view kMapFileExtension = ".yaml";
+// The map of the SQLSTATE rules every vendor shares; a directory without it is refused.
+constexpr std::string_view kGenericMapFile = "generic.yaml";
 
 SourcePosition position_of(const YAML::Mark& mark) noexcept {
     if (mark.line < 0 || mark.column < 0) {
@@ -499,11 +502,34 @@ VendorMapLoadResult load_vendor_map_sources(const std::vector<VendorMapSource>& 
 VendorMapLoadResult load_vendor_maps(const std::filesystem::path& directory) {
     std::error_code error;
     std::vector<std::filesystem::path> paths;
+    Diagnostics unreadable;
+    const auto refuse = [&unreadable](const std::filesystem::path& path, std::string message) {
+        Diagnostic diagnostic;
+        diagnostic.code = DiagnosticCode::UnreadableFile;
+        diagnostic.file = path.generic_string();
+        diagnostic.message = std::move(message);
+        unreadable.push_back(std::move(diagnostic));
+    };
     for (std::filesystem::directory_iterator it(directory, error), end; !error && it != end;
          it.increment(error)) {
-        if (it->path().extension() == kMapFileExtension && it->is_regular_file(error)) {
+        if (it->path().extension() != kMapFileExtension) {
+            continue;
+        }
+        // A map that is not a file (a dangling symlink, a directory, a FIFO) would take its
+        // vendor's rules away silently: refused, as an unreadable file is.
+        if (const std::optional<std::string> problem = detail::not_a_regular_file(it->path())) {
+            refuse(it->path(), "cannot use this vendor map: " + *problem);
+        } else {
             paths.push_back(it->path());
         }
+    }
+    if (!error && !paths.empty() &&
+        std::none_of(paths.begin(), paths.end(), [](const std::filesystem::path& path) {
+            return path.filename() == kGenericMapFile;
+        })) {
+        refuse(directory / kGenericMapFile,
+               "the vendor map directory has no " + std::string(kGenericMapFile) +
+                   ": the SQLSTATE rules every vendor shares would be missing");
     }
     if (error || paths.empty()) {
         VendorMapLoadResult result;
@@ -515,12 +541,12 @@ VendorMapLoadResult load_vendor_maps(const std::filesystem::path& directory) {
                   : "the vendor map directory has no " + std::string(kMapFileExtension) + " files";
         diagnostic.suggestion =
             "set REBOUND_DATA_DIR to the directory that holds vendors/, or pass the directory";
+        result.diagnostics = std::move(unreadable);
         result.diagnostics.push_back(std::move(diagnostic));
         return result;
     }
     std::sort(paths.begin(), paths.end());
     std::vector<VendorMapSource> sources;
-    Diagnostics unreadable;
     for (const std::filesystem::path& path : paths) {
         std::ifstream stream(path, std::ios::binary);
         std::ostringstream text;
