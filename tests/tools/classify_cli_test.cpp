@@ -87,6 +87,8 @@ TEST_CASE("classify refuses bad options with exit code 2", "[classify_cli]") {
 TEST_CASE("classify reads the maps named by --vendor-maps and reports their errors",
           "[classify_cli]") {
     const fs::path directory = rebound::testing::make_temporary_directory("rebound-vendor-maps");
+    // A map directory always holds generic.yaml (docs/vendor-maps.md).
+    fs::copy_file(fs::path(REBOUND_VENDOR_MAP_DIR) / "generic.yaml", directory / "generic.yaml");
     {
         std::ofstream map(directory / "mysql.yaml");
         map << "rebound_vendor_map: 1\nvendor: mysql\nsources: { ref: reference }\nrules:\n"
