@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "diagnostic_sink.hpp"
+#include "rebound/dsl/terminal_text.hpp"
 #include "text_utilities.hpp"
 
 namespace rebound::dsl {
@@ -130,29 +131,17 @@ bool has_errors(const Diagnostics& diagnostics) noexcept {
 }
 
 std::string format_diagnostic(const Diagnostic& d, std::string_view source) {
-    std::string text = d.file;
+    std::string text = printable(d.file);
     if (d.position.known()) {
         text += ":" + std::to_string(d.position.line) + ":" + std::to_string(d.position.column);
     }
     text += ": ";
     text += to_string(d.severity);
-    text += ": " + d.message + " [" + std::string(code_id(d.code)) + " " +
+    text += ": " + printable(d.message) + " [" + std::string(code_id(d.code)) + " " +
             std::string(rule_name(d.code)) + "]";
-    if (!source.empty() && d.position.known()) {
-        const std::string_view line = source_line(source, d.position.line);
-        // Very long lines (minified files) are not echoed in full.
-        constexpr std::size_t kMaxEcho = 200;
-        if (!line.empty() && line.size() <= kMaxEcho) {
-            text += "\n    " + std::string(line) + "\n    ";
-            for (std::uint32_t column = 1; column < d.position.column && column <= line.size();
-                 ++column) {
-                text += line[column - 1] == '\t' ? '\t' : ' ';
-            }
-            text += "^";
-        }
-    }
+    text += source_echo(source, d.position);
     if (!d.suggestion.empty()) {
-        text += "\n    " + d.suggestion;
+        text += "\n    " + printable(d.suggestion);
     }
     return text;
 }

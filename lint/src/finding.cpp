@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "rebound/dsl/terminal_text.hpp"
+
 namespace rebound::lint {
 
 void sort_findings(Findings& findings) {
@@ -13,33 +15,20 @@ void sort_findings(Findings& findings) {
 }
 
 std::string finding_headline(const Finding& finding) {
-    std::string text = finding.file;
+    std::string text = dsl::printable(finding.file);
     if (finding.position.known()) {
         text += ":" + std::to_string(finding.position.line) + ":" +
                 std::to_string(finding.position.column);
     }
-    text += ": " + std::string(dsl::to_string(finding.severity)) + ": " + finding.message + " [" +
-            finding.code + " " + finding.rule + "]";
+    text += ": " + std::string(dsl::to_string(finding.severity)) + ": " +
+            dsl::printable(finding.message) + " [" + finding.code + " " + finding.rule + "]";
     return text;
 }
 
 std::string format_finding(const Finding& finding, std::string_view source) {
-    std::string text = finding_headline(finding);
-    if (!source.empty() && finding.position.known()) {
-        const std::string_view line = dsl::source_line(source, finding.position.line);
-        // Very long lines (minified files) are not echoed.
-        constexpr std::size_t kMaxEcho = 200;
-        if (!line.empty() && line.size() <= kMaxEcho) {
-            text += "\n    " + std::string(line) + "\n    ";
-            for (std::uint32_t column = 1;
-                 column < finding.position.column && column <= line.size(); ++column) {
-                text += line[column - 1] == '\t' ? '\t' : ' ';
-            }
-            text += "^";
-        }
-    }
+    std::string text = finding_headline(finding) + dsl::source_echo(source, finding.position);
     if (!finding.suggestion.empty()) {
-        text += "\n    " + finding.suggestion;
+        text += "\n    " + dsl::printable(finding.suggestion);
     }
     return text;
 }

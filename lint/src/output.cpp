@@ -3,6 +3,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "rebound/dsl/terminal_text.hpp"
 #include "rebound/version.hpp"
 
 namespace rebound::lint {
@@ -67,6 +68,41 @@ std::string github_escape(std::string_view text, bool property) {
                 break;
             default:
                 out += c;
+        }
+    }
+    return out;
+}
+
+// dsl::printable line by line: GitHub annotations carry line breaks (encoded by github_escape).
+std::string printable_lines(std::string_view text) {
+    std::string out;
+    for (std::size_t start = 0;;) {
+        const std::size_t end = text.find('\n', start);
+        out += dsl::printable(text.substr(start, end - start));
+        if (end == std::string_view::npos) {
+            return out;
+        }
+        out += '\n';
+        start = end + 1;
+    }
+}
+
+// `path` as a relative URI reference (RFC 3986): every byte but the unreserved characters and
+// '/' percent-encoded, so that spaces, '%', '#', '?' and bytes that are not UTF-8 survive.
+std::string uri_reference(std::string_view path) {
+    constexpr char kHex[] = "0123456789ABCDEF";
+    std::string out;
+    for (const char c : path) {
+        const auto byte = static_cast<unsigned char>(c);
+        const bool unreserved = (byte >= 'A' && byte <= 'Z') || (byte >= 'a' && byte <= 'z') ||
+                                (byte >= '0' && byte <= '9') || byte == '-' || byte == '.' ||
+                                byte == '_' || byte == '~' || byte == '/';
+        if (unreserved) {
+            out += c;
+        } else {
+            out += '%';
+            out += kHex[byte >> 4];
+            out += kHex[byte & 0xF];
         }
     }
     return out;
@@ -167,7 +203,7 @@ std::string format_sarif(const LintReport& report, const RuleRegistry& registry)
             {"message", {{"text", text}}},
             {"locations",
              Json::array({{{"physicalLocation",
-                            {{"artifactLocation", {{"uri", f.file}}},
+                            {{"artifactLocation", {{"uri", uri_reference(f.file)}}},
                              {"region", {{"startLine", line}, {"startColumn", column}}}}}}})}};
         if (const auto it = rule_index.find(f.code); it != rule_index.end()) {
             result["ruleIndex"] = it->second;
@@ -190,16 +226,16 @@ std::string format_sarif(const LintReport& report, const RuleRegistry& registry)
 std::string format_github(const LintReport& report) {
     std::string text;
     for (const Finding& f : report.all_findings()) {
-        text +=
-            "::" + std::string(github_command(f.severity)) + " file=" + github_escape(f.file, true);
+        text += "::" + std::string(github_command(f.severity)) +
+                " file=" + github_escape(dsl::printable(f.file), true);
         if (f.position.known()) {
             text += ",line=" + std::to_string(f.position.line) +
                     ",col=" + std::to_string(f.position.column);
         }
         text += ",title=" + github_escape(f.code + " " + f.rule, true) +
-                "::" + github_escape(f.message, false);
+                "::" + github_escape(printable_lines(f.message), false);
         if (!f.suggestion.empty()) {
-            text += github_escape("\n" + f.suggestion, false);
+            text += github_escape("\n" + printable_lines(f.suggestion), false);
         }
         text += "\n";
     }
