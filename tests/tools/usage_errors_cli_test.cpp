@@ -46,3 +46,15 @@ TEST_CASE("a negative seed is a usage error", "[cli][usage]") {
               .exit_code == 2);
     CHECK(run_cli({"simulate", "--seed", "7", "--runs", "1", "--clients", "10"}).exit_code == 0);
 }
+
+TEST_CASE("an unknown command is named, with the commands there are", "[cli][usage]") {
+    const CommandResult unknown = run_cli({"frobnicate"});
+    CHECK(unknown.exit_code == 2);
+    CHECK(unknown.err ==
+          "rebound: unknown command 'frobnicate'; commands are classify, convert, decide, "
+          "explain, lint, replay, schema, simulate\n");
+    const CommandResult close = run_cli({"lintt", "x.yaml"});
+    CHECK(close.exit_code == 2);
+    CHECK(close.err.find("(did you mean 'lint'?)") != std::string::npos);
+    CHECK(run_cli({"\x1b[2Jlint"}).err.find("'\\e[2Jlint'") != std::string::npos);
+}

@@ -1,11 +1,42 @@
 // rebound: lint, explain, convert and try out retry policy files.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli_support.hpp"
+#include "rebound/dsl/diagnostic.hpp"
+#include "rebound/dsl/terminal_text.hpp"
 #include "rebound/version.hpp"
+
+namespace {
+
+// "rebound: unknown command 'frobnicate'; commands are classify, ..." (with a did-you-mean when
+// one is close) when `word` names no subcommand of `app`; CLI11 alone says only that a
+// subcommand is required.
+std::optional<std::string> unknown_command(const CLI::App& app, std::string_view word) {
+    std::vector<std::string> names;
+    for (const CLI::App* command : app.get_subcommands({})) {
+        if (command->get_name() == word) {
+            return std::nullopt;
+        }
+        names.push_back(command->get_name());
+    }
+    std::sort(names.begin(), names.end());
+    const std::vector<std::string_view> candidates(names.begin(), names.end());
+    std::string message = "rebound: unknown command '" + rebound::dsl::printable(word) +
+                          "'; commands are " + rebound::dsl::join_words(candidates);
+    if (const std::string close = rebound::dsl::closest_match(word, candidates); !close.empty()) {
+        message += " (did you mean '" + close + "'?)";
+    }
+    return message;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     using namespace rebound::cli;
@@ -21,6 +52,12 @@ int main(int argc, char** argv) {
     register_replay(app, outcome);
     register_schema(app, outcome);
     register_simulate(app, outcome);
+    if (argc > 1 && argv[1][0] != '-') {
+        if (const std::optional<std::string> unknown = unknown_command(app, argv[1])) {
+            std::cerr << *unknown << '\n';
+            return kExitUsage;
+        }
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {
