@@ -1,7 +1,9 @@
 #include "rebound/policy_validation.hpp"
 
+#include <array>
+#include <charconv>
 #include <cmath>
-#include <sstream>
+#include <system_error>
 
 #include "rebound/error_type_registry.hpp"
 
@@ -32,10 +34,12 @@ void check_count(FieldProblems& out, PolicyField field, std::int64_t value) {
     }
 }
 
+// The shortest text that reads back as `value`: a multiplier of 100.0001 is not shown as "100"
+// next to "at most 100".
 std::string format_number(double value) {
-    std::ostringstream text;
-    text << value;
-    return text.str();
+    std::array<char, 32> text{};
+    const auto [end, error] = std::to_chars(text.data(), text.data() + text.size(), value);
+    return error == std::errc{} ? std::string(text.data(), end) : std::string("?");
 }
 
 bool is_code_character(char c) {

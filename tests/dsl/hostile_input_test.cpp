@@ -65,3 +65,43 @@ TEST_CASE("a number with a '+' sign is the same error in YAML and in the DSL", "
     CHECK(only_error(yaml_policy("    deadline: +5000\n")).code == DiagnosticCode::InvalidDuration);
     CHECK(yaml_policy("    max_attempts: 3\n").policy_set != nullptr);
 }
+
+TEST_CASE("encoding problems are named plainly, at the first bad byte, in every syntax",
+          "[hostile]") {
+    for (const Syntax syntax : {Syntax::Yaml, Syntax::Text}) {
+        const std::string header =
+            syntax == Syntax::Yaml ? "rebound: 1\nservice: s" : "rebound 1\nservice s";
+        const LoadResult nul = load_text(header + std::string("\0\n", 2), "s", syntax);
+        CHECK(only_error(nul).code == DiagnosticCode::SyntaxError);
+        CHECK(only_error(nul).message == "the file contains a NUL byte: a policy file is text");
+        CHECK(only_error(nul).position.line == 2);
+        CHECK(only_error(nul).position.column == (syntax == Syntax::Yaml ? 11 : 10));
+
+        const LoadResult latin1 = load_text(header + "\ncaf\xe9\n", "s", syntax);
+        CHECK(only_error(latin1).message ==
+              "the file is not valid UTF-8: byte 0xe9 here does not belong to a UTF-8 character");
+        CHECK(only_error(latin1).position.line == 3);
+        CHECK(only_error(latin1).position.column == 4);
+
+        const LoadResult utf16 = load_text(std::string("\xff\xfer\0e\0", 6), "s", syntax);
+        CHECK(only_error(utf16).message.find("UTF-16") != std::string::npos);
+        CHECK(only_error(utf16).suggestion == "save the file as UTF-8");
+    }
+}
+
+TEST_CASE("a YAML key over 1024 characters and a multiplier just over 100 say what is wrong",
+          "[hostile]") {
+    const LoadResult long_key =
+        load_text("rebound: 1\nservice: s\npolicies:\n  " + std::string(1100, 'k') + ": {}\n",
+                  "s.yaml", Syntax::Yaml);
+    CHECK(only_error(long_key).message ==
+          "invalid YAML: this key is longer than 1024 characters, the most YAML allows for a key "
+          "(and names are at most 256 bytes)");
+    CHECK(only_error(long_key).position.line == 4);
+    CHECK(only_error(long_key).position.column == 3);
+
+    const LoadResult multiplier = yaml_policy(
+        "    backoff: {type: exponential, initial: 1ms, multiplier: 100.0001, max: 1s}\n");
+    CHECK(only_error(multiplier).message ==
+          "multiplier must be greater than 1.0 and at most 100, got 100.0001");
+}

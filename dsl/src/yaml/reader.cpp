@@ -1213,10 +1213,20 @@ ParseResult parse_yaml(std::string_view text, std::string_view file) {
         const SourcePosition at = yaml::clamp_to_text(text, yaml::position_of(error.mark));
         const std::optional<SourcePosition> tab = yaml::first_indenting_tab(
             text, at.known() ? at.line : std::numeric_limits<std::uint32_t>::max());
-        result.diagnostics.push_back(
-            tab ? yaml::syntax_error(file, *tab,
-                                     "invalid YAML: " + std::string(yaml::kTabIndentSentence))
-                : yaml::syntax_error(file, at, "invalid YAML: " + yaml::syntax_sentence(error)));
+        const std::optional<SourcePosition> long_key = yaml::overlong_key(
+            text, at.known() ? at.line : std::numeric_limits<std::uint32_t>::max());
+        if (tab) {
+            result.diagnostics.push_back(yaml::syntax_error(
+                file, *tab, "invalid YAML: " + std::string(yaml::kTabIndentSentence)));
+        } else if (long_key) {
+            result.diagnostics.push_back(yaml::syntax_error(
+                file, *long_key,
+                "invalid YAML: this key is longer than 1024 characters, the most YAML allows "
+                "for a key (and names are at most 256 bytes)"));
+        } else {
+            result.diagnostics.push_back(
+                yaml::syntax_error(file, at, "invalid YAML: " + yaml::syntax_sentence(error)));
+        }
     } catch (const YAML::Exception& error) {
         result.diagnostics.push_back(yaml::syntax_error(
             file, yaml::clamp_to_text(text, yaml::position_of(error.mark)),

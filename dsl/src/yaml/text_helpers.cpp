@@ -74,6 +74,29 @@ SourcePosition position_of_offset(std::string_view text, std::size_t offset) noe
     return position;
 }
 
+std::optional<SourcePosition> overlong_key(std::string_view text, std::uint32_t line) noexcept {
+    constexpr std::size_t kYamlKeyLimit = 1024;
+    std::size_t start = 0;
+    for (std::uint32_t current = 1; current < line; ++current) {
+        start = text.find('\n', start);
+        if (start == std::string_view::npos) {
+            return std::nullopt;
+        }
+        ++start;
+    }
+    std::string_view content = text.substr(start, text.find('\n', start) - start);
+    const std::size_t indent = content.find_first_not_of(" -");
+    if (indent == std::string_view::npos) {
+        return std::nullopt;
+    }
+    content.remove_prefix(indent);
+    const std::size_t colon = content.find(':');
+    if (colon == std::string_view::npos || colon <= kYamlKeyLimit) {
+        return std::nullopt;
+    }
+    return SourcePosition{line, static_cast<std::uint32_t>(indent + 1)};
+}
+
 SourcePosition clamp_to_text(std::string_view text, SourcePosition position) noexcept {
     if (!position.known()) {
         return position;

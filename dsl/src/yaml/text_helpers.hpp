@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,6 +29,11 @@ std::string item_path(std::string_view path, std::size_t index);
 
 // Line and column (in characters) of a byte offset in valid UTF-8 text.
 SourcePosition position_of_offset(std::string_view text, std::size_t offset) noexcept;
+
+// The start of a plain key on `line` (1-based) of `text` whose ':' comes more than 1024
+// characters after it: YAML's limit for a key without '?', which yaml-cpp reports only as a
+// misplaced ':'. nullopt when the line has no such key.
+std::optional<SourcePosition> overlong_key(std::string_view text, std::uint32_t line) noexcept;
 
 // `position` moved inside `text`: yaml-cpp can report a mark past the end of a line or of the
 // input (after a NUL byte, for one); such a mark is clamped to the last line it can mean and to
