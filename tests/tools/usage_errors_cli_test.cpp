@@ -58,3 +58,12 @@ TEST_CASE("an unknown command is named, with the commands there are", "[cli][usa
     CHECK(close.err.find("(did you mean 'lint'?)") != std::string::npos);
     CHECK(run_cli({"\x1b[2Jlint"}).err.find("'\\e[2Jlint'") != std::string::npos);
 }
+
+TEST_CASE("JSON output stays valid when a name given is not UTF-8", "[cli][output]") {
+    const CommandResult explain =
+        run_cli({"explain", std::string(REBOUND_SPEC_DIR) + "/conformance/04-tiers.yaml",
+                 "--handler", "Approve\xff", "--format", "json"});
+    CHECK(explain.exit_code == 0);
+    CHECK(explain.err.empty());
+    CHECK(explain.out.find("Approve\xef\xbf\xbd") != std::string::npos);  // U+FFFD
+}

@@ -46,6 +46,13 @@ std::string_view embedded_schema();
 // sets `exit_code` to 2 for an unreadable file, 1 for errors in it. Warnings are printed too.
 std::optional<dsl::LoadResult> load_or_report(const std::string& path, int& exit_code);
 
+// `document` as JSON text that is valid for any bytes: text that is not UTF-8 has each bad byte
+// replaced by U+FFFD (docs/cli.md, Output safe to print) instead of failing the command.
+template <typename Json>
+std::string json_output(const Json& document, int indent = -1) {
+    return document.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
 // Prints `text` to stdout, ending it with a newline.
 void print_line(std::string_view text);
 

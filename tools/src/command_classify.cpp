@@ -61,7 +61,7 @@ int run_classify(const ClassifyOptions& options) {
         return exit_code;
     }
     const SqlClassification result = classifier->classify(*record);
-    print_line(options.format == "json" ? classification_json(*record, result).dump()
+    print_line(options.format == "json" ? json_output(classification_json(*record, result))
                                         : classification_text(result));
     return kExitOk;
 }

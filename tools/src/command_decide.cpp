@@ -194,7 +194,7 @@ int run_decide(const DecideOptions& options) {
                              : options.idempotent;
     SeededRandomSource random(options.seed);
     const Decision decision = decide(*resolution.policy, *error, context, random);
-    print_line(options.format == "json" ? decision_json(decision, *resolution.policy).dump()
+    print_line(options.format == "json" ? json_output(decision_json(decision, *resolution.policy))
                                         : decision_text(decision, *resolution.policy));
     return kExitOk;
 }

@@ -53,8 +53,9 @@ int run_explain(const ExplainOptions& options) {
                 return kExitInputErrors;
             }
         }
-        print_line(json ? explain_json(set.service(), *policy, handler, options.handler).dump(1)
-                        : explain_text(set.service(), *policy, handler, options.handler));
+        print_line(
+            json ? json_output(explain_json(set.service(), *policy, handler, options.handler), 1)
+                 : explain_text(set.service(), *policy, handler, options.handler));
         return kExitOk;
     }
     if (json) {
@@ -64,7 +65,7 @@ int run_explain(const ExplainOptions& options) {
         }
         all["handlers"] = bindings_json(set);
         all["default"] = set.default_policy() ? Json(*set.default_policy()) : Json(nullptr);
-        print_line(all.dump(1));
+        print_line(json_output(all, 1));
     } else {
         for (const auto& policy : set.policies()) {
             print_line(explain_text(set.service(), *policy));
