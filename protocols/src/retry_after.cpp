@@ -93,47 +93,28 @@ constexpr bool read_time(Cursor& in, Fields& f) noexcept {
     return true;
 }
 
-// `Sun, 06 Nov 1994 08:49:37 GMT`
-constexpr std::optional<Fields> read_imf_fixdate(std::string_view text) noexcept {
+// The two formats that start with a day name and a comma: IMF-fixdate
+// `Sun, 06 Nov 1994 08:49:37 GMT` (short day names, `separator` ' ', a 4-digit year) and RFC 850
+// `Sunday, 06-Nov-94 08:49:37 GMT` (long day names, '-', a 2-digit year the caller completes).
+template <std::size_t N>
+constexpr std::optional<Fields> read_day_comma_date(std::string_view text,
+                                                    const std::array<std::string_view, N>& days,
+                                                    std::string_view separator,
+                                                    std::size_t year_digits) noexcept {
     Cursor in(text);
     Fields f;
-    if (!in.one_of(kShortDays) || !in.literal(", ")) {
+    if (!in.one_of(days) || !in.literal(", ")) {
         return std::nullopt;
     }
     const auto day = in.digits(2);
-    if (!day || !in.literal(" ")) {
+    if (!day || !in.literal(separator)) {
         return std::nullopt;
     }
     const auto month = in.one_of(kMonths);
-    if (!month || !in.literal(" ")) {
+    if (!month || !in.literal(separator)) {
         return std::nullopt;
     }
-    const auto year = in.digits(4);
-    if (!year || !in.literal(" ") || !read_time(in, f) || !in.literal(" GMT") || !in.at_end()) {
-        return std::nullopt;
-    }
-    f.day = *day;
-    f.month = *month;
-    f.year = *year;
-    return f;
-}
-
-// `Sunday, 06-Nov-94 08:49:37 GMT`; the year is completed by the caller.
-constexpr std::optional<Fields> read_rfc850(std::string_view text) noexcept {
-    Cursor in(text);
-    Fields f;
-    if (!in.one_of(kLongDays) || !in.literal(", ")) {
-        return std::nullopt;
-    }
-    const auto day = in.digits(2);
-    if (!day || !in.literal("-")) {
-        return std::nullopt;
-    }
-    const auto month = in.one_of(kMonths);
-    if (!month || !in.literal("-")) {
-        return std::nullopt;
-    }
-    const auto year = in.digits(2);
+    const auto year = in.digits(year_digits);
     if (!year || !in.literal(" ") || !read_time(in, f) || !in.literal(" GMT") || !in.at_end()) {
         return std::nullopt;
     }
@@ -232,13 +213,13 @@ constexpr std::optional<Duration> read_delay_seconds(std::string_view text) noex
 }  // namespace
 
 std::optional<sys_seconds> parse_http_date(std::string_view text, sys_seconds reference) noexcept {
-    if (auto fields = read_imf_fixdate(text)) {
+    if (auto fields = read_day_comma_date(text, kShortDays, " ", 4)) {
         return to_time(*fields);
     }
     if (auto fields = read_asctime(text)) {
         return to_time(*fields);
     }
-    if (auto fields = read_rfc850(text)) {
+    if (auto fields = read_day_comma_date(text, kLongDays, "-", 2)) {
         // RFC 9110 section 5.6.7: the most recent year with these two digits that is not more than
         // 50 years in the future.
         const int now = year_of(reference);
