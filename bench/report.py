@@ -472,6 +472,30 @@ def section_executor(report, program):
                         f"{scaling:.2f}x", scaling >= 1.8)
 
 
+PROTOCOLS_PROSE = """\
+`bench/protocols_bench.cpp` (target `rebound_protocols_bench`) classifies HTTP responses with
+`http::classify_response` (four response headers, `Retry-After` last: delay-seconds, each of the
+three HTTP-date formats, and an unusable value), a transport failure of a POST with an
+`Idempotency-Key`, and a gRPC `UNAVAILABLE` with a pushback trailer. The baseline is what
+hand-written code often does for the date alone: `strptime` and `timegm`.
+"""
+
+
+def section_protocols(report, program):
+    if not report.section("HTTP and gRPC classification", program is not None,
+                          "rebound_protocols_bench", PROTOCOLS_PROSE):
+        return
+    rows = [[f"`{name}`", fmt_ns(median_ns(run)), fmt_cv(run)]
+            for name, run in program["runs"].items()]
+    report.table(["benchmark", "median", "cv"], rows)
+    http = [median_ns(run) for name, run in program["runs"].items()
+            if name.startswith("BM_http_") and "transport" not in name]
+    if http and None not in http:
+        worst = max(http)
+        report.goal("HTTP classification", "<= 200 ns per response, Retry-After parsing included",
+                    f"{worst:.1f} ns (slowest case)", worst <= 200.0)
+
+
 COMPILE_PROSE = """\
 `bench/compile_bench.cpp` (target `rebound_compile_bench`) generates one service file (policies
 with a realistic spread of fields and handler bindings), prints it as YAML and as the DSL with the
@@ -762,6 +786,7 @@ def main():
     decision = program("rebound_decision_bench")
     executor = program("rebound_executor_bench")
     compile_ = program("rebound_compile_bench")
+    protocols = program("rebound_protocols_bench")
     odbc = {"SQLite": program("rebound_odbc_bench"),
             "PostgreSQL": program("rebound_odbc_bench-postgresql")}
 
@@ -769,6 +794,7 @@ def main():
     section_decision(body, decision)
     section_executor(body, executor)
     section_compile(body, compile_)
+    section_protocols(body, protocols)
     section_odbc(body, odbc)
     section_lint(body, read_text(os.path.join(args.results, "lint.txt")))
     section_contention(body, args.results, args.svg, args.output)
