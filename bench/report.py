@@ -214,6 +214,7 @@ class Report:
 DECISION_CASES = [
     "rules64_hit",
     "rules64_hit_error_type",
+    "rules64_hit_server_delay",
     "rules64_miss",
     "rules64_with_budget",
     "jitter_none",
@@ -260,7 +261,9 @@ codes, the transient categories, HTTP statuses, error types and message substrin
 `never_retry_on`), exponential backoff 50 ms x2 up to 2 s, full jitter, `deadline: 30s` and
 `min_attempt_budget: 100ms`. `rules64_hit` is a MySQL lock wait timeout (matched by
 `native:mysql:1205`), `rules64_hit_error_type` an unclassified `io.timeout.read` (matched by
-`error:io.timeout` through the prefix walk), `rules64_miss` a PostgreSQL division by zero (no rule:
+`error:io.timeout` through the prefix walk), `rules64_hit_server_delay` is `rules64_hit` carrying a
+server delay hint of 150 ms (decision step 6: the longer of the jittered delay and the hint, under
+the default cap of 5m), `rules64_miss` a PostgreSQL division by zero (no rule:
 `non_retryable`), `rules64_with_budget` is `rules64_hit` with `budget: {max_tokens: 100,
 token_ratio: 1}` and `record_success()` after every decision. `jitter_*` use a one-rule policy
 (`retry_on: [category:deadlock]`, exponential 100 ms x2 up to 1 s) with each jitter kind.
