@@ -99,7 +99,8 @@ std::string statement_suggestion(std::string_view word, std::span<const Spelling
 const std::vector<std::string_view>& matcher_words() {
     static const std::vector<std::string_view> words = [] {
         std::vector<std::string_view> all = category_words();
-        for (const std::string_view keyword : {"sqlstate", "native", "error", "http", "grpc", "message"}) {
+        for (const std::string_view keyword :
+             {"sqlstate", "native", "error", "http", "grpc", "message"}) {
             all.push_back(keyword);
         }
         return all;

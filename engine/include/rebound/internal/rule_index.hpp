@@ -1,5 +1,6 @@
 // Internal to Rebound, not part of its API: no compatibility promise from one release to the
-// next. Installed only because Policy (policy.hpp) and the circuit breaker hold a RuleIndex by value.
+// next. Installed only because Policy (policy.hpp) and the circuit breaker hold a RuleIndex by
+// value.
 //
 // RuleIndex: the never_retry_on and retry_on lists of one policy, compiled together into flat
 // lookup tables and searched without allocating.
