@@ -96,9 +96,9 @@ void restart_postgresql() {
     }
     REQUIRE_FALSE(runtime.empty());
     const CommandResult result =
-        run_command({"/usr/sbin/runuser", "-u", "postgres", "--", "/usr/lib/postgresql/15/bin/pg_ctl", "-D",
-                     runtime + "/data", "-l", runtime + "/server.log", "-m", "fast", "-w", "-t",
-                     "60", "restart"});
+        run_command({"/usr/sbin/runuser", "-u", "postgres", "--",
+                     "/usr/lib/postgresql/15/bin/pg_ctl", "-D", runtime + "/data", "-l",
+                     runtime + "/server.log", "-m", "fast", "-w", "-t", "60", "restart"});
     INFO(result.out << result.err);
     REQUIRE(result.exit_code == 0);
 }

@@ -21,11 +21,11 @@ std::optional<MessageState> parse_message_state(std::string_view text) noexcept;
 
 // The last failed attempt of a message, as stored.
 struct LastError {
-    std::string category;  // wire name (docs/categories.md); empty when no attempt failed
-    std::string sqlstate;
-    std::optional<std::int64_t> native_code;
+    std::string category{};  // wire name (docs/categories.md); empty when no attempt failed
+    std::string sqlstate{};
+    std::optional<std::int64_t> native_code{};
     int http_status = 0;
-    std::string message;
+    std::string message{};
 };
 
 struct Message {
