@@ -88,6 +88,13 @@ std::string placeholders(std::size_t count) {
     return list;
 }
 
+// {first, second, rest...}
+std::vector<SqlValue> prepend(SqlValue first, SqlValue second, const std::vector<SqlValue>& rest) {
+    std::vector<SqlValue> all{std::move(first), std::move(second)};
+    all.insert(all.end(), rest.begin(), rest.end());
+    return all;
+}
+
 std::string random_hex() {
     thread_local std::mt19937_64 generator{std::random_device{}()};
     static constexpr char kDigits[] = "0123456789abcdef";
@@ -207,7 +214,24 @@ std::vector<Message> QueueStore::claim(Connection& connection,
     const std::int64_t lease_us =
         std::chrono::duration_cast<std::chrono::microseconds>(lease).count();
     std::vector<Message> claimed;
-    if (skip_locked_) {
+    if (vendor_ == Vendor::PostgreSql || vendor_ == Vendor::CockroachDb) {
+        // One round trip: lease the locked candidates and return them. A SELECT at the top, so
+        // that no candidate is an empty result set, not SQL_NO_DATA.
+        std::vector<SqlValue> all = parameters;
+        all.emplace_back(std::string(lease_owner));
+        all.emplace_back(lease_us);
+        for (const SqlRow& row : connection.query(
+                 "WITH c AS (" + candidates + " FOR UPDATE SKIP LOCKED), u AS (" + lease_sql +
+                     "id IN (SELECT id FROM c) RETURNING " + std::string(kColumns) + ") SELECT " +
+                     std::string(kColumns) + " FROM u",
+                 all)) {
+            claimed.push_back(parse_message(row));
+        }
+        std::sort(claimed.begin(), claimed.end(), [](const Message& a, const Message& b) {
+            return std::pair(a.due_at, a.id) < std::pair(b.due_at, b.id);
+        });
+    } else if (skip_locked_) {
+        // MariaDB cannot UPDATE a table it reads in a subquery, nor UPDATE ... RETURNING.
         std::vector<std::int64_t> ids;
         for (const SqlRow& row :
              connection.query(candidates + " FOR UPDATE SKIP LOCKED", parameters)) {
@@ -227,9 +251,8 @@ std::vector<Message> QueueStore::claim(Connection& connection,
     } else {
         // SQLite: the UPDATE takes the write lock before it reads, so no other writer can slip
         // in between choosing the rows and leasing them.
-        std::vector<SqlValue> update_parameters{std::string(lease_owner), lease_us};
-        update_parameters.insert(update_parameters.end(), parameters.begin(), parameters.end());
-        if (connection.execute(lease_sql + "id IN (" + candidates + ")", update_parameters) != 0) {
+        if (connection.execute(lease_sql + "id IN (" + candidates + ")",
+                               prepend(std::string(lease_owner), lease_us, parameters)) != 0) {
             for (const SqlRow& row : connection.query(
                      "SELECT " + std::string(kColumns) + " FROM " + kMessages +
                          " WHERE state = 'leased' AND lease_owner = ? ORDER BY due_at, id",
@@ -240,21 +263,6 @@ std::vector<Message> QueueStore::claim(Connection& connection,
     }
     connection.commit();
     return claimed;
-}
-
-bool QueueStore::lock_claimed(Connection& connection, std::int64_t id,
-                              std::string_view lease_owner) const {
-    if (skip_locked_) {
-        return !connection
-                    .query("SELECT id FROM " + kMessages +
-                               " WHERE id = ? AND lease_owner = ? AND state = 'leased' FOR UPDATE",
-                           {id, std::string(lease_owner)})
-                    .empty();
-    }
-    return connection.execute("UPDATE " + kMessages +
-                                  " SET claimed_at = claimed_at WHERE id = ? AND lease_owner = ?"
-                                  " AND state = 'leased'",
-                              {id, std::string(lease_owner)}) == 1;
 }
 
 bool QueueStore::complete(Connection& connection, std::int64_t id, std::string_view lease_owner,

@@ -246,10 +246,11 @@ class WorkerThread {
             error.message = "the circuit breaker refused the attempt";
         } else {
             try {
+                // The completion goes first: it locks the row under the claim's lease for the
+                // whole attempt, and a failure rolls it back together with the handler's writes.
                 const bool held =
-                    store_->lock_claimed(*connection_, message.id, owner) &&
-                    run_handler(message, stop) &&
-                    store_->complete(*connection_, message.id, owner, options_.delete_done);
+                    store_->complete(*connection_, message.id, owner, options_.delete_done) &&
+                    run_handler(message, stop);
                 if (!held) {
                     // The lease ran out and another worker took the message: nothing of this
                     // attempt may commit.

@@ -77,11 +77,10 @@ class QueueStore {
     std::vector<Message> claim(odbc::Connection& connection, std::span<const std::string> handlers,
                                int batch, Duration lease, std::string_view lease_owner) const;
 
-    // Locks the claimed message for its attempt, in the connection's open transaction: true when
-    // `lease_owner` still holds it (false: its lease expired and another worker reclaimed it).
-    bool lock_claimed(odbc::Connection& connection, std::int64_t id,
-                      std::string_view lease_owner) const;
-    // Marks it done (or deletes it) in the open transaction; false when the lease was lost.
+    // Marks a claimed message done (or deletes it) in the connection's open transaction, which
+    // also locks its row until that transaction ends; false when `lease_owner` no longer holds it
+    // (its lease ran out and another worker reclaimed it). A worker writes it before running the
+    // handler, so that a failed attempt rolls it back with the handler's writes.
     bool complete(odbc::Connection& connection, std::int64_t id, std::string_view lease_owner,
                   bool delete_done) const;
     // Records a failed attempt: ready again at now + delay, or dead. Does not commit. False when
