@@ -239,7 +239,8 @@ class WorkerThread {
         }
 
         ErrorDescription error;
-        std::exception_ptr thrown;  // owns the text `error` views
+        std::exception_ptr thrown;   // owns the text `error` views
+        bool session_ended = false;  // a database error that ended the worker's session
         if (breaker != nullptr && !permit) {
             error = ErrorDescription::of(ErrorCategory::CircuitOpen);
             error.server_delay = permit.retry_after;
@@ -273,6 +274,7 @@ class WorkerThread {
             } catch (const odbc::DatabaseError& failure) {
                 thrown = std::current_exception();
                 error = failure.failure().description();
+                session_ended = restart_scope(failure.category()) == RestartScope::Connection;
             } catch (...) {
                 thrown = std::current_exception();
                 error = ExceptionClassifier::builtin().describe_current();
@@ -282,7 +284,7 @@ class WorkerThread {
                 breaker->record_error(permit, error, default_clock().now());
             }
         }
-        settle_failure(message, owner, choice, error, stop);
+        settle_failure(message, owner, choice, error, session_ended, stop);
     }
 
     // Runs the handler on the worker's connection; true when it returned (it succeeded).
@@ -295,10 +297,11 @@ class WorkerThread {
 
     void settle_failure(const Message& message, const std::string& owner,
                         const HandlerRegistry::Choice& choice, const ErrorDescription& error,
-                        const std::stop_token& stop) {
-        // A session the failure ended is replaced before the outcome is written.
-        if (restart_scope(error.effective_category()) == RestartScope::Connection ||
-            connection_->is_dead()) {
+                        bool session_ended, const std::stop_token& stop) {
+        // A session the failure ended is replaced before the outcome is written. Only the
+        // database's own errors say so: a handler's `service_unavailable` from another service
+        // leaves the worker's session as it was.
+        if (session_ended || connection_->is_dead()) {
             connection_.reset();
             ensure_connected();
         }
