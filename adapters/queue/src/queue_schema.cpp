@@ -23,63 +23,59 @@ std::string messages_columns(std::string_view id, std::string_view text, std::st
            std::string(text) + ", route " + n + ", dead_reason VARCHAR(40))";
 }
 
+// The table, its indexes (given by their column lists and conditions) and the paused table.
+std::vector<std::string> tables_and_indexes(const std::string& messages_sql,
+                                            const std::string& index_columns_ready,
+                                            const std::string& index_columns_leased,
+                                            const std::string& index_columns_key,
+                                            const std::string& index_columns_dead,
+                                            const std::string& paused_sql) {
+    const std::string on = " ON " + std::string(kMessagesTable) + " ";
+    return {messages_sql,
+            "CREATE INDEX IF NOT EXISTS rebound_queue_ready" + on + index_columns_ready,
+            "CREATE INDEX IF NOT EXISTS rebound_queue_leased" + on + index_columns_leased,
+            "CREATE INDEX IF NOT EXISTS rebound_queue_key" + on + index_columns_key,
+            "CREATE INDEX IF NOT EXISTS rebound_queue_dead" + on + index_columns_dead,
+            paused_sql};
+}
+
+// PostgreSQL and SQLite: partial indexes. The claim, reclaim, key-order and dead-list scans only
+// ever read rows that are not done, so the indexes stay small however many done rows are kept.
+std::vector<std::string> with_partial_indexes(const std::string& messages_sql,
+                                              const std::string& paused_sql) {
+    return tables_and_indexes(messages_sql, "(due_at, id) WHERE state = 'ready'",
+                              "(lease_until) WHERE state = 'leased'",
+                              "(msg_key, id) WHERE msg_key IS NOT NULL AND state <> 'done'",
+                              "(handler, id) WHERE state = 'dead'", paused_sql);
+}
+
 std::vector<std::string> version_1(Vendor vendor) {
-    const std::string messages(kMessagesTable);
-    const std::string paused(kPausedTable);
+    const std::string create = "CREATE TABLE IF NOT EXISTS ";
+    const std::string messages = create + std::string(kMessagesTable);
+    const std::string paused = create + std::string(kPausedTable);
     switch (vendor) {
         case Vendor::PostgreSql:
         case Vendor::CockroachDb:
-            // Partial indexes: the claim, reclaim and key-order scans only ever read rows that
-            // are not done, so they stay small however many done rows are kept.
-            return {
-                "CREATE TABLE IF NOT EXISTS " + messages +
-                    messages_columns("id BIGSERIAL PRIMARY KEY", "TEXT", "VARCHAR(200)"),
-                "CREATE INDEX IF NOT EXISTS rebound_queue_ready ON " + messages +
-                    " (due_at, id) WHERE state = 'ready'",
-                "CREATE INDEX IF NOT EXISTS rebound_queue_leased ON " + messages +
-                    " (lease_until) WHERE state = 'leased'",
-                "CREATE INDEX IF NOT EXISTS rebound_queue_key ON " + messages +
-                    " (msg_key, id) WHERE msg_key IS NOT NULL AND state <> 'done'",
-                "CREATE INDEX IF NOT EXISTS rebound_queue_dead ON " + messages +
-                    " (handler, id) WHERE state = 'dead'",
-                "CREATE TABLE IF NOT EXISTS " + paused +
-                    " (handler VARCHAR(200) PRIMARY KEY, paused_at BIGINT NOT NULL)",
-            };
+            return with_partial_indexes(
+                messages + messages_columns("id BIGSERIAL PRIMARY KEY", "TEXT", "VARCHAR(200)"),
+                paused + " (handler VARCHAR(200) PRIMARY KEY, paused_at BIGINT NOT NULL)");
         case Vendor::MySql:
             // No partial indexes: the state leads, so done rows sit apart from the scanned ones.
             // 191 characters keep keys within InnoDB's 767-byte limit in utf8mb4.
-            return {
-                "CREATE TABLE IF NOT EXISTS " + messages +
+            return tables_and_indexes(
+                messages +
                     messages_columns("id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY", "LONGTEXT",
                                      "VARCHAR(191)") +
                     " ENGINE=InnoDB",
-                "CREATE INDEX IF NOT EXISTS rebound_queue_ready ON " + messages +
-                    " (state, due_at, id)",
-                "CREATE INDEX IF NOT EXISTS rebound_queue_leased ON " + messages +
-                    " (state, lease_until)",
-                "CREATE INDEX IF NOT EXISTS rebound_queue_key ON " + messages +
-                    " (msg_key, state, id)",
-                "CREATE INDEX IF NOT EXISTS rebound_queue_dead ON " + messages +
-                    " (state, handler, id)",
-                "CREATE TABLE IF NOT EXISTS " + paused +
+                "(state, due_at, id)", "(state, lease_until)", "(msg_key, state, id)",
+                "(state, handler, id)",
+                paused +
                     " (handler VARCHAR(191) NOT NULL PRIMARY KEY, paused_at BIGINT NOT NULL)"
-                    " ENGINE=InnoDB",
-            };
+                    " ENGINE=InnoDB");
         case Vendor::Sqlite:
-            return {
-                "CREATE TABLE IF NOT EXISTS " + messages +
-                    messages_columns("id INTEGER PRIMARY KEY AUTOINCREMENT", "TEXT", "TEXT"),
-                "CREATE INDEX IF NOT EXISTS rebound_queue_ready ON " + messages +
-                    " (due_at, id) WHERE state = 'ready'",
-                "CREATE INDEX IF NOT EXISTS rebound_queue_leased ON " + messages +
-                    " (lease_until) WHERE state = 'leased'",
-                "CREATE INDEX IF NOT EXISTS rebound_queue_key ON " + messages +
-                    " (msg_key, id) WHERE msg_key IS NOT NULL AND state <> 'done'",
-                "CREATE INDEX IF NOT EXISTS rebound_queue_dead ON " + messages +
-                    " (handler, id) WHERE state = 'dead'",
-                "CREATE TABLE IF NOT EXISTS " + paused +
-                    " (handler TEXT NOT NULL PRIMARY KEY, paused_at BIGINT NOT NULL)",
-            };
+            return with_partial_indexes(
+                messages + messages_columns("id INTEGER PRIMARY KEY AUTOINCREMENT", "TEXT", "TEXT"),
+                paused + " (handler TEXT NOT NULL PRIMARY KEY, paused_at BIGINT NOT NULL)");
         case Vendor::SqlServer:
         case Vendor::Oracle:
         case Vendor::Db2:

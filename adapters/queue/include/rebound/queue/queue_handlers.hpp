@@ -30,8 +30,9 @@
 namespace rebound::queue {
 
 // What a handler gets for one attempt. `connection` is the worker's, inside the transaction that
-// will also mark the message done: writes made through it commit with the completion or not at
-// all. The handler must not commit or roll back itself.
+// also marks the message done: writes made through it commit with the completion or not at all
+// (the completion is written first, so the message's own row already reads `done` there). The
+// handler must not commit or roll back itself.
 struct Delivery {
     const Message& message;
     odbc::Connection& connection;

@@ -6,10 +6,11 @@
 //      `connection_lost`, and decide() says whether the message is retried or dead;
 //   2. claim up to `batch` messages (queue_store.hpp); none: wait `poll_interval`;
 //   3. for each, one attempt: ask the policy's breaker (a refusal is a failed attempt of category
-//      `circuit_open`); lock the row under the claim's lease; run the handler on the worker's
-//      connection; on success mark it done in the same transaction and commit; on failure roll
-//      back, then decide() (policy budget included) with the attempt number and the time since
-//      the first attempt, and store the outcome: ready at now + delay with the route, or dead with
+//      `circuit_open`); in one transaction, mark the message done under the claim's lease (which
+//      locks its row), run the handler on the worker's connection and commit, so the handler's
+//      writes and the completion commit together; on failure roll back (the completion too),
+//      then decide() (policy budget included) with the attempt number and the time since the
+//      first attempt, and store the outcome: ready at now + delay with the route, or dead with
 //      the reason. A stopping pool puts messages it has not started back as ready.
 // A database error in the loop (a restart, a lost connection) is counted, the connection is
 // reopened, and the loop goes on after a pause: messages stay leased until their lease runs out.
