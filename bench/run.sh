@@ -178,6 +178,18 @@ else
   record_load contention
 fi
 
+# --- Retry queue (PostgreSQL) --------------------------------------------------------------------
+# Raw results only (queue.json); docs/queue.md quotes the figures with the command.
+if [ -x "$build_dir/bench/rebound_queue_bench" ]; then
+  echo "== retry queue (PostgreSQL)" >&2
+  echo "bench/queue_bench.sh $build_dir queue.json" >>"$commands"
+  bash "$source_dir/bench/queue_bench.sh" "$build_dir" "$results/queue.json" >&2 ||
+    note "rebound_queue_bench failed"
+  record_load queue
+else
+  note "skipped the retry queue: $build_dir/bench/rebound_queue_bench is not built"
+fi
+
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["load_after"]=open("/proc/loadavg").read().split()[:3]; m["load_by_phase"]=[l.split() for l in open(sys.argv[2]) if l.strip()]; json.dump(m, open(sys.argv[1], "w"), indent=1)' \
   "$results/machine.json" "$load_log"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2

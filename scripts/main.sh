@@ -15,3 +15,7 @@ build=${BUILD_DIR:-build}
 "$build/tools/rebound" explain examples/order_service/order_service.yaml --handler orders.place
 # The bank service with its embedded default policy (no options): SQLite through ODBC.
 "$build/examples/rebound_example_bank"
+# The outbox worker (docs/queue.md): orders and their messages in one transaction, queue workers
+# delivering them to a flaky loopback dependency under the policies of
+# examples/outbox_worker/outbox_worker.yaml, on SQLite (--dsn for PostgreSQL or MariaDB).
+"$build/examples/rebound_example_outbox_worker"

@@ -28,6 +28,7 @@ void register_convert(CLI::App& app, CommandOutcome& outcome);
 void register_decide(CLI::App& app, CommandOutcome& outcome);
 void register_explain(CLI::App& app, CommandOutcome& outcome);
 void register_lint(CLI::App& app, CommandOutcome& outcome);
+void register_queue(CLI::App& app, CommandOutcome& outcome);
 void register_replay(CLI::App& app, CommandOutcome& outcome);
 void register_schema(CLI::App& app, CommandOutcome& outcome);
 void register_simulate(CLI::App& app, CommandOutcome& outcome);

@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
     register_decide(app, outcome);
     register_explain(app, outcome);
     register_lint(app, outcome);
+    register_queue(app, outcome);
     register_replay(app, outcome);
     register_schema(app, outcome);
     register_simulate(app, outcome);

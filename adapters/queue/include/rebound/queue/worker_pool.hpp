@@ -1,0 +1,92 @@
+// WorkerPool: threads that claim messages and run their handlers under the handlers' policies
+// (docs/queue.md, "Workers").
+//
+// Each thread has its own connection (autocommit off, READ COMMITTED on the servers) and loops:
+//   1. now and then, settle expired leases: the attempt of a vanished worker failed with
+//      `connection_lost`, and decide() says whether the message is retried or dead;
+//   2. claim up to `batch` messages (queue_store.hpp); none: wait `poll_interval`;
+//   3. for each, one attempt: ask the policy's breaker (a refusal is a failed attempt of category
+//      `circuit_open`); in one transaction, mark the message done under the claim's lease (which
+//      locks its row), run the handler on the worker's connection and commit, so the handler's
+//      writes and the completion commit together; on failure roll back (the completion too),
+//      then decide() (policy budget included) with the attempt number and the time since the
+//      first attempt, and store the outcome: ready at now + delay with the route, or dead with
+//      the reason. A stopping pool puts messages it has not started back as ready.
+// A database error in the loop (a restart, a lost connection) is counted, the connection is
+// reopened, and the loop goes on after a pause: messages stay leased until their lease runs out.
+//
+// Delivery is at least once and the effect exactly once when the handler writes through the
+// delivery's connection (or uses the command-id table): the completion commits with the writes,
+// and only while the claim's lease is still held.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "rebound/duration.hpp"
+#include "rebound/odbc/connection.hpp"
+#include "rebound/policy_set.hpp"
+#include "rebound/queue/lateness_histogram.hpp"
+#include "rebound/queue/queue_handlers.hpp"
+#include "rebound/sql_error_classifier.hpp"
+
+namespace rebound::queue {
+
+struct WorkerOptions {
+    std::string connection_string;
+    std::shared_ptr<const SqlErrorClassifier> classifier;
+    // The service file the handlers' policies come from; null: registrations and the builtin.
+    std::shared_ptr<const PolicySet> policies{};
+    int threads = 1;                            // 1..256
+    Duration lease = std::chrono::seconds(30);  // > the longest attempt
+    int batch = 10;                             // 1..1000
+    Duration poll_interval = std::chrono::milliseconds(100);
+    bool delete_done = false;  // delete a message when it succeeds instead of keeping it `done`
+    std::string name{};        // worker identity in lease owners; empty: host:pid
+};
+
+// Counters since start; safe to read while the pool runs.
+struct WorkerMetrics {
+    std::atomic<std::uint64_t> claimed{0};
+    std::atomic<std::uint64_t> succeeded{0};
+    std::atomic<std::uint64_t> retried{0};
+    std::atomic<std::uint64_t> dead{0};
+    std::atomic<std::uint64_t> released{0};         // put back unrun by a stopping pool
+    std::atomic<std::uint64_t> lost_leases{0};      // lease expired before completion: rolled back
+    std::atomic<std::uint64_t> expired_settled{0};  // expired leases of vanished workers settled
+    std::atomic<std::uint64_t> database_errors{0};  // in the loop itself (claim, settle, connect)
+    LatenessHistogram retry_lateness;  // claimed_at - due_at of attempts after the first
+};
+
+class WorkerPool {
+  public:
+    // Throws std::invalid_argument for options out of range or a handler without function.
+    WorkerPool(std::shared_ptr<const odbc::Environment> environment,
+               std::shared_ptr<const QueueHandlers> handlers, WorkerOptions options);
+    WorkerPool(const WorkerPool&) = delete;
+    WorkerPool& operator=(const WorkerPool&) = delete;
+    ~WorkerPool();  // stop()
+
+    // Starts the threads (once). They connect on their own and keep trying while the database
+    // is unreachable.
+    void start();
+    // Asks every thread to stop after its current attempt and waits for them.
+    void stop() noexcept;
+
+    const WorkerMetrics& metrics() const noexcept { return *metrics_; }
+
+  private:
+    void run_thread(std::stop_token stop, int index);
+
+    std::shared_ptr<const odbc::Environment> environment_;
+    std::shared_ptr<const QueueHandlers> handlers_;
+    WorkerOptions options_;
+    std::unique_ptr<WorkerMetrics> metrics_;
+    std::vector<std::jthread> threads_;
+};
+
+}  // namespace rebound::queue

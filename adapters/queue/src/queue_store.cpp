@@ -1,0 +1,544 @@
+#include "rebound/queue/queue_store.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <random>
+#include <stdexcept>
+
+#include "rebound/queue/queue_schema.hpp"
+#include "vendor_sql.hpp"
+
+namespace rebound::queue {
+
+namespace {
+
+using odbc::Connection;
+using odbc::SqlNull;
+using odbc::SqlRow;
+using odbc::SqlValue;
+
+const std::string kMessages(kMessagesTable);
+const std::string kPaused(kPausedTable);
+
+// The columns parse_message reads, in order.
+constexpr std::string_view kColumns =
+    "id, handler, msg_key, payload, command_id, attempt, state, due_at, created_at,"
+    " first_attempt_at, claimed_at, lease_until, last_delay_us, last_error_category,"
+    " last_error_sqlstate, last_error_native, last_error_http, last_error_message, route,"
+    " dead_reason";
+
+std::int64_t to_int64(const std::optional<std::string>& text) {
+    std::int64_t value = 0;
+    if (text) {
+        std::from_chars(text->data(), text->data() + text->size(), value);
+    }
+    return value;
+}
+
+std::optional<std::int64_t> to_optional_int64(const std::optional<std::string>& text) {
+    if (!text) {
+        return std::nullopt;
+    }
+    return to_int64(text);
+}
+
+Message parse_message(const SqlRow& row) {
+    Message m;
+    m.id = to_int64(row.at(0));
+    m.handler = row.at(1).value_or("");
+    m.key = row.at(2);
+    m.payload = row.at(3).value_or("");
+    m.command_id = row.at(4).value_or("");
+    m.attempt = static_cast<int>(to_int64(row.at(5)));
+    m.state = parse_message_state(row.at(6).value_or("")).value_or(MessageState::Ready);
+    m.due_at = to_int64(row.at(7));
+    m.created_at = to_int64(row.at(8));
+    m.first_attempt_at = to_optional_int64(row.at(9));
+    m.claimed_at = to_optional_int64(row.at(10));
+    m.lease_until = to_optional_int64(row.at(11));
+    m.last_delay_us = to_int64(row.at(12));
+    m.last_error.category = row.at(13).value_or("");
+    m.last_error.sqlstate = row.at(14).value_or("");
+    m.last_error.native_code = to_optional_int64(row.at(15));
+    m.last_error.http_status = static_cast<int>(to_int64(row.at(16)));
+    m.last_error.message = row.at(17).value_or("");
+    m.route = row.at(18).value_or("");
+    m.dead_reason = row.at(19).value_or("");
+    return m;
+}
+
+SqlValue text_or_null(std::string_view text) {
+    return text.empty() ? SqlValue(SqlNull{}) : SqlValue(std::string(text));
+}
+
+std::string id_list(std::span<const std::int64_t> ids) {
+    std::string list;
+    for (std::int64_t id : ids) {
+        list += (list.empty() ? "" : ", ") + std::to_string(id);
+    }
+    return list;
+}
+
+std::string placeholders(std::size_t count) {
+    std::string list;
+    for (std::size_t i = 0; i < count; ++i) {
+        list += i == 0 ? "?" : ", ?";
+    }
+    return list;
+}
+
+// {first, second, rest...}
+std::vector<SqlValue> prepend(SqlValue first, SqlValue second, const std::vector<SqlValue>& rest) {
+    std::vector<SqlValue> all{std::move(first), std::move(second)};
+    all.insert(all.end(), rest.begin(), rest.end());
+    return all;
+}
+
+std::string random_hex() {
+    thread_local std::mt19937_64 generator{std::random_device{}()};
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string text;
+    for (int part = 0; part < 2; ++part) {
+        std::uint64_t bits = generator();
+        for (int i = 0; i < 16; ++i, bits >>= 4) {
+            text += kDigits[bits & 0xF];
+        }
+    }
+    return text;
+}
+
+// SQLite: a statement that takes the write lock at once. A transaction that reads first and
+// writes later can deadlock with another writer (both hold SHARED, both want more), which SQLite
+// reports as "database is locked" without waiting; taking the write lock first waits instead.
+constexpr std::string_view kSqliteBeginWrite =
+    "UPDATE rebound_queue_schema SET version = version WHERE 1 = 0";
+
+// A transaction of its own for an operator command: commits at the end, rolls back on an
+// exception, and leaves autocommit as it was.
+class OwnTransaction {
+  public:
+    OwnTransaction(Connection& connection, Vendor vendor)
+        : connection_(connection), autocommit_(connection.autocommit()) {
+        connection_.set_autocommit(false);
+        if (vendor == Vendor::Sqlite) {
+            connection_.execute(kSqliteBeginWrite);
+        }
+    }
+    OwnTransaction(const OwnTransaction&) = delete;
+    OwnTransaction& operator=(const OwnTransaction&) = delete;
+    ~OwnTransaction() {
+        if (!committed_) {
+            try {
+                connection_.rollback();
+            } catch (...) {
+                // The session may be gone; the server rolls back with it.
+            }
+        }
+        try {
+            connection_.set_autocommit(autocommit_);
+        } catch (...) {
+            // Reported by the next statement on this connection.
+        }
+    }
+    void commit() {
+        connection_.commit();
+        committed_ = true;
+    }
+
+  private:
+    Connection& connection_;
+    bool autocommit_;
+    bool committed_ = false;
+};
+
+}  // namespace
+
+QueueStore::QueueStore(Vendor vendor)
+    : vendor_(vendor), skip_locked_(vendor == Vendor::PostgreSql || vendor == Vendor::MySql) {
+    migration_statements(vendor, 1);  // throws SchemaError for a vendor without a dialect
+}
+
+std::string QueueStore::now_sql() const {
+    return detail::now_microseconds_sql(vendor_);
+}
+
+std::int64_t QueueStore::now(Connection& connection) const {
+    return to_int64(connection.query_value("SELECT " + now_sql()));
+}
+
+std::int64_t QueueStore::enqueue(Connection& connection, const NewMessage& message) const {
+    validate(message);
+    const std::string command_id =
+        message.command_id.empty() ? message.handler + ":" + random_hex() : message.command_id;
+    const std::string insert =
+        "INSERT INTO " + kMessages +
+        " (handler, msg_key, payload, command_id, attempt, state, due_at, created_at,"
+        " last_delay_us) VALUES (?, ?, ?, ?, 0, 'ready', " +
+        now_sql() + " + ?, " + now_sql() + ", 0)";
+    const std::vector<SqlValue> parameters{
+        message.handler, message.key ? SqlValue(*message.key) : SqlValue(SqlNull{}),
+        message.payload, command_id,
+        std::chrono::duration_cast<std::chrono::microseconds>(message.delay).count()};
+    if (vendor_ == Vendor::PostgreSql || vendor_ == Vendor::CockroachDb) {
+        const auto rows = connection.query(insert + " RETURNING id", parameters);
+        return rows.empty() || rows[0].empty() ? 0 : to_int64(rows[0][0]);
+    }
+    connection.execute(insert, parameters);
+    return to_int64(connection.query_value(
+        vendor_ == Vendor::MySql ? "SELECT LAST_INSERT_ID()" : "SELECT last_insert_rowid()"));
+}
+
+std::vector<Message> QueueStore::claim(Connection& connection,
+                                       std::span<const std::string> handlers, int batch,
+                                       Duration lease, std::string_view lease_owner) const {
+    if (handlers.empty() || batch < 1) {
+        return {};
+    }
+    std::vector<SqlValue> parameters(handlers.begin(), handlers.end());
+    // A keyed message waits while an earlier one of its key is not done (strict order per key).
+    const std::string candidates =
+        "SELECT m.id FROM " + kMessages +
+        " m WHERE m.state = 'ready' AND m.due_at <= " + now_sql() + " AND m.handler IN (" +
+        placeholders(handlers.size()) + ") AND NOT EXISTS (SELECT 1 FROM " + kPaused +
+        " p WHERE p.handler = m.handler) AND (m.msg_key IS NULL OR NOT EXISTS (SELECT 1 FROM " +
+        kMessages +
+        " e WHERE e.msg_key = m.msg_key AND e.id < m.id AND e.state <> 'done')) ORDER BY "
+        "m.due_at, m.id LIMIT " +
+        std::to_string(batch);
+    const std::string lease_sql =
+        "UPDATE " + kMessages +
+        " SET state = 'leased', lease_owner = ?, lease_until = " + now_sql() +
+        " + ?, claimed_at = " + now_sql() + ", first_attempt_at = COALESCE(" +
+        "first_attempt_at, " + now_sql() + "), attempt = attempt + 1 WHERE ";
+    const std::int64_t lease_us =
+        std::chrono::duration_cast<std::chrono::microseconds>(lease).count();
+    std::vector<Message> claimed;
+    if (vendor_ == Vendor::PostgreSql || vendor_ == Vendor::CockroachDb) {
+        // One round trip: lease the locked candidates and return them. A SELECT at the top, so
+        // that no candidate is an empty result set, not SQL_NO_DATA.
+        std::vector<SqlValue> all = parameters;
+        all.emplace_back(std::string(lease_owner));
+        all.emplace_back(lease_us);
+        for (const SqlRow& row : connection.query(
+                 "WITH c AS (" + candidates + " FOR UPDATE SKIP LOCKED), u AS (" + lease_sql +
+                     "id IN (SELECT id FROM c) RETURNING " + std::string(kColumns) + ") SELECT " +
+                     std::string(kColumns) + " FROM u",
+                 all)) {
+            claimed.push_back(parse_message(row));
+        }
+        std::sort(claimed.begin(), claimed.end(), [](const Message& a, const Message& b) {
+            return std::pair(a.due_at, a.id) < std::pair(b.due_at, b.id);
+        });
+    } else if (skip_locked_) {
+        // MariaDB cannot UPDATE a table it reads in a subquery, nor UPDATE ... RETURNING.
+        std::vector<std::int64_t> ids;
+        for (const SqlRow& row :
+             connection.query(candidates + " FOR UPDATE SKIP LOCKED", parameters)) {
+            ids.push_back(to_int64(row.at(0)));
+        }
+        if (ids.empty()) {
+            connection.commit();
+            return {};
+        }
+        connection.execute(lease_sql + "id IN (" + id_list(ids) + ")",
+                           {std::string(lease_owner), lease_us});
+        for (const SqlRow& row :
+             connection.query("SELECT " + std::string(kColumns) + " FROM " + kMessages +
+                              " WHERE id IN (" + id_list(ids) + ") ORDER BY due_at, id")) {
+            claimed.push_back(parse_message(row));
+        }
+    } else {
+        // SQLite: the UPDATE takes the write lock before it reads, so no other writer can slip
+        // in between choosing the rows and leasing them.
+        if (connection.execute(lease_sql + "id IN (" + candidates + ")",
+                               prepend(std::string(lease_owner), lease_us, parameters)) != 0) {
+            for (const SqlRow& row : connection.query(
+                     "SELECT " + std::string(kColumns) + " FROM " + kMessages +
+                         " WHERE state = 'leased' AND lease_owner = ? ORDER BY due_at, id",
+                     {std::string(lease_owner)})) {
+                claimed.push_back(parse_message(row));
+            }
+        }
+    }
+    connection.commit();
+    return claimed;
+}
+
+bool QueueStore::complete(Connection& connection, std::int64_t id, std::string_view lease_owner,
+                          bool delete_done) const {
+    const std::string where = " WHERE id = ? AND lease_owner = ? AND state = 'leased'";
+    if (delete_done) {
+        return connection.execute("DELETE FROM " + kMessages + where,
+                                  {id, std::string(lease_owner)}) == 1;
+    }
+    return connection.execute("UPDATE " + kMessages + " SET state = 'done', finished_at = " +
+                                  now_sql() + ", lease_owner = NULL, lease_until = NULL" + where,
+                              {id, std::string(lease_owner)}) == 1;
+}
+
+bool QueueStore::record_failure(Connection& connection, std::int64_t id,
+                                std::string_view lease_owner, const AttemptFailure& failure) const {
+    const LastError& e = failure.error;
+    std::vector<SqlValue> parameters{
+        text_or_null(e.category),
+        text_or_null(e.sqlstate),
+        e.native_code ? SqlValue(*e.native_code) : SqlValue(SqlNull{}),
+        e.http_status != 0 ? SqlValue(std::int64_t{e.http_status}) : SqlValue(SqlNull{}),
+        text_or_null(e.message),
+        text_or_null(failure.route)};
+    std::string sql = "UPDATE " + kMessages +
+                      " SET last_error_category = ?, last_error_sqlstate = ?,"
+                      " last_error_native = ?, last_error_http = ?, last_error_message = ?,"
+                      " route = COALESCE(?, route), lease_owner = NULL, lease_until = NULL, ";
+    if (failure.retry) {
+        const std::int64_t delay_us =
+            std::chrono::duration_cast<std::chrono::microseconds>(failure.delay).count();
+        sql += "state = 'ready', due_at = " + now_sql() + " + ?, last_delay_us = ?";
+        parameters.emplace_back(delay_us);
+        parameters.emplace_back(delay_us);
+    } else {
+        sql += "state = 'dead', dead_reason = ?, finished_at = " + now_sql();
+        parameters.emplace_back(failure.dead_reason);
+    }
+    sql += " WHERE id = ? AND lease_owner = ? AND state = 'leased'";
+    parameters.emplace_back(id);
+    parameters.emplace_back(std::string(lease_owner));
+    return connection.execute(sql, parameters) == 1;
+}
+
+bool QueueStore::release(Connection& connection, std::int64_t id,
+                         std::string_view lease_owner) const {
+    // MariaDB assigns left to right with the new values: first_attempt_at reads the old attempt.
+    return connection.execute(
+               "UPDATE " + kMessages +
+                   " SET first_attempt_at = CASE WHEN attempt <= 1 THEN NULL ELSE "
+                   "first_attempt_at END, attempt = attempt - 1, state = 'ready', lease_owner = "
+                   "NULL, lease_until = NULL WHERE id = ? AND lease_owner = ? AND state = 'leased'",
+               {id, std::string(lease_owner)}) == 1;
+}
+
+std::vector<ExpiredLease> QueueStore::expired_leases(Connection& connection, int limit) const {
+    std::string sql = "SELECT id, handler, lease_owner, attempt, " + now_sql() +
+                      " - COALESCE(first_attempt_at, created_at), last_delay_us FROM " + kMessages +
+                      " WHERE state = 'leased' AND lease_until < " + now_sql() +
+                      " ORDER BY lease_until LIMIT " + std::to_string(std::max(limit, 1));
+    if (skip_locked_) {
+        sql += " FOR UPDATE SKIP LOCKED";
+    } else {
+        connection.execute(kSqliteBeginWrite);
+    }
+    std::vector<ExpiredLease> expired;
+    for (const SqlRow& row : connection.query(sql)) {
+        expired.push_back(ExpiredLease{.id = to_int64(row.at(0)),
+                                       .handler = row.at(1).value_or(""),
+                                       .lease_owner = row.at(2).value_or(""),
+                                       .attempt = static_cast<int>(to_int64(row.at(3))),
+                                       .elapsed_us = to_int64(row.at(4)),
+                                       .last_delay_us = to_int64(row.at(5))});
+    }
+    return expired;
+}
+
+namespace {
+
+// The ids among `ids` that are dead, locked; the others rejected with why.
+OperatorResult split_dead(Connection& connection, std::span<const std::int64_t> ids,
+                          bool lock_rows) {
+    OperatorResult result;
+    std::map<std::int64_t, std::string> states;
+    if (!ids.empty()) {
+        for (const SqlRow& row :
+             connection.query("SELECT id, state FROM " + kMessages + " WHERE id IN (" +
+                              id_list(ids) + ")" + (lock_rows ? " FOR UPDATE" : ""))) {
+            states[to_int64(row.at(0))] = row.at(1).value_or("");
+        }
+    }
+    for (std::int64_t id : ids) {
+        const auto found = states.find(id);
+        if (found == states.end()) {
+            result.rejected.push_back({id, "no such message"});
+        } else if (found->second != "dead") {
+            result.rejected.push_back({id, "it is " + found->second + ", not dead"});
+        } else if (std::find(result.applied.begin(), result.applied.end(), id) ==
+                   result.applied.end()) {
+            result.applied.push_back(id);
+        }
+    }
+    return result;
+}
+
+std::string requeue_sql(const std::string& now, bool reset_attempts) {
+    return "UPDATE " + kMessages + " SET state = 'ready', due_at = " + now +
+           ", dead_reason = NULL, finished_at = NULL" +
+           (reset_attempts ? ", attempt = 0, first_attempt_at = NULL, last_delay_us = 0" : "") +
+           " WHERE state = 'dead' AND id IN (";
+}
+
+}  // namespace
+
+OperatorResult QueueStore::requeue(Connection& connection, std::span<const std::int64_t> ids,
+                                   bool reset_attempts) const {
+    OwnTransaction transaction(connection, vendor_);
+    OperatorResult result = split_dead(connection, ids, skip_locked_);
+    if (!result.applied.empty()) {
+        connection.execute(requeue_sql(now_sql(), reset_attempts) + id_list(result.applied) + ")");
+    }
+    transaction.commit();
+    return result;
+}
+
+std::vector<std::int64_t> QueueStore::requeue_handler(Connection& connection,
+                                                      std::string_view handler,
+                                                      bool reset_attempts) const {
+    OwnTransaction transaction(connection, vendor_);
+    std::vector<std::int64_t> ids;
+    for (const SqlRow& row : connection.query(
+             "SELECT id FROM " + kMessages + " WHERE state = 'dead' AND handler = ? ORDER BY id" +
+                 (skip_locked_ ? " FOR UPDATE" : ""),
+             {std::string(handler)})) {
+        ids.push_back(to_int64(row.at(0)));
+    }
+    if (!ids.empty()) {
+        connection.execute(requeue_sql(now_sql(), reset_attempts) + id_list(ids) + ")");
+    }
+    transaction.commit();
+    return ids;
+}
+
+OperatorResult QueueStore::discard(Connection& connection,
+                                   std::span<const std::int64_t> ids) const {
+    OwnTransaction transaction(connection, vendor_);
+    OperatorResult result = split_dead(connection, ids, skip_locked_);
+    if (!result.applied.empty()) {
+        connection.execute("DELETE FROM " + kMessages + " WHERE state = 'dead' AND id IN (" +
+                           id_list(result.applied) + ")");
+    }
+    transaction.commit();
+    return result;
+}
+
+bool QueueStore::pause(Connection& connection, std::string_view handler) const {
+    OwnTransaction transaction(connection, vendor_);
+    if (connection.query_value("SELECT handler FROM " + kPaused + " WHERE handler = ?",
+                               {std::string(handler)})) {
+        return false;
+    }
+    try {
+        connection.execute(
+            "INSERT INTO " + kPaused + " (handler, paused_at) VALUES (?, " + now_sql() + ")",
+            {std::string(handler)});
+        transaction.commit();
+    } catch (const odbc::DatabaseError& error) {
+        if (error.category() == ErrorCategory::ConstraintViolation) {
+            return false;  // paused by someone else meanwhile
+        }
+        throw;
+    }
+    return true;
+}
+
+bool QueueStore::resume(Connection& connection, std::string_view handler) const {
+    OwnTransaction transaction(connection, vendor_);
+    const bool removed = connection.execute("DELETE FROM " + kPaused + " WHERE handler = ?",
+                                            {std::string(handler)}) > 0;
+    transaction.commit();
+    return removed;
+}
+
+std::vector<std::string> QueueStore::paused_handlers(Connection& connection) const {
+    std::vector<std::string> names;
+    for (const SqlRow& row :
+         connection.query("SELECT handler FROM " + kPaused + " ORDER BY handler")) {
+        names.push_back(row.at(0).value_or(""));
+    }
+    return names;
+}
+
+QueueStatus QueueStore::status(Connection& connection) const {
+    QueueStatus status;
+    status.now = now(connection);
+    std::map<std::string, HandlerCounts> by_handler;
+    for (const SqlRow& row : connection.query(
+             "SELECT handler, state, COUNT(*), SUM(CASE WHEN state = 'ready' AND due_at <= ? THEN"
+             " 1 ELSE 0 END), MIN(CASE WHEN state = 'ready' AND due_at <= ? THEN due_at END) "
+             "FROM " +
+                 kMessages + " GROUP BY handler, state",
+             {status.now, status.now})) {
+        const std::string handler = row.at(0).value_or("");
+        HandlerCounts& counts = by_handler[handler];
+        counts.handler = handler;
+        const std::int64_t count = to_int64(row.at(2));
+        switch (parse_message_state(row.at(1).value_or("")).value_or(MessageState::Ready)) {
+            case MessageState::Ready:
+                counts.ready = count;
+                counts.due = to_int64(row.at(3));
+                if (row.at(4)) {
+                    counts.oldest_due_age_us = status.now - to_int64(row.at(4));
+                }
+                break;
+            case MessageState::Leased:
+                counts.leased = count;
+                break;
+            case MessageState::Done:
+                counts.done = count;
+                break;
+            case MessageState::Dead:
+                counts.dead = count;
+                break;
+        }
+    }
+    for (const std::string& handler : paused_handlers(connection)) {
+        HandlerCounts& counts = by_handler[handler];
+        counts.handler = handler;
+        counts.paused = true;
+    }
+    for (auto& [name, counts] : by_handler) {
+        status.handlers.push_back(std::move(counts));
+    }
+    for (const SqlRow& row :
+         connection.query("SELECT handler, msg_key, MIN(id) FROM " + kMessages +
+                          " WHERE state = 'dead' AND msg_key IS NOT NULL GROUP BY handler, msg_key"
+                          " ORDER BY handler, msg_key")) {
+        BlockedKey blocked{.handler = row.at(0).value_or(""),
+                           .key = row.at(1).value_or(""),
+                           .dead_id = to_int64(row.at(2))};
+        blocked.waiting =
+            to_int64(connection.query_value("SELECT COUNT(*) FROM " + kMessages +
+                                                " WHERE msg_key = ? AND id > ? AND state <> 'done'",
+                                            {blocked.key, blocked.dead_id}));
+        status.blocked_keys.push_back(std::move(blocked));
+    }
+    if (!connection.autocommit()) {
+        connection.commit();
+    }
+    return status;
+}
+
+std::vector<Message> QueueStore::dead(Connection& connection, std::string_view handler,
+                                      int limit) const {
+    std::vector<SqlValue> parameters;
+    std::string sql =
+        "SELECT " + std::string(kColumns) + " FROM " + kMessages + " WHERE state = 'dead'";
+    if (!handler.empty()) {
+        sql += " AND handler = ?";
+        parameters.emplace_back(std::string(handler));
+    }
+    sql += " ORDER BY id LIMIT " + std::to_string(std::max(limit, 1));
+    std::vector<Message> messages;
+    for (const SqlRow& row : connection.query(sql, parameters)) {
+        messages.push_back(parse_message(row));
+    }
+    return messages;
+}
+
+std::optional<Message> QueueStore::find(Connection& connection, std::int64_t id) const {
+    const auto rows = connection.query(
+        "SELECT " + std::string(kColumns) + " FROM " + kMessages + " WHERE id = ?", {id});
+    if (rows.empty()) {
+        return std::nullopt;
+    }
+    return parse_message(rows.front());
+}
+
+}  // namespace rebound::queue

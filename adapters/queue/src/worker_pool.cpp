@@ -1,0 +1,393 @@
+#include "rebound/queue/worker_pool.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+
+#include "rebound/clock.hpp"
+#include "rebound/decision.hpp"
+#include "rebound/exception_classifier.hpp"
+#include "rebound/queue/queue_schema.hpp"
+#include "rebound/queue/queue_store.hpp"
+#include "rebound/random_source.hpp"
+
+namespace rebound::queue {
+
+namespace {
+
+using odbc::Connection;
+
+constexpr std::size_t kMaxStoredMessage = 2000;
+constexpr int kExpiredPerPass = 100;
+
+std::string default_worker_name() {
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) != 0) {
+        host[0] = '\0';
+    }
+    return std::string(host) + ":" + std::to_string(getpid());
+}
+
+LastError stored_error(const ErrorDescription& description) {
+    LastError error;
+    error.category = std::string(to_string(description.effective_category()));
+    error.sqlstate = std::string(description.sqlstate);
+    error.native_code = description.native_code;
+    error.http_status = description.http_status;
+    error.message = std::string(description.message.substr(0, kMaxStoredMessage));
+    return error;
+}
+
+// What a failed attempt becomes, from the decision.
+AttemptFailure failure_of(const ErrorDescription& description, const Decision& decision) {
+    AttemptFailure failure;
+    failure.error = stored_error(description);
+    failure.retry = decision.retry;
+    failure.delay = decision.delay;
+    failure.route = std::string(decision.route);
+    if (!decision.retry) {
+        failure.dead_reason = std::string(to_string(decision.reason));
+    }
+    return failure;
+}
+
+void roll_back_quietly(Connection& connection) noexcept {
+    if (!connection.is_open()) {
+        return;
+    }
+    try {
+        connection.rollback();
+    } catch (...) {
+        // A session that cannot roll back is dropped by the caller (is_dead) or by the server.
+    }
+}
+
+// Waits up to `period`, waking early when `stop` is requested.
+void pause_for(Duration period, const std::stop_token& stop) {
+    std::mutex mutex;
+    std::condition_variable_any woken;
+    std::unique_lock lock(mutex);
+    woken.wait_for(lock, stop, period, [] { return false; });
+}
+
+void check_options(const WorkerOptions& options, const QueueHandlers* handlers) {
+    const auto fail = [](const std::string& what) {
+        throw std::invalid_argument("WorkerPool: " + what);
+    };
+    if (handlers == nullptr || handlers->names().empty()) {
+        fail("no handlers registered");
+    }
+    if (options.connection_string.empty()) {
+        fail("no connection string");
+    }
+    if (!options.classifier) {
+        fail("no SQL error classifier");
+    }
+    if (options.threads < 1 || options.threads > 256) {
+        fail("threads must be 1..256, got " + std::to_string(options.threads));
+    }
+    if (options.batch < 1 || options.batch > 1000) {
+        fail("batch must be 1..1000, got " + std::to_string(options.batch));
+    }
+    if (options.lease < std::chrono::milliseconds(1)) {
+        fail("lease must be at least 1ms");
+    }
+    if (options.poll_interval < Duration{0}) {
+        fail("poll_interval must not be negative");
+    }
+}
+
+// One worker thread's connection, store and claim counter.
+class WorkerThread {
+  public:
+    WorkerThread(const std::shared_ptr<const odbc::Environment>& environment,
+                 const QueueHandlers& handlers, const WorkerOptions& options,
+                 WorkerMetrics& metrics, std::string owner_prefix)
+        : environment_(environment),
+          handlers_(handlers),
+          options_(options),
+          metrics_(metrics),
+          owner_prefix_(std::move(owner_prefix)),
+          names_(handlers.names()) {}
+
+    void run(const std::stop_token& stop) {
+        const Duration settle_every = std::clamp<Duration>(
+            options_.lease / 4, std::chrono::milliseconds(10), std::chrono::seconds(5));
+        Clock::TimePoint last_settle{};
+        while (!stop.stop_requested()) {
+            try {
+                ensure_connected();
+                const Clock::TimePoint now = default_clock().now();
+                if (last_settle == Clock::TimePoint{} || now - last_settle >= settle_every) {
+                    settle_expired_leases();
+                    last_settle = now;
+                }
+                if (!claim_and_run(stop)) {
+                    pause_for(options_.poll_interval, stop);
+                }
+            } catch (const odbc::DatabaseError& error) {
+                loop_failed(restart_scope(error.category()) == RestartScope::Connection, stop);
+            } catch (const std::exception&) {
+                // SchemaError (tables missing or newer), std::bad_alloc: counted, retried later.
+                loop_failed(false, stop);
+            }
+        }
+    }
+
+  private:
+    void ensure_connected() {
+        if (connection_ && connection_->is_open() && !connection_->is_dead()) {
+            return;
+        }
+        connection_.reset();
+        Connection connection(environment_, options_.classifier, options_.connection_string);
+        connection.set_autocommit(false);
+        if (connection.vendor() != Vendor::Sqlite) {
+            connection.set_isolation(odbc::IsolationLevel::ReadCommitted);
+        }
+        if (!store_ || store_->vendor() != connection.vendor()) {
+            store_.emplace(connection.vendor().value_or(Vendor::Generic));
+        }
+        require_current_schema(connection);
+        connection.commit();  // ends the read transaction the check opened
+        connection_.emplace(std::move(connection));
+    }
+
+    void loop_failed(bool connection_scope, const std::stop_token& stop) {
+        metrics_.database_errors.fetch_add(1, std::memory_order_relaxed);
+        if (connection_) {
+            roll_back_quietly(*connection_);
+            if (connection_scope || connection_->is_dead()) {
+                connection_.reset();
+            }
+        }
+        pause_for(std::max<Duration>(options_.poll_interval, std::chrono::milliseconds(50)), stop);
+    }
+
+    // The expired leases of vanished workers: each such attempt failed with connection_lost.
+    void settle_expired_leases() {
+        const std::vector<ExpiredLease> expired =
+            store_->expired_leases(*connection_, kExpiredPerPass);
+        for (const ExpiredLease& lease : expired) {
+            const HandlerRegistry::Choice choice =
+                handlers_.registry().choose(lease.handler, options_.policies.get());
+            const std::string message = "lease expired: worker " + lease.lease_owner +
+                                        " vanished during attempt " + std::to_string(lease.attempt);
+            ErrorDescription error = ErrorDescription::of(ErrorCategory::ConnectionLost);
+            error.message = message;
+            const AttemptContext context{
+                .attempt = std::max(lease.attempt, 1),
+                .elapsed = std::chrono::microseconds(lease.elapsed_us),
+                .previous_delay = std::chrono::microseconds(lease.last_delay_us),
+                .idempotent = choice.idempotent};
+            const Decision decision =
+                decide(**choice.policy, error, context, default_random_source());
+            store_->record_failure(*connection_, lease.id, lease.lease_owner,
+                                   failure_of(error, decision));
+            count(decision);
+        }
+        connection_->commit();
+        metrics_.expired_settled.fetch_add(expired.size(), std::memory_order_relaxed);
+    }
+
+    // False when nothing was claimed.
+    bool claim_and_run(const std::stop_token& stop) {
+        const std::string owner = owner_prefix_ + std::to_string(++claims_);
+        const std::vector<Message> messages =
+            store_->claim(*connection_, names_, options_.batch, options_.lease, owner);
+        metrics_.claimed.fetch_add(messages.size(), std::memory_order_relaxed);
+        for (std::size_t i = 0; i < messages.size(); ++i) {
+            if (stop.stop_requested()) {
+                release(messages, i, owner);
+                break;
+            }
+            run_attempt(messages[i], owner, stop);
+        }
+        return !messages.empty();
+    }
+
+    void release(const std::vector<Message>& messages, std::size_t from, const std::string& owner) {
+        for (std::size_t i = from; i < messages.size(); ++i) {
+            store_->release(*connection_, messages[i].id, owner);
+        }
+        connection_->commit();
+        metrics_.released.fetch_add(messages.size() - from, std::memory_order_relaxed);
+    }
+
+    void count(const Decision& decision) {
+        (decision.retry ? metrics_.retried : metrics_.dead).fetch_add(1, std::memory_order_relaxed);
+    }
+
+    void run_attempt(const Message& message, const std::string& owner,
+                     const std::stop_token& stop) {
+        if (message.attempt > 1 && message.claimed_at) {
+            metrics_.retry_lateness.record(*message.claimed_at - message.due_at);
+        }
+        const HandlerRegistry::Choice choice =
+            handlers_.registry().choose(message.handler, options_.policies.get());
+        const Policy& policy = **choice.policy;
+        CircuitBreaker* const breaker = policy.breaker();
+        BreakerPermit permit;
+        Clock::TimePoint started{};
+        if (breaker != nullptr) {
+            started = default_clock().now();
+            permit = breaker->acquire(started);
+        }
+
+        ErrorDescription error;
+        std::exception_ptr thrown;   // owns the text `error` views
+        bool session_ended = false;  // a database error that ended the worker's session
+        if (breaker != nullptr && !permit) {
+            error = ErrorDescription::of(ErrorCategory::CircuitOpen);
+            error.server_delay = permit.retry_after;
+            error.message = "the circuit breaker refused the attempt";
+        } else {
+            try {
+                // The completion goes first: it locks the row under the claim's lease for the
+                // whole attempt, and a failure rolls it back together with the handler's writes.
+                const bool held =
+                    store_->complete(*connection_, message.id, owner, options_.delete_done) &&
+                    run_handler(message, stop);
+                if (!held) {
+                    // The lease ran out and another worker took the message: nothing of this
+                    // attempt may commit.
+                    roll_back_quietly(*connection_);
+                    metrics_.lost_leases.fetch_add(1, std::memory_order_relaxed);
+                    if (breaker != nullptr) {
+                        breaker->release(permit, default_clock().now());
+                    }
+                    return;
+                }
+                connection_->commit();
+                if (breaker != nullptr) {
+                    const Clock::TimePoint now = default_clock().now();
+                    breaker->record_success(
+                        permit, std::chrono::duration_cast<Duration>(now - started), now);
+                }
+                policy.record_success();
+                metrics_.succeeded.fetch_add(1, std::memory_order_relaxed);
+                return;
+            } catch (const odbc::DatabaseError& failure) {
+                thrown = std::current_exception();
+                error = failure.failure().description();
+                session_ended = restart_scope(failure.category()) == RestartScope::Connection;
+            } catch (...) {
+                thrown = std::current_exception();
+                error = ExceptionClassifier::builtin().describe_current();
+            }
+            roll_back_quietly(*connection_);
+            if (breaker != nullptr) {
+                breaker->record_error(permit, error, default_clock().now());
+            }
+        }
+        settle_failure(message, owner, choice, error, session_ended, stop);
+    }
+
+    // Runs the handler on the worker's connection; true when it returned (it succeeded).
+    bool run_handler(const Message& message, const std::stop_token& stop) {
+        const HandlerFunction* function = handlers_.find(message.handler);
+        Delivery delivery{message, *connection_, stop};
+        (*function)(delivery);
+        return true;
+    }
+
+    void settle_failure(const Message& message, const std::string& owner,
+                        const HandlerRegistry::Choice& choice, const ErrorDescription& error,
+                        bool session_ended, const std::stop_token& stop) {
+        // A session the failure ended is replaced before the outcome is written. Only the
+        // database's own errors say so: a handler's `service_unavailable` from another service
+        // leaves the worker's session as it was.
+        if (session_ended || connection_->is_dead()) {
+            connection_.reset();
+            ensure_connected();
+        }
+        const std::int64_t elapsed_us = message.claimed_at && message.first_attempt_at
+                                            ? *message.claimed_at - *message.first_attempt_at
+                                            : 0;
+        const AttemptContext context{
+            .attempt = message.attempt,
+            .elapsed = std::chrono::microseconds(elapsed_us),
+            .previous_delay = std::chrono::microseconds(message.last_delay_us),
+            .idempotent = choice.idempotent};
+        Decision decision = decide(**choice.policy, error, context, default_random_source());
+        AttemptFailure failure = failure_of(error, decision);
+        if (!decision.retry && stop.stop_requested()) {
+            // Cancelled by a stopping pool (docs/queue.md): ready again rather than dead.
+            failure.retry = true;
+            failure.delay = Duration{0};
+            failure.dead_reason.clear();
+            decision.retry = true;
+        }
+        if (store_->record_failure(*connection_, message.id, owner, failure)) {
+            connection_->commit();
+            count(decision);
+        } else {
+            roll_back_quietly(*connection_);
+            metrics_.lost_leases.fetch_add(1, std::memory_order_relaxed);
+        }
+    }
+
+    std::shared_ptr<const odbc::Environment> environment_;
+    const QueueHandlers& handlers_;
+    const WorkerOptions& options_;
+    WorkerMetrics& metrics_;
+    std::string owner_prefix_;
+    std::vector<std::string> names_;
+    std::optional<Connection> connection_;
+    std::optional<QueueStore> store_;
+    std::uint64_t claims_ = 0;
+};
+
+}  // namespace
+
+WorkerPool::WorkerPool(std::shared_ptr<const odbc::Environment> environment,
+                       std::shared_ptr<const QueueHandlers> handlers, WorkerOptions options)
+    : environment_(std::move(environment)),
+      handlers_(std::move(handlers)),
+      options_(std::move(options)),
+      metrics_(std::make_unique<WorkerMetrics>()) {
+    check_options(options_, handlers_.get());
+    if (!environment_) {
+        throw std::invalid_argument("WorkerPool: no ODBC environment");
+    }
+    if (options_.name.empty()) {
+        options_.name = default_worker_name();
+    }
+}
+
+WorkerPool::~WorkerPool() {
+    stop();
+}
+
+void WorkerPool::start() {
+    if (!threads_.empty()) {
+        return;
+    }
+    for (int i = 0; i < options_.threads; ++i) {
+        threads_.emplace_back([this, i](std::stop_token stop) { run_thread(std::move(stop), i); });
+    }
+}
+
+void WorkerPool::stop() noexcept {
+    for (std::jthread& thread : threads_) {
+        thread.request_stop();
+    }
+    for (std::jthread& thread : threads_) {
+        if (thread.joinable()) {
+            thread.join();
+        }
+    }
+    threads_.clear();
+}
+
+void WorkerPool::run_thread(std::stop_token stop, int index) {
+    WorkerThread worker(environment_, *handlers_, options_, *metrics_,
+                        options_.name + "/" + std::to_string(index) + "/");
+    worker.run(stop);
+}
+
+}  // namespace rebound::queue

@@ -1,0 +1,310 @@
+// The retry queue on PostgreSQL (docs/queue.md, "Performance"): no-op handlers drained by 1, 2 and
+// 4 workers, beside the naive claim every worker serialises on (`SELECT ... ORDER BY due_at, id
+// LIMIT 1 FOR UPDATE` on the oldest row, without SKIP LOCKED); the lateness of due retries at half
+// the measured maximum rate; and the cost per message as done rows pile up to 1 million (kept) or
+// are deleted.
+//
+//   REBOUND_BENCH_DSN='Driver={PostgreSQL Unicode};Server=127.0.0.1;Port=...;...'
+//   build/bench/rebound_queue_bench [--benchmark_filter=...]      (bench/queue_bench.sh runs it)
+//
+// Each iteration is one drain of `kMessages` ready messages (wall time, UseRealTime); the counter
+// `messages_per_second` is the figure. The program exits 1 without REBOUND_BENCH_DSN or when the
+// database is not PostgreSQL (the bulk inserts use generate_series).
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+#include <vector>
+
+#include "rebound/dsl/vendor_map_loader.hpp"
+#include "rebound/error_exception.hpp"
+#include "rebound/queue/queue_schema.hpp"
+#include "rebound/queue/queue_store.hpp"
+#include "rebound/queue/worker_pool.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using rebound::odbc::Connection;
+
+constexpr int kMessages = 2000;
+
+struct Database {
+    std::string dsn;
+    std::shared_ptr<const rebound::odbc::Environment> environment;
+    std::shared_ptr<const rebound::SqlErrorClassifier> classifier;
+};
+
+const Database& database() {
+    static const Database db{
+        std::getenv("REBOUND_BENCH_DSN") ? std::getenv("REBOUND_BENCH_DSN") : "",
+        rebound::odbc::Environment::create(),
+        rebound::dsl::load_vendor_maps_or_throw(REBOUND_BENCH_VENDOR_MAP_DIR)};
+    return db;
+}
+
+Connection connect() {
+    return Connection(database().environment, database().classifier, database().dsn);
+}
+
+std::int64_t count(Connection& c, const std::string& sql) {
+    return std::stoll(c.query_value(sql).value_or("0"));
+}
+
+// Empties the queue, then adds `done_rows` done messages and `ready` ready ones, all at once.
+void fill(Connection& c, std::int64_t ready, std::int64_t done_rows,
+          const std::string& handler = "bench.noop") {
+    c.execute("TRUNCATE rebound_queue_messages");
+    const std::string insert =
+        "INSERT INTO rebound_queue_messages (handler, payload, command_id, state, due_at, "
+        "created_at) SELECT '" +
+        handler +
+        "', 'x', 'c' || g, ?, "
+        "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT) - 1000, "
+        "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT) FROM "
+        "generate_series(1, ?) g";
+    if (done_rows > 0) {
+        c.execute(insert, {std::string("done"), done_rows});
+    }
+    if (ready > 0) {
+        c.execute(insert, {std::string("ready"), ready});
+    }
+    c.execute("ANALYZE rebound_queue_messages");
+}
+
+void wait_drained(Connection& c) {
+    while (count(c,
+                 "SELECT COUNT(*) FROM rebound_queue_messages WHERE state IN ('ready', "
+                 "'leased')") > 0) {
+        std::this_thread::sleep_for(2ms);
+    }
+}
+
+std::shared_ptr<rebound::queue::QueueHandlers> noop_handlers() {
+    auto handlers = std::make_shared<rebound::queue::QueueHandlers>();
+    handlers->add(rebound::HandlerRegistration{.name = "bench.noop"},
+                  [](rebound::queue::Delivery&) {});
+    return handlers;
+}
+
+rebound::queue::WorkerOptions pool_options(int workers, bool delete_done = false) {
+    return {.connection_string = database().dsn,
+            .classifier = database().classifier,
+            .threads = workers,
+            .lease = 30s,
+            .batch = 10,
+            .poll_interval = 5ms,
+            .delete_done = delete_done};
+}
+
+void record_rate(benchmark::State& state, std::int64_t per_iteration) {
+    const double rate =
+        static_cast<double>(per_iteration) * static_cast<double>(state.iterations());
+    state.counters["messages_per_second"] = benchmark::Counter(rate, benchmark::Counter::kIsRate);
+}
+
+void queue_skip_locked(benchmark::State& state) {
+    const int workers = static_cast<int>(state.range(0));
+    Connection c = connect();
+    const auto handlers = noop_handlers();
+    for (auto _ : state) {
+        state.PauseTiming();
+        fill(c, kMessages, 0);
+        state.ResumeTiming();
+        rebound::queue::WorkerPool pool(database().environment, handlers, pool_options(workers));
+        pool.start();
+        wait_drained(c);
+        pool.stop();
+    }
+    record_rate(state, kMessages);
+}
+
+// The naive claim: every worker asks for the oldest row and waits on the same lock.
+void naive_worker(std::atomic<bool>& failed) {
+    try {
+        Connection c = connect();
+        c.set_autocommit(false);
+        for (;;) {
+            const auto rows = c.query(
+                "SELECT id FROM rebound_queue_messages WHERE state = 'ready' AND due_at <= "
+                "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT) ORDER BY due_at, "
+                "id LIMIT 1 FOR UPDATE");
+            if (rows.empty()) {
+                c.commit();
+                // Empty because the row it waited for was taken: look again unless all are done.
+                if (count(c,
+                          "SELECT COUNT(*) FROM rebound_queue_messages WHERE state = "
+                          "'ready'") == 0) {
+                    c.commit();
+                    return;
+                }
+                c.commit();
+                continue;
+            }
+            c.execute("UPDATE rebound_queue_messages SET state = 'done' WHERE id = ?",
+                      {std::stoll(rows[0][0].value_or("0"))});
+            c.commit();
+        }
+    } catch (const std::exception& error) {
+        std::cerr << "naive worker: " << error.what() << '\n';
+        failed = true;
+    }
+}
+
+void queue_naive_for_update(benchmark::State& state) {
+    const int workers = static_cast<int>(state.range(0));
+    Connection c = connect();
+    for (auto _ : state) {
+        state.PauseTiming();
+        fill(c, kMessages, 0);
+        state.ResumeTiming();
+        std::atomic<bool> failed{false};
+        std::vector<std::jthread> threads;
+        for (int i = 0; i < workers; ++i) {
+            threads.emplace_back([&] { naive_worker(failed); });
+        }
+        threads.clear();
+        if (failed) {
+            state.SkipWithError("a naive worker failed");
+            return;
+        }
+    }
+    record_rate(state, kMessages);
+}
+
+// Messages whose first attempt fails and whose retry is due 50 ms later. First the maximum rate
+// of that work: 4 workers drain kMessages of them. Then messages arrive at half that rate for 3 s
+// and the lateness of the retries (claimed_at - due_at) is recorded.
+void queue_retry_lateness(benchmark::State& state) {
+    Connection c = connect();
+    auto handlers = std::make_shared<rebound::queue::QueueHandlers>();
+    handlers->add(
+        rebound::HandlerRegistration{.name = "bench.retry",
+                                     .policy = rebound::PolicyBuilder("bench-retry")
+                                                   .max_attempts(3)
+                                                   .backoff(rebound::Backoff::fixed(50ms))
+                                                   .jitter(rebound::Jitter::none())
+                                                   .retry_on(rebound::Matcher::transient())
+                                                   .build()},
+        [](rebound::queue::Delivery& d) {
+            if (d.message.attempt == 1) {
+                throw rebound::Error(rebound::ErrorCategory::ServiceUnavailable, "first attempt");
+            }
+        });
+    const rebound::queue::QueueStore store(c.vendor().value());
+    double max_rate = 0;
+    double rate = 0;
+    std::int64_t produced = 0;
+    double p50 = 0;
+    double p99 = 0;
+    for (auto _ : state) {
+        fill(c, kMessages, 0, "bench.retry");
+        const auto drain_start = std::chrono::steady_clock::now();
+        {
+            rebound::queue::WorkerPool pool(database().environment, handlers, pool_options(4));
+            pool.start();
+            wait_drained(c);
+        }
+        max_rate =
+            kMessages /
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - drain_start).count();
+        rate = max_rate / 2.0;
+        c.execute("TRUNCATE rebound_queue_messages");
+        rebound::queue::WorkerPool pool(database().environment, handlers, pool_options(4));
+        pool.start();
+        const auto start = std::chrono::steady_clock::now();
+        const auto period = std::chrono::duration<double>(1.0 / rate);
+        for (int i = 0; i < static_cast<int>(rate * 3.0); ++i) {
+            std::this_thread::sleep_until(
+                start + std::chrono::duration_cast<std::chrono::nanoseconds>(period * i));
+            store.enqueue(c, {.handler = "bench.retry"});
+            ++produced;
+        }
+        wait_drained(c);
+        pool.stop();
+        p50 = static_cast<double>(pool.metrics().retry_lateness.percentile(0.5)) / 1000.0;
+        p99 = static_cast<double>(pool.metrics().retry_lateness.percentile(0.99)) / 1000.0;
+    }
+    state.counters["max_messages_per_second"] = max_rate;
+    state.counters["offered_messages_per_second"] = rate;
+    state.counters["lateness_p50_ms"] = p50;
+    state.counters["lateness_p99_ms"] = p99;
+    state.counters["messages"] = static_cast<double>(produced);
+}
+
+// One worker draining kMessages with `done_rows` done rows in the table; arg 1: delete done rows.
+void queue_table_size(benchmark::State& state) {
+    const std::int64_t done_rows = state.range(0);
+    const bool delete_done = state.range(1) != 0;
+    Connection c = connect();
+    const auto handlers = noop_handlers();
+    for (auto _ : state) {
+        state.PauseTiming();
+        fill(c, kMessages, delete_done ? 0 : done_rows);
+        state.ResumeTiming();
+        rebound::queue::WorkerPool pool(database().environment, handlers,
+                                        pool_options(1, delete_done));
+        pool.start();
+        wait_drained(c);
+        pool.stop();
+    }
+    record_rate(state, kMessages);
+    state.counters["us_per_message"] =
+        benchmark::Counter(static_cast<double>(kMessages) * static_cast<double>(state.iterations()),
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+}  // namespace
+
+BENCHMARK(queue_naive_for_update)
+    ->ArgName("workers")
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(4)
+    ->Iterations(3)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(queue_skip_locked)
+    ->ArgName("workers")
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(4)
+    ->Iterations(3)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(queue_retry_lateness)->Iterations(1)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(queue_table_size)
+    ->ArgNames({"done_rows", "delete_done"})
+    ->Args({0, 0})
+    ->Args({100000, 0})
+    ->Args({1000000, 0})
+    ->Args({1000000, 1})
+    ->Iterations(3)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    if (database().dsn.empty()) {
+        std::cerr
+            << "rebound_queue_bench: set REBOUND_BENCH_DSN to a PostgreSQL connection string\n";
+        return 1;
+    }
+    try {
+        Connection c = connect();
+        if (c.vendor() != rebound::Vendor::PostgreSql) {
+            std::cerr << "rebound_queue_bench: needs PostgreSQL, got " << c.dbms_name() << '\n';
+            return 1;
+        }
+        rebound::queue::migrate(c);
+    } catch (const std::exception& error) {
+        std::cerr << "rebound_queue_bench: " << error.what() << '\n';
+        return 1;
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
