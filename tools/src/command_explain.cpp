@@ -53,8 +53,14 @@ int run_explain(const ExplainOptions& options) {
                 return kExitInputErrors;
             }
         }
-        print_line(json ? explain_json(set.service(), *policy, handler, options.handler).dump(1)
-                        : explain_text(set.service(), *policy, handler, options.handler));
+        std::optional<HandlerCalls> calls;
+        if (handler != nullptr) {
+            calls = handler_calls(loaded->document, set, options.handler);
+        }
+        const HandlerCalls* stated = calls ? &*calls : nullptr;
+        print_line(
+            json ? explain_json(set.service(), *policy, handler, options.handler, stated).dump(1)
+                 : explain_text(set.service(), *policy, handler, options.handler, stated));
         return kExitOk;
     }
     if (json) {
