@@ -10,7 +10,10 @@
 //   - `idempotent: false` is written `not idempotent` (it overrides the handler's code);
 //   - `extends` inside `defaults` and backoff fields foreign to the backoff type are left out;
 //   - a required value missing from an (invalid) Document is left out of its statement, so
-//     that reading the text back reports the statement as incomplete.
+//     that reading the text back reports the statement as incomplete;
+//   - a breaker's trip line states its whole rule (`trip ratio 50% of 20 calls in 10s`), and
+//     `open` its period: a value the file leaves out prints as its default (same breaker);
+//   - `server delay` starts with its use; without one it prints the default, `max`.
 #include "rebound/dsl/emit.hpp"
 
 #include <string>
@@ -18,6 +21,7 @@
 
 #include "emit_common.hpp"
 #include "field_locations.hpp"
+#include "rebound/circuit_breaker.hpp"
 #include "rebound/dsl/spelling.hpp"
 
 namespace rebound::dsl {
@@ -117,6 +121,50 @@ std::string route_statement(const RouteNode& route) {
     return out;
 }
 
+std::string server_delay_statement(const ServerDelayNode& node) {
+    std::string out = "server delay ";
+    out += to_string(node.use ? node.use->value : ServerDelayUse::Max);
+    out += optional_duration("cap ", node.cap);
+    if (node.over_cap) {
+        out += " over cap " + std::string(to_string(node.over_cap->value));
+    }
+    if (node.spread) {
+        out += " spread " + emit_detail::percent_text(node.spread->value) + "%";
+    }
+    return out;
+}
+
+// The statements of a breaker block, in canonical order.
+Lines breaker_statements(const BreakerNode& node) {
+    const BreakerSettings defaults;
+    Lines lines;
+    if (node.failure_ratio || node.minimum_calls || node.window) {
+        const double ratio =
+            node.failure_ratio ? node.failure_ratio->value : defaults.failure_ratio;
+        const std::int64_t calls =
+            node.minimum_calls ? node.minimum_calls->value : defaults.minimum_calls;
+        const Duration window = node.window ? node.window->value : defaults.window;
+        lines.push_back("trip ratio " + emit_detail::percent_text(ratio) + "% of " +
+                        std::to_string(calls) + " calls in " + duration_text(window));
+    }
+    if (node.consecutive_failures) {
+        lines.push_back("trip after " + std::to_string(node.consecutive_failures->value) +
+                        " consecutive failures");
+    }
+    if (node.open_for || node.max_open_for) {
+        const Duration open_for = node.open_for ? node.open_for->value : defaults.open_for;
+        lines.push_back("open " + duration_text(open_for) +
+                        optional_duration("max ", node.max_open_for));
+    }
+    if (node.half_open_calls) {
+        lines.push_back("half open " + std::to_string(node.half_open_calls->value) + " calls");
+    }
+    add_duration_statement(lines, "slow call", node.slow_call);
+    add_list_statement(lines, "failures", node.failures,
+                       [](const Located<Matcher>& m) { return matcher_spelling(m.value); });
+    return lines;
+}
+
 // The statements of a policy or `defaults` body, in canonical order (`extends` is in the header).
 Lines field_statements(const PolicyFields& f) {
     Lines lines;
@@ -153,12 +201,18 @@ Lines field_statements(const PolicyFields& f) {
             lines.push_back(route_statement(route));
         }
     }
+    if (f.server_delay) {
+        lines.push_back(server_delay_statement(*f.server_delay));
+    }
+    if (f.breaker) {
+        lines.push_back("breaker " + f.breaker->value);
+    }
     return lines;
 }
 
-std::string block(const std::string& header, const PolicyFields& fields) {
+std::string block(const std::string& header, const Lines& statements) {
     std::string out = header + " {\n";
-    for (const std::string& line : field_statements(fields)) {
+    for (const std::string& line : statements) {
         out += std::string(kIndent) + line + '\n';
     }
     return out + "}\n";
@@ -216,10 +270,13 @@ std::string bindings_block(const Document& document) {
 std::string emit_text(const Document& document) {
     std::vector<std::string> blocks{header_block(document)};
     if (document.defaults) {
-        blocks.push_back(block("defaults", document.defaults->fields));
+        blocks.push_back(block("defaults", field_statements(document.defaults->fields)));
+    }
+    for (const BreakerNode& breaker : document.breakers) {
+        blocks.push_back(block("breaker " + breaker.name.value, breaker_statements(breaker)));
     }
     for (const PolicyNode& policy : document.policies) {
-        blocks.push_back(block(policy_header(policy), policy.fields));
+        blocks.push_back(block(policy_header(policy), field_statements(policy.fields)));
     }
     blocks.push_back(bindings_block(document));
 

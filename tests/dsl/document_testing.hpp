@@ -37,6 +37,7 @@ inline void strip(BackoffNode& node);
 inline void strip(JitterNode& node);
 inline void strip(BudgetNode& node);
 inline void strip(RouteNode& node);
+inline void strip(ServerDelayNode& node);
 inline void strip(PolicyFields& fields);
 template <typename T>
 void strip(Located<T>& value);
@@ -95,6 +96,28 @@ inline void strip(RouteNode& node) {
     strip(node.position);
 }
 
+inline void strip(ServerDelayNode& node) {
+    strip(node.use);
+    strip(node.cap);
+    strip(node.over_cap);
+    strip(node.spread);
+    strip(node.position);
+}
+
+inline void strip(BreakerNode& node) {
+    strip(node.name);
+    strip(node.failure_ratio);
+    strip(node.minimum_calls);
+    strip(node.window);
+    strip(node.consecutive_failures);
+    strip(node.open_for);
+    strip(node.max_open_for);
+    strip(node.half_open_calls);
+    strip(node.slow_call);
+    strip(node.failures);
+    strip(node.position);
+}
+
 inline void strip(PolicyFields& f) {
     strip(f.extends);
     strip(f.max_attempts);
@@ -110,6 +133,8 @@ inline void strip(PolicyFields& f) {
     strip(f.on_exhausted);
     strip(f.budget);
     strip(f.routes);
+    strip(f.server_delay);
+    strip(f.breaker);
 }
 
 }  // namespace detail
@@ -125,6 +150,9 @@ inline Document strip_positions(Document document) {
         strip(document.defaults->position);
     }
     strip(document.policies_position);
+    for (BreakerNode& breaker : document.breakers) {
+        strip(breaker);
+    }
     for (PolicyNode& policy : document.policies) {
         strip(policy.name);
         strip(policy.fields);

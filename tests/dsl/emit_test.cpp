@@ -342,7 +342,41 @@ void keep_dsl_expressible(PolicyFields& f, bool is_defaults) {
     }
 }
 
+// A DSL breaker's `trip ratio` line states all three values of the rule, and `open` its period;
+// `server delay` starts with its use. What the file leaves out prints as its default.
+void keep_dsl_expressible(BreakerNode& b) {
+    const BreakerSettings defaults;
+    if (b.failure_ratio || b.minimum_calls || b.window) {
+        if (!b.failure_ratio) {
+            b.failure_ratio = field(defaults.failure_ratio);
+        }
+        if (!b.minimum_calls) {
+            b.minimum_calls = field(std::int64_t{defaults.minimum_calls});
+        }
+        if (!b.window) {
+            b.window = field(defaults.window);
+        }
+    }
+    if (b.max_open_for && !b.open_for) {
+        b.open_for = field(defaults.open_for);
+    }
+}
+
 Document dsl_expressible(Document d) {
+    for (BreakerNode& b : d.breakers) {
+        keep_dsl_expressible(b);
+    }
+    const auto state_use = [](PolicyFields& f) {
+        if (f.server_delay && !f.server_delay->use) {
+            f.server_delay->use = field(ServerDelayUse::Max);
+        }
+    };
+    for (PolicyNode& p : d.policies) {
+        state_use(p.fields);
+    }
+    if (d.defaults) {
+        state_use(d.defaults->fields);
+    }
     if (d.defaults) {
         keep_dsl_expressible(d.defaults->fields, true);
     }
@@ -858,4 +892,65 @@ TEST_CASE("emit: conformance files read back the same in each syntax", "[emit][r
     for (const Syntax syntax : kSyntaxes) {
         check_round_trip(original, syntax);
     }
+}
+
+TEST_CASE("emit: breakers and server delay settings read back the same in each syntax",
+          "[emit][roundtrip]") {
+    const std::string yaml = R"(rebound: 1
+service: checkout
+defaults:
+  server_delay: { cap: 1m }
+breakers:
+  full:
+    failure_ratio: 0.25
+    minimum_calls: 8
+    window: 2s
+    open_for: 750ms
+    max_open_for: 1m
+    half_open_calls: 3
+    slow_call: 1500ms
+    failures: [transient, { sqlstate_class: "08" }, { http: 503 }]
+  partial:
+    failure_ratio: 0.75
+    max_open_for: 30s
+  counting:
+    consecutive_failures: 4
+    failures: []
+  bare:
+policies:
+  interactive:
+    breaker: full
+    server_delay: { use: max, cap: 2s, over_cap: cap, spread: 0.125 }
+  batch:
+    extends: interactive
+    breaker: partial
+    server_delay: { use: ignore }
+  quiet:
+    breaker: counting
+    server_delay: { over_cap: ignore }
+  other:
+    breaker: bare
+)";
+    const Document original = parse_clean(yaml, Syntax::Yaml);
+    REQUIRE(original.breakers.size() == 4);
+    for (const Syntax syntax : kSyntaxes) {
+        check_round_trip(original, syntax);
+        const Document reread = parse_clean(emit(original, syntax), syntax);
+        CHECK(resolve_breakers(reread) == resolve_breakers(original));
+    }
+    const std::string text = emit_text(original);
+    CHECK(contains(text,
+                   "breaker full {\n  trip ratio 25% of 8 calls in 2s\n  open 750ms max 1m\n"
+                   "  half open 3 calls\n  slow call 1500ms\n"
+                   "  failures transient, sqlstate class 08, http 503\n}\n"));
+    CHECK(contains(text,
+                   "breaker partial {\n  trip ratio 75% of 20 calls in 10s\n"
+                   "  open 5s max 30s\n}\n"));
+    CHECK(contains(text,
+                   "breaker counting {\n  trip after 4 consecutive failures\n"
+                   "  failures none\n}\n"));
+    CHECK(contains(text, "breaker bare {\n}\n"));
+    CHECK(contains(text, "  server delay max cap 2s over cap cap spread 12.5%\n  breaker full\n"));
+    CHECK(contains(text, "  server delay ignore\n"));
+    CHECK(contains(text, "  server delay max over cap ignore\n"));
 }

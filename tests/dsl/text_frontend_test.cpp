@@ -1356,8 +1356,8 @@ TEST_CASE("text: misspelt statements get a did-you-mean", "[text]") {
                         DiagnosticCode::UnknownKey);
     CHECK(top.suggestion == "did you mean 'policy'?");
     CHECK(top.message ==
-          "unknown statement 'polcy': expected one of rebound, service, defaults, policy, handler, "
-          "default");
+          "unknown statement 'polcy': expected one of rebound, service, defaults, breaker, policy, "
+          "handler, default");
     CHECK(only_diagnostic("rebound 1\nservice s\npolicy p {}\nhandlers H uses p\n",
                           DiagnosticCode::UnknownKey)
               .suggestion == "did you mean 'handler'?");
@@ -1542,4 +1542,220 @@ TEST_CASE("text: calls and redeliveries that cannot be read say what was expecte
         only_diagnostic(head + "handler a uses p redeliveries many\n", DiagnosticCode::WrongType);
     CHECK(count.position == at(5, 31));
     CHECK(count.field == "handlers.a.redeliveries");
+}
+
+// ---- Breakers and server delay hints (docs/resilience.md)
+// ----------------------------------------
+
+TEST_CASE("text: breaker blocks, 'breaker NAME' and 'server delay' read as their YAML twin",
+          "[text]") {
+    const std::string dsl =
+        "rebound 1\n"
+        "service s\n"
+        "breaker ledger-db {\n"
+        "  trip ratio 50% of 4 calls in 10s\n"
+        "  open 2s max 16s\n"
+        "  half open 2 calls\n"
+        "  slow call 1500ms\n"
+        "  failures transient, sqlstate class 08\n"
+        "}\n"
+        "breaker rates-api {\n"
+        "  trip after 3 consecutive failures\n"
+        "  open 500ms\n"
+        "}\n"
+        "breaker quiet {}\n"
+        "policy p {\n"
+        "  breaker ledger-db\n"
+        "  server delay max cap 2s over cap stop\n"
+        "}\n"
+        "policy q extends p {\n"
+        "  breaker rates-api\n"
+        "  server delay max cap 30s over cap cap spread 10%\n"
+        "}\n"
+        "policy r {\n"
+        "  server delay ignore\n"
+        "}\n";
+    const std::string yaml = R"(rebound: 1
+service: s
+breakers:
+  ledger-db:
+    failure_ratio: 0.5
+    minimum_calls: 4
+    window: 10s
+    open_for: 2s
+    max_open_for: 16s
+    half_open_calls: 2
+    slow_call: 1500ms
+    failures: [transient, { sqlstate_class: "08" }]
+  rates-api:
+    consecutive_failures: 3
+    open_for: 500ms
+  quiet:
+policies:
+  p:
+    breaker: ledger-db
+    server_delay: { use: max, cap: 2s, over_cap: stop }
+  q:
+    extends: p
+    breaker: rates-api
+    server_delay: { use: max, cap: 30s, over_cap: cap, spread: 0.1 }
+  r:
+    server_delay: { use: ignore }
+)";
+    const Document document = clean_document(dsl);
+    const ParseResult twin = parse_yaml(yaml, "s.yaml");
+    INFO(describe(twin));
+    REQUIRE(twin.diagnostics.empty());
+    CHECK(content(document) == content(twin.document));
+    CHECK(rebound::dsl::resolve_breakers(document) ==
+          rebound::dsl::resolve_breakers(twin.document));
+    CHECK(resolve_policies(document) == resolve_policies(twin.document));
+
+    // Positions point at the values.
+    REQUIRE(document.breakers.size() == 3);
+    const rebound::dsl::BreakerNode& ledger = document.breakers[0];
+    CHECK(ledger.name.position == at(3, 9));
+    CHECK(ledger.failure_ratio->position == at(4, 14));
+    CHECK(ledger.minimum_calls->position == at(4, 21));
+    CHECK(ledger.window->position == at(4, 32));
+    CHECK(ledger.max_open_for->position == at(5, 15));
+    CHECK(ledger.half_open_calls->position == at(6, 13));
+    CHECK(ledger.failures->items[1].position == at(8, 23));
+    const PolicyFields& p = policy(document, "p").fields;
+    CHECK(p.breaker->position == at(16, 11));
+    CHECK(p.server_delay->cap->position == at(17, 24));
+    CHECK(p.server_delay->over_cap->position == at(17, 36));
+    CHECK(policy(document, "q").fields.server_delay->spread->value == 0.1);
+}
+
+TEST_CASE("text: a breaker's trip, open and failures lines, and their defaults", "[text]") {
+    const auto breaker_of = [](const std::string& body) {
+        const Document document =
+            clean_document("rebound 1\nservice s\nbreaker b {\n" + body + "}\npolicy p {}\n");
+        REQUIRE(document.breakers.size() == 1);
+        return rebound::dsl::resolve_breakers(document).front();
+    };
+    const rebound::BreakerSettings defaults = breaker_of("");
+    CHECK(defaults.name == "b");
+    CHECK(defaults.trip == rebound::BreakerTrip::Ratio);
+    CHECK(defaults.failure_ratio == 0.5);
+    CHECK(defaults.minimum_calls == 20);
+    CHECK(defaults.open_for == 5s);
+    CHECK_FALSE(defaults.max_open_for.has_value());
+
+    const rebound::BreakerSettings ratio = breaker_of("  trip ratio 0.25 of 40 calls in 1m\n");
+    CHECK(ratio.failure_ratio == 0.25);
+    CHECK(ratio.minimum_calls == 40);
+    CHECK(ratio.window == 60s);
+    CHECK(breaker_of("  trip ratio 12.5% of 8 calls in 2s\n").failure_ratio == 0.125);
+
+    const rebound::BreakerSettings consecutive =
+        breaker_of("  trip after 7 consecutive failures\n  half open 1 call\n");
+    CHECK(consecutive.trip == rebound::BreakerTrip::Consecutive);
+    CHECK(consecutive.consecutive_failures == 7);
+    CHECK(consecutive.half_open_calls == 1);
+
+    CHECK(breaker_of("  open 3s\n").max_open_for == std::nullopt);
+    CHECK(breaker_of("  failures none\n").failures.empty());
+    CHECK(breaker_of("  failures deadlock, http 503\n").failures ==
+          std::vector<Matcher>{Matcher::of_category(ErrorCategory::Deadlock),
+                               Matcher::http_status(503)});
+}
+
+TEST_CASE("text: breaker and server delay errors say what was expected", "[text]") {
+    const auto breaker_diagnostic = [](const std::string& body, DiagnosticCode code) {
+        return only_diagnostic("rebound 1\nservice s\nbreaker b {\n" + body + "}\npolicy p {}\n",
+                               code);
+    };
+    SECTION("parse errors, in the user's words") {
+        // {breaker body line (line 4), column, message}
+        const std::vector<std::tuple<std::string, std::uint32_t, std::string>> cases{
+            {"  trip", 7,
+             "expected 'ratio P% of N calls in D' or 'after N consecutive failures' after "
+             "'trip', got the end of the line"},
+            {"  trip ratio 50%", 17,
+             "expected 'of N calls in D' after the ratio, as in 'trip ratio 50% of 20 calls in "
+             "10s', got the end of the line"},
+            {"  trip ratio 50% of 20 in 10s", 24,
+             "expected 'calls' after the number, as in 'of 20 calls in 10s', got 'in'"},
+            {"  trip after 5 failures", 16,
+             "expected 'consecutive failures' after the count, as in 'trip after 5 consecutive "
+             "failures', got 'failures'"},
+            {"  open", 7, "expected a duration such as 5s after 'open', got the end of the line"},
+            {"  open 5s 60s", 11,
+             "expected 'max D' or the end of the line after the open period, got '60s'"},
+            {"  half 1 calls", 8,
+             "expected 'open' after 'half', as in 'half open 1 calls', got '1'"},
+            {"  slow 2s", 8, "expected 'call' after 'slow', as in 'slow call 2s', got '2s'"},
+        };
+        for (const auto& [body, column, message] : cases) {
+            const Diagnostic d = breaker_diagnostic(body + "\n", DiagnosticCode::SyntaxError);
+            CHECK(d.position == at(4, column));
+            CHECK(d.message == message);
+        }
+        const Diagnostic server = policy_diagnostic("  server delay max spread 10% cap 1s\n",
+                                                    DiagnosticCode::SyntaxError);
+        CHECK(server.position == at(4, 31));
+        CHECK(server.message ==
+              "expected 'cap D', 'over cap stop|cap|ignore' or 'spread N%' (in this order), or "
+              "the end of the line, got 'cap'");
+    }
+    SECTION("values that cannot be read") {
+        const Diagnostic use =
+            policy_diagnostic("  server delay maxx\n", DiagnosticCode::UnknownValue);
+        CHECK(use.message == "unknown server delay use 'maxx'");
+        CHECK(use.suggestion == "did you mean 'max'?");
+        CHECK(use.field == "policies.p.server_delay.use");
+        const Diagnostic action =
+            policy_diagnostic("  server delay max over cap stp\n", DiagnosticCode::UnknownValue);
+        CHECK(action.position == at(4, 29));
+        CHECK(action.suggestion == "did you mean 'stop'?");
+        const Diagnostic window = breaker_diagnostic("  trip ratio 50% of 20 calls in 10\n",
+                                                     DiagnosticCode::InvalidDuration);
+        CHECK(window.position == at(4, 33));
+        CHECK(window.field == "breakers.b.window");
+        const Diagnostic ratio = breaker_diagnostic("  trip ratio half% of 20 calls in 10s\n",
+                                                    DiagnosticCode::WrongType);
+        CHECK(ratio.message == "the failure ratio is a percentage such as 50%, got 'half%'");
+    }
+    SECTION("statements out of place") {
+        const Diagnostic in_breaker =
+            breaker_diagnostic("  attempts 3\n", DiagnosticCode::SyntaxError);
+        CHECK(in_breaker.message ==
+              "'attempts' belongs inside a policy or defaults block, not in breaker 'b'");
+        const Diagnostic in_policy_block =
+            policy_diagnostic("  trip after 3 consecutive failures\n", DiagnosticCode::SyntaxError);
+        CHECK(in_policy_block.message == "'trip' belongs inside a breaker block");
+        const Diagnostic top = only_diagnostic("rebound 1\nservice s\nbreaker b\npolicy p {}\n",
+                                               DiagnosticCode::SyntaxError);
+        CHECK(top.position == at(3, 1));
+        CHECK(top.suggestion == "to declare a breaker, open a block: 'breaker NAME {'");
+    }
+    SECTION("unknown statements and duplicates") {
+        const Diagnostic unknown =
+            breaker_diagnostic("  minimum_calls 20\n", DiagnosticCode::UnknownKey);
+        CHECK(unknown.message ==
+              "unknown statement 'minimum_calls' in breaker 'b': expected one of trip, open, "
+              "half open, slow call, failures");
+        CHECK(unknown.suggestion == "did you mean 'trip'?");
+        const Diagnostic twice =
+            breaker_diagnostic("  open 1s\n  open 2s\n", DiagnosticCode::DuplicateKey);
+        CHECK(twice.position == at(5, 3));
+        const Diagnostic duplicate =
+            only_diagnostic("rebound 1\nservice s\nbreaker b {}\nbreaker b {}\npolicy p {}\n",
+                            DiagnosticCode::DuplicateKey);
+        CHECK(duplicate.position == at(4, 9));
+        CHECK(duplicate.message == "duplicate breaker 'b' (first given at line 3)");
+        const Diagnostic top = only_diagnostic("rebound 1\nservice s\nbreakers b {}\npolicy p {}\n",
+                                               DiagnosticCode::UnknownKey);
+        CHECK(top.suggestion == "did you mean 'breaker'?");
+    }
+    SECTION("a broken breaker header still opens its block") {
+        const ParseResult result =
+            parse("rebound 1\nservice s\nbreaker {\n  open 1s\n}\npolicy p {}\n");
+        check_well_formed(result);
+        INFO(describe(result));
+        REQUIRE(result.diagnostics.size() == 1);
+        CHECK(result.diagnostics[0].position == at(3, 9));
+    }
 }

@@ -55,16 +55,6 @@ void warn_about_dropped_suppressions(const std::string& path, std::string_view s
     }
 }
 
-// Whether the document declares breakers or any policy states server_delay or breaker.
-bool states_resilience(const dsl::Document& document) {
-    const auto states = [](const dsl::PolicyFields& fields) {
-        return fields.server_delay.has_value() || fields.breaker.has_value();
-    };
-    return !document.breakers.empty() || (document.defaults && states(document.defaults->fields)) ||
-           std::any_of(document.policies.begin(), document.policies.end(),
-                       [&](const dsl::PolicyNode& policy) { return states(policy.fields); });
-}
-
 int run_convert(const ConvertOptions& options) {
     int exit_code = kExitOk;
     const auto loaded = load_or_report(options.path, exit_code);
@@ -72,12 +62,6 @@ int run_convert(const ConvertOptions& options) {
         return exit_code;
     }
     const dsl::Syntax target = target_syntax(options.to);
-    if (target == dsl::Syntax::Text && states_resilience(loaded->document)) {
-        std::cerr << options.path
-                  << ": the DSL cannot state circuit breakers or server_delay yet; convert this "
-                     "file to yaml or json instead\n";
-        return kExitUsage;
-    }
     warn_about_dropped_suppressions(options.path, loaded->source);
     const std::string text = dsl::emit(loaded->document, target);
     if (options.output.empty()) {

@@ -64,6 +64,14 @@ template <> struct action<on_keyword> : starts_statement<Statement::OnExhausted>
 template <> struct action<budget_keyword> : starts_statement<Statement::Budget> {};
 template <> struct action<route_keyword> : starts_statement<Statement::Route> {};
 template <> struct action<routes_keyword> : starts_statement<Statement::RoutesNone> {};
+template <> struct action<server_keyword> : starts_statement<Statement::ServerDelay> {};
+template <> struct action<breaker_keyword> : starts_statement<Statement::Breaker> {};
+template <> struct action<breaker_opening> : refines_statement<Statement::BreakerBlock> {};
+template <> struct action<trip_keyword> : starts_statement<Statement::Trip> {};
+template <> struct action<open_keyword> : starts_statement<Statement::Open> {};
+template <> struct action<half_keyword> : starts_statement<Statement::HalfOpen> {};
+template <> struct action<slow_keyword> : starts_statement<Statement::SlowCall> {};
+template <> struct action<failures_keyword> : starts_statement<Statement::Failures> {};
 template <> struct action<unknown_word> : starts_statement<Statement::Unknown> {};
 
 template <> struct action<format_version> : records<Role::Version> {};
@@ -116,6 +124,19 @@ template <> struct action<budget_ratio> : records<Role::Ratio> {};
 template <> struct action<route_limit> : records<Role::Delay> {};
 template <> struct action<route_target> : records<Role::Target> {};
 template <> struct action<empty_list> : records<Role::EmptyList> {};
+template <> struct action<server_delay_use> : records<Role::ServerDelayUse> {};
+template <> struct action<server_delay_cap> : records<Role::ServerDelayCap> {};
+template <> struct action<over_cap_action> : records<Role::OverCapAction> {};
+template <> struct action<server_delay_spread> : records<Role::Spread> {};
+template <> struct action<breaker_name> : records<Role::BreakerName> {};
+template <> struct action<trip_ratio_value> : records<Role::FailureRatio> {};
+template <> struct action<trip_minimum_calls> : records<Role::MinimumCalls> {};
+template <> struct action<trip_window> : records<Role::Window> {};
+template <> struct action<trip_consecutive_count> : records<Role::ConsecutiveFailures> {};
+template <> struct action<open_for_value> : records<Role::OpenFor> {};
+template <> struct action<max_open_for_value> : records<Role::MaxOpenFor> {};
+template <> struct action<half_open_count> : records<Role::HalfOpenCalls> {};
+template <> struct action<slow_call_value> : records<Role::SlowCall> {};
 // clang-format on
 
 }  // namespace rebound::dsl::text

@@ -90,7 +90,7 @@ struct handler_keyword : keyword<TAO_PEGTL_STRING("handler")> {};
 struct default_keyword : keyword<TAO_PEGTL_STRING("default")> {};
 struct uses_keyword : keyword<TAO_PEGTL_STRING("uses")> {};
 struct not_keyword : keyword<TAO_PEGTL_STRING("not")> {};
-struct calls_keyword : keyword<TAO_PEGTL_STRING("calls")> {};
+struct handler_calls_keyword : keyword<TAO_PEGTL_STRING("calls")> {};  // on handler lines
 struct redeliveries_keyword : keyword<TAO_PEGTL_STRING("redeliveries")> {};
 struct attempts_keyword : keyword<TAO_PEGTL_STRING("attempts")> {};
 struct retries_keyword : keyword<TAO_PEGTL_STRING("retries")> {};
@@ -124,6 +124,28 @@ struct native_keyword : keyword<TAO_PEGTL_STRING("native")> {};
 struct error_keyword : keyword<TAO_PEGTL_STRING("error")> {};
 struct http_keyword : keyword<TAO_PEGTL_STRING("http")> {};
 struct message_keyword : keyword<TAO_PEGTL_STRING("message")> {};
+struct server_keyword : keyword<TAO_PEGTL_STRING("server")> {};
+struct delay_keyword : keyword<TAO_PEGTL_STRING("delay")> {};
+struct cap_keyword : keyword<TAO_PEGTL_STRING("cap")> {};
+struct over_keyword : keyword<TAO_PEGTL_STRING("over")> {};
+struct spread_keyword : keyword<TAO_PEGTL_STRING("spread")> {};
+struct breaker_keyword : keyword<TAO_PEGTL_STRING("breaker")> {};
+struct trip_keyword : keyword<TAO_PEGTL_STRING("trip")> {};
+struct of_keyword : keyword<TAO_PEGTL_STRING("of")> {};
+struct in_keyword : keyword<TAO_PEGTL_STRING("in")> {};
+struct after_keyword : keyword<TAO_PEGTL_STRING("after")> {};
+struct consecutive_keyword : keyword<TAO_PEGTL_STRING("consecutive")> {};
+struct open_keyword : keyword<TAO_PEGTL_STRING("open")> {};  // starts `open D [max D]`
+struct half_keyword : keyword<TAO_PEGTL_STRING("half")> {};
+struct half_open_keyword : keyword<TAO_PEGTL_STRING("open")> {};  // the `open` of `half open`
+struct slow_keyword : keyword<TAO_PEGTL_STRING("slow")> {};
+struct call_keyword : keyword<TAO_PEGTL_STRING("call")> {};
+// `calls` (or `call`, for `half open 1 call`).
+struct calls_keyword
+    : pegtl::sor<keyword<TAO_PEGTL_STRING("calls")>, keyword<TAO_PEGTL_STRING("call")>> {};
+struct failures_keyword : keyword<TAO_PEGTL_STRING("failures")> {};  // starts `failures M, ...`
+// The `failures` that ends `trip after N consecutive failures`.
+struct trip_failures_keyword : keyword<TAO_PEGTL_STRING("failures")> {};
 
 // ---- File header: `rebound 1`, `service NAME` ---------------------------------------------------
 
@@ -174,13 +196,14 @@ struct bound_policy_argument : pegtl::seq<separator, bound_policy> {};
 // `idempotent`, or a misspelling of it that the reader reports; `not` before it states false.
 // Not `calls` or `redeliveries`, which start the clauses after it.
 struct handler_option
-    : pegtl::seq<pegtl::not_at<calls_keyword>, pegtl::not_at<redeliveries_keyword>, word> {};
+    : pegtl::seq<pegtl::not_at<handler_calls_keyword>, pegtl::not_at<redeliveries_keyword>, word> {
+};
 struct handler_negation : pegtl::seq<not_keyword, separator> {};
 // `calls a.b, c.d`: the handlers this one's work calls (docs/resilience.md).
 struct callee_name : name {};
 struct callee_list
     : pegtl::seq<separator, callee_name, pegtl::star<list_comma, pegtl::must<callee_name>>> {};
-struct calls_clause : pegtl::seq<separator, calls_keyword, pegtl::must<callee_list>> {};
+struct calls_clause : pegtl::seq<separator, handler_calls_keyword, pegtl::must<callee_list>> {};
 // `redeliveries 5`: how many more times a broker delivers a failed trigger.
 struct redeliveries_count : word {};
 struct redeliveries_argument : pegtl::seq<separator, redeliveries_count> {};
@@ -390,6 +413,97 @@ struct routes_none : pegtl::seq<separator, empty_list> {};
 struct routes_statement
     : pegtl::seq<routes_keyword, pegtl::must<routes_none>, pegtl::must<end_of<routes_keyword>>> {};
 
+// ---- `server delay max [cap D] [over cap stop|cap|ignore] [spread N%]`, `server delay ignore`
+// ---- The parts after the use are optional, in this order (docs/resilience.md).
+
+struct server_delay_use : word {};
+struct server_delay_use_argument : pegtl::seq<separator, server_delay_use> {};
+struct server_delay_words : pegtl::seq<separator, delay_keyword> {};
+struct server_delay_cap : word {};
+struct server_delay_cap_argument : pegtl::seq<separator, server_delay_cap> {};
+struct server_delay_cap_clause
+    : pegtl::seq<separator, cap_keyword, pegtl::must<server_delay_cap_argument>> {};
+struct over_cap_words : pegtl::seq<separator, cap_keyword> {};
+struct over_cap_action : word {};
+struct over_cap_argument : pegtl::seq<separator, over_cap_action> {};
+struct over_cap_clause : pegtl::seq<separator, over_keyword, pegtl::must<over_cap_words>,
+                                    pegtl::must<over_cap_argument>> {};
+// `10%`, or a fraction such as 0.1; the text includes the `%`.
+struct server_delay_spread : pegtl::seq<word, pegtl::opt<pegtl::one<'%'>>> {};
+struct spread_argument : pegtl::seq<separator, server_delay_spread> {};
+struct spread_clause : pegtl::seq<separator, spread_keyword, pegtl::must<spread_argument>> {};
+struct server_delay_statement
+    : pegtl::seq<server_keyword, pegtl::must<server_delay_words>,
+                 pegtl::must<server_delay_use_argument>, pegtl::opt<server_delay_cap_clause>,
+                 pegtl::opt<over_cap_clause>, pegtl::opt<spread_clause>,
+                 pegtl::must<end_of<server_keyword>>> {};
+
+// ---- Breakers: `breaker NAME {` opens a breaker block (top level); `breaker NAME` in a policy
+// ---- names the policy's breaker. The reader tells the two apart by the '{'.
+
+struct breaker_name : name {};
+struct breaker_name_argument : pegtl::seq<separator, breaker_name> {};
+struct breaker_opening : pegtl::seq<blanks, opening_brace> {};
+struct breaker_statement : pegtl::seq<breaker_keyword, pegtl::must<breaker_name_argument>,
+                                      pegtl::opt<breaker_opening, pegtl::opt<inline_block_end>>,
+                                      pegtl::must<end_of<breaker_keyword>>> {};
+
+// `trip ratio 50% of 20 calls in 10s` | `trip after 5 consecutive failures`
+struct trip_ratio_value : pegtl::seq<word, pegtl::opt<pegtl::one<'%'>>> {};  // with its `%`
+struct trip_ratio_argument : pegtl::seq<separator, trip_ratio_value> {};
+struct trip_of : pegtl::seq<separator, of_keyword> {};
+struct trip_minimum_calls : word {};
+struct trip_minimum_calls_argument : pegtl::seq<separator, trip_minimum_calls> {};
+struct trip_calls : pegtl::seq<separator, calls_keyword> {};
+struct trip_in : pegtl::seq<separator, in_keyword> {};
+struct trip_window : word {};
+struct trip_window_argument : pegtl::seq<separator, trip_window> {};
+struct trip_ratio
+    : pegtl::seq<ratio_keyword, pegtl::must<trip_ratio_argument>, pegtl::must<trip_of>,
+                 pegtl::must<trip_minimum_calls_argument>, pegtl::must<trip_calls>,
+                 pegtl::must<trip_in>, pegtl::must<trip_window_argument>> {};
+struct trip_consecutive_count : word {};
+struct trip_consecutive_argument : pegtl::seq<separator, trip_consecutive_count> {};
+struct trip_consecutive_failures
+    : pegtl::seq<separator, consecutive_keyword, separator, trip_failures_keyword> {};
+struct trip_after : pegtl::seq<after_keyword, pegtl::must<trip_consecutive_argument>,
+                               pegtl::must<trip_consecutive_failures>> {};
+struct trip_form : pegtl::seq<separator, pegtl::sor<trip_ratio, trip_after>> {};
+struct trip_statement
+    : pegtl::seq<trip_keyword, pegtl::must<trip_form>, pegtl::must<end_of<trip_keyword>>> {};
+
+// `open 5s [max 60s]`
+struct open_for_value : word {};
+struct open_for_argument : pegtl::seq<separator, open_for_value> {};
+struct max_open_for_value : word {};
+struct max_open_for_argument : pegtl::seq<separator, max_open_for_value> {};
+struct open_max_clause : pegtl::seq<separator, max_keyword, pegtl::must<max_open_for_argument>> {};
+struct open_statement : pegtl::seq<open_keyword, pegtl::must<open_for_argument>,
+                                   pegtl::opt<open_max_clause>, pegtl::must<end_of<open_keyword>>> {
+};
+
+// `half open 1 calls`
+struct half_open_words : pegtl::seq<separator, half_open_keyword> {};
+struct half_open_count : word {};
+struct half_open_count_argument : pegtl::seq<separator, half_open_count> {};
+struct half_open_calls : pegtl::seq<separator, calls_keyword> {};
+struct half_open_statement
+    : pegtl::seq<half_keyword, pegtl::must<half_open_words>, pegtl::must<half_open_count_argument>,
+                 pegtl::must<half_open_calls>, pegtl::must<end_of<half_keyword>>> {};
+
+// `slow call 2s`
+struct slow_call_words : pegtl::seq<separator, call_keyword> {};
+struct slow_call_value : word {};
+struct slow_call_argument : pegtl::seq<separator, slow_call_value> {};
+struct slow_call_statement
+    : pegtl::seq<slow_keyword, pegtl::must<slow_call_words>, pegtl::must<slow_call_argument>,
+                 pegtl::must<end_of<slow_keyword>>> {};
+
+// `failures transient, sqlstate class 08` (matchers as in `retry on`), or `failures none`
+struct failures_matchers : pegtl::seq<separator, pegtl::sor<empty_list, matcher_list>> {};
+struct failures_statement : pegtl::seq<failures_keyword, pegtl::must<failures_matchers>,
+                                       pegtl::must<end_of<failures_keyword>>> {};
+
 // ---- Lines -------------------------------------------------------------------------------------
 
 // Any other first word: the reader reports it with the statements allowed where it stands.
@@ -403,7 +517,9 @@ struct statement
                  backoff_statement, jitter_statement, deadline_statement,
                  min_attempt_budget_statement, attempt_timeout_statement, retry_statement,
                  never_statement, on_exhausted_statement, budget_statement, route_statement,
-                 routes_statement, unknown_statement> {};
+                 routes_statement, server_delay_statement, breaker_statement, trip_statement,
+                 open_statement, half_open_statement, slow_call_statement, failures_statement,
+                 unknown_statement> {};
 
 struct empty_line : line_end {};  // blank, or only a comment
 
@@ -565,6 +681,68 @@ template <> inline constexpr const char* error_message<routes_none> =
     "'route up to 10s -> \"orders.retry.10s\"')";
 template <> inline constexpr const char* error_message<route_target_argument> =
     "expected a quoted target such as \"orders.retry.10s\" after '->'";
+
+template <> inline constexpr const char* error_message<end_of<server_keyword>> =
+    "expected 'cap D', 'over cap stop|cap|ignore' or 'spread N%' (in this order), or the end "
+    "of the line";
+template <> inline constexpr const char* error_message<server_delay_words> =
+    "expected 'delay' after 'server', as in 'server delay max cap 30s'";
+template <> inline constexpr const char* error_message<server_delay_use_argument> =
+    "expected max or ignore after 'server delay'";
+template <> inline constexpr const char* error_message<server_delay_cap_argument> =
+    "expected a duration such as 30s after 'cap'";
+template <> inline constexpr const char* error_message<over_cap_words> =
+    "expected 'cap' after 'over', as in 'over cap stop'";
+template <> inline constexpr const char* error_message<over_cap_argument> =
+    "expected stop, cap or ignore after 'over cap'";
+template <> inline constexpr const char* error_message<spread_argument> =
+    "expected a percentage such as 10% after 'spread'";
+
+template <> inline constexpr const char* error_message<breaker_name_argument> =
+    "expected a breaker name such as ledger-db after 'breaker' (names match "
+    "[A-Za-z_][A-Za-z0-9_.-]*)";
+template <> inline constexpr const char* error_message<end_of<breaker_keyword>> =
+    "expected '{' to open a breaker block, or the end of the line after the breaker name";
+template <> inline constexpr const char* error_message<trip_form> =
+    "expected 'ratio P% of N calls in D' or 'after N consecutive failures' after 'trip'";
+template <> inline constexpr const char* error_message<trip_ratio_argument> =
+    "expected a percentage such as 50% after 'trip ratio'";
+template <> inline constexpr const char* error_message<trip_of> =
+    "expected 'of N calls in D' after the ratio, as in 'trip ratio 50% of 20 calls in 10s'";
+template <> inline constexpr const char* error_message<trip_minimum_calls_argument> =
+    "expected a whole number of calls after 'of'";
+template <> inline constexpr const char* error_message<trip_calls> =
+    "expected 'calls' after the number, as in 'of 20 calls in 10s'";
+template <> inline constexpr const char* error_message<trip_in> =
+    "expected 'in D' after 'calls', as in 'of 20 calls in 10s'";
+template <> inline constexpr const char* error_message<trip_window_argument> =
+    "expected a duration such as 10s after 'in'";
+template <> inline constexpr const char* error_message<trip_consecutive_argument> =
+    "expected a whole number after 'trip after', as in 'trip after 5 consecutive failures'";
+template <> inline constexpr const char* error_message<trip_consecutive_failures> =
+    "expected 'consecutive failures' after the count, as in 'trip after 5 consecutive failures'";
+template <> inline constexpr const char* error_message<open_for_argument> =
+    "expected a duration such as 5s after 'open'";
+template <> inline constexpr const char* error_message<max_open_for_argument> =
+    "expected a duration such as 60s after 'max'";
+template <> inline constexpr const char* error_message<end_of<open_keyword>> =
+    "expected 'max D' or the end of the line after the open period";
+template <> inline constexpr const char* error_message<half_open_words> =
+    "expected 'open' after 'half', as in 'half open 1 calls'";
+template <> inline constexpr const char* error_message<half_open_count_argument> =
+    "expected a whole number after 'half open', as in 'half open 1 calls'";
+template <> inline constexpr const char* error_message<half_open_calls> =
+    "expected 'calls' after the number, as in 'half open 1 calls'";
+template <> inline constexpr const char* error_message<slow_call_words> =
+    "expected 'call' after 'slow', as in 'slow call 2s'";
+template <> inline constexpr const char* error_message<slow_call_argument> =
+    "expected a duration such as 2s after 'slow call'";
+template <> inline constexpr const char* error_message<failures_matchers> =
+    "expected a matcher after 'failures': a category such as transient, sqlstate class 08, "
+    "native mysql 1213, error io.timeout, http 503 or message \"text\" (or 'none' for an empty "
+    "list)";
+template <> inline constexpr const char* error_message<end_of<failures_keyword>> =
+    "expected ',' and another matcher, or the end of the line";
 // clang-format on
 
 // Raises under must<> only, with the rule's message; a must<> on a rule without a message does

@@ -41,11 +41,20 @@ enum class Statement : std::uint8_t {
     Budget,
     Route,
     RoutesNone,
+    ServerDelay,
+    Breaker,       // `breaker NAME` in a policy block
+    BreakerBlock,  // `breaker NAME {`
+    Trip,
+    Open,
+    HalfOpen,
+    SlowCall,
+    Failures,
     Unknown,
 };
 
 // Where a statement may stand.
-enum class Place : std::uint8_t { Anywhere, TopLevel, Block };
+// `Block` is a policy or `defaults` block; `BreakerBlock` a `breaker NAME { }` block.
+enum class Place : std::uint8_t { Anywhere, TopLevel, Block, BreakerBlock };
 
 struct StatementInfo {
     Statement statement;
@@ -77,6 +86,14 @@ inline constexpr StatementInfo kStatements[] = {
     {Statement::Budget, "budget", Place::Block},
     {Statement::Route, "route", Place::Block},
     {Statement::RoutesNone, "routes none", Place::Block},
+    {Statement::ServerDelay, "server delay", Place::Block},
+    {Statement::Breaker, "breaker", Place::Block},
+    {Statement::BreakerBlock, "breaker", Place::TopLevel},
+    {Statement::Trip, "trip", Place::BreakerBlock},
+    {Statement::Open, "open", Place::BreakerBlock},
+    {Statement::HalfOpen, "half open", Place::BreakerBlock},
+    {Statement::SlowCall, "slow call", Place::BreakerBlock},
+    {Statement::Failures, "failures", Place::BreakerBlock},
     {Statement::Unknown, "", Place::Anywhere},
 };
 
@@ -131,6 +148,19 @@ enum class Role : std::uint8_t {
     Ratio,
     Target,     // with its quotes
     EmptyList,  // the `none` of `retry on none`, `never on none`, `retry if none`, `routes none`
+    ServerDelayUse,
+    ServerDelayCap,
+    OverCapAction,
+    Spread,        // with its `%`, if any
+    BreakerName,   // of a breaker block, or the breaker a policy names
+    FailureRatio,  // with its `%`, if any
+    MinimumCalls,
+    Window,
+    ConsecutiveFailures,
+    OpenFor,
+    MaxOpenFor,
+    HalfOpenCalls,
+    SlowCall,
 };
 
 struct Token {

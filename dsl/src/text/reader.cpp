@@ -61,21 +61,31 @@ constexpr std::string_view kEmptyListWord = "none";
 // ---------------------------------------------------------------------------------------------
 // TextReader
 
-// A `defaults { }` or `policy NAME { }` block being read. Its node is built here and put in the
-// Document when the block ends, unless it is a duplicate (read for its diagnostics only).
+// What a block is. `Unknown` is the block of a misspelt header (`polcy p {`): its statements are
+// checked where that is possible and then dropped.
+enum class BlockKind : std::uint8_t { Defaults, Policy, Breaker, Unknown };
+
+// A `defaults { }`, `policy NAME { }` or `breaker NAME { }` block being read. Its node is built
+// here and put in the Document when the block ends, unless it is a duplicate (read for its
+// diagnostics only).
 struct OpenBlock {
-    bool is_defaults = false;
+    BlockKind kind = BlockKind::Policy;
     bool keep = true;
     std::uint32_t line = 0;  // of the header
     std::string label;       // "policy 'p'", "'defaults'", for messages
     std::string path;        // "policies.p", "defaults", for field paths
     PolicyNode policy;
     DefaultsNode defaults;
+    BreakerNode breaker;
     std::map<std::string, std::uint32_t, std::less<>> given;  // statement -> first line
     std::uint32_t first_route_line = 0;                       // of the first `route`, 0 if none yet
     std::uint32_t routes_none_line = 0;                       // of `routes none`, 0 if not given
 
-    PolicyFields& fields() { return is_defaults ? defaults.fields : policy.fields; }
+    PolicyFields& fields() { return kind == BlockKind::Defaults ? defaults.fields : policy.fields; }
+    // Whether statements that stand in `place` are read in this block.
+    bool reads(Place place) const {
+        return kind == BlockKind::Breaker ? place == Place::BreakerBlock : place == Place::Block;
+    }
 };
 
 // One of the first two top-level statements, for the `rebound` / `service` order check.
@@ -109,7 +119,11 @@ class TextReader {
     // Structure.
     void note_top_level_statement(const LineParts& parts);
     void report_unknown_statement(const LineParts& parts);
-    void open_block(const LineParts& parts, bool is_defaults);
+    void open_block(const LineParts& parts, BlockKind kind);
+    void open_breaker_block(const LineParts& parts);
+    bool first_named(std::map<std::string, std::uint32_t, std::less<>>& lines, const Token& name,
+                     std::string_view kind, const std::string& path);
+    void report_misplaced(const LineParts& parts, Place where);
     void open_unknown_block(const LineParts& parts);
     void close_block();
     void report_unclosed_block(SourcePosition position, std::string_view suggestion);
@@ -124,7 +138,10 @@ class TextReader {
     void read_default(const LineParts& parts, bool failed);
 
     // Block statements.
+    bool first_in_block(const LineParts& parts);
     void read_block_statement(const LineParts& parts);
+    void read_breaker_statement(const LineParts& parts);
+    std::optional<ServerDelayNode> read_server_delay(const LineParts& parts);
     std::optional<BackoffNode> read_backoff(const LineParts& parts);
     std::optional<JitterNode> read_jitter(const LineParts& parts);
     std::optional<JitterNode> read_jitter_word(const LineParts& parts, const Token& word);
@@ -143,6 +160,8 @@ class TextReader {
                                       const std::string& field);
     Field<double> number_value(const Token* token, std::string_view number, std::string_view what,
                                std::string_view example, const std::string& field);
+    Field<double> fraction_value(const Token* token, std::string_view what,
+                                 std::string_view example, const std::string& field);
     Field<Duration> duration_value(const Token* token, std::string_view text,
                                    std::string_view after, const std::string& field);
     Field<std::string> text_value(const Token* token, const std::string& field);
@@ -165,6 +184,7 @@ class TextReader {
     std::optional<SourcePosition> default_given_;
     std::map<std::string, std::uint32_t, std::less<>> policy_lines_;
     std::map<std::string, std::uint32_t, std::less<>> handler_lines_;
+    std::map<std::string, std::uint32_t, std::less<>> breaker_lines_;
     SourcePosition end_of_text_{1, 1};  // just after the last non-blank character
     std::size_t errors_ = 0;
     bool stopped_ = false;
@@ -272,6 +292,18 @@ std::string_view field_of(Statement statement) noexcept {
         case Statement::Route:
         case Statement::RoutesNone:
             return "routes";
+        case Statement::ServerDelay:
+            return "server_delay";
+        case Statement::Breaker:
+            return "breaker";
+        case Statement::Open:
+            return "open_for";
+        case Statement::HalfOpen:
+            return "half_open_calls";
+        case Statement::SlowCall:
+            return "slow_call";
+        case Statement::Failures:
+            return "failures";
         default:
             return {};
     }
@@ -340,7 +372,10 @@ std::optional<SyntaxFailure> TextReader::parse_line(std::string_view line, std::
 
 void TextReader::place(const LineParts& parts, const std::optional<SyntaxFailure>& failure,
                        std::string_view line) {
-    const Place where = info_of(parts.statement).place;
+    // `breaker {` with a broken name still means a breaker block, not a policy's breaker.
+    const Place where = parts.statement == Statement::Breaker && failure && opens_block(line)
+                            ? Place::TopLevel
+                            : info_of(parts.statement).place;
     if (parts.statement == Statement::BlockEnd) {
         if (block_) {
             close_block();
@@ -359,12 +394,9 @@ void TextReader::place(const LineParts& parts, const std::optional<SyntaxFailure
             note_top_level_statement(parts);
         }
         report_unknown_statement(parts);
-    } else if (where == Place::Block && !block_) {
-        note_top_level_statement(parts);
-        report(DiagnosticCode::SyntaxError, parts.position, "",
-               "'" + std::string(info_of(parts.statement).spelling) +
-                   "' belongs inside a policy or defaults block",
-               "write it between 'policy NAME {' and '}'");
+    } else if ((where == Place::Block || where == Place::BreakerBlock) &&
+               (!block_ || (block_->kind != BlockKind::Unknown && !block_->reads(where)))) {
+        report_misplaced(parts, where);
     }
     if (failure) {
         // A broken block statement leaves only its own field unread: the findings on the rest
@@ -393,24 +425,38 @@ void TextReader::read_statement(const LineParts& parts, bool failed, std::string
         case Statement::Default:
             return read_default(parts, failed);
         case Statement::Defaults:
-        case Statement::Policy: {
+        case Statement::Policy:
+        case Statement::BreakerBlock: {
+            const BlockKind kind = parts.statement == Statement::Defaults ? BlockKind::Defaults
+                                   : parts.statement == Statement::Policy ? BlockKind::Policy
+                                                                          : BlockKind::Breaker;
             // A broken header still opens its block when the line has its '{', so that the
             // block's statements are read in the block, not reported as misplaced; and closes
             // it again when the line has its '}' too (`policy p { attempts 3 }`).
             if (!failed) {
-                open_block(parts, parts.statement == Statement::Defaults);
+                open_block(parts, kind);
                 return;
             }
             const std::string_view code = line.substr(0, line.find('#'));
             const std::size_t opening = code.find('{');
             if (opening != std::string_view::npos) {
-                open_block(parts, parts.statement == Statement::Defaults);
+                open_block(parts, kind);
                 if (block_ && code.find('}', opening) != std::string_view::npos) {
                     close_block();
                 }
             }
             return;
         }
+        case Statement::Breaker:
+            // `breaker {`: a breaker block whose header is broken (reported already).
+            if (failed && !block_ && opens_block(line)) {
+                open_block(parts, BlockKind::Breaker);
+                return;
+            }
+            if (block_ && !failed && block_->reads(Place::Block)) {
+                read_block_statement(parts);
+            }
+            return;
         case Statement::Unknown:
             // `polcy p {`: the user meant a block. Reading its body as a block (kept nowhere)
             // spares one error per statement in it and one for its '}'.
@@ -422,8 +468,18 @@ void TextReader::read_statement(const LineParts& parts, bool failed, std::string
         case Statement::BlockEnd:
             return;
         default:
-            if (block_ && !failed) {
-                read_block_statement(parts);
+            if (!block_ || failed) {
+                return;
+            }
+            if (block_->reads(info_of(parts.statement).place)) {
+                if (block_->kind == BlockKind::Breaker) {
+                    read_breaker_statement(parts);
+                } else {
+                    read_block_statement(parts);
+                }
+            } else if (block_->kind == BlockKind::Unknown &&
+                       info_of(parts.statement).place == Place::Block) {
+                read_block_statement(parts);  // checked, then dropped with the block
             }
     }
 }
@@ -439,7 +495,59 @@ void TextReader::note_top_level_statement(const LineParts& parts) {
     }
 }
 
+// The statements of a breaker block, and what users write for them (the YAML keys).
+constexpr Spelling kBreakerSpellings[] = {
+    {"trip", "trip"},
+    {"open", "open"},
+    {"half", "half open"},
+    {"half_open", "half open"},
+    {"slow", "slow call"},
+    {"slow_call", "slow call"},
+    {"failures", "failures"},
+    {"failure_ratio", "trip"},
+    {"minimum_calls", "trip"},
+    {"window", "trip"},
+    {"consecutive_failures", "trip"},
+    {"open_for", "open"},
+    {"max_open_for", "open"},
+    {"half_open_calls", "half open"},
+};
+constexpr std::string_view kBreakerStatementList = "trip, open, half open, slow call, failures";
+
+void TextReader::report_misplaced(const LineParts& parts, Place where) {
+    if (!block_) {
+        note_top_level_statement(parts);
+    }
+    const std::string spelling(info_of(parts.statement).spelling);
+    if (where == Place::BreakerBlock) {
+        report(DiagnosticCode::SyntaxError, parts.position, block_ ? block_->path : "",
+               "'" + spelling + "' belongs inside a breaker block",
+               "write it between 'breaker NAME {' and '}'");
+    } else if (block_) {
+        report(
+            DiagnosticCode::SyntaxError, parts.position, block_->path,
+            "'" + spelling + "' belongs inside a policy or defaults block, not in " + block_->label,
+            "a breaker block holds " + std::string(kBreakerStatementList));
+    } else if (parts.statement == Statement::Breaker) {
+        report(DiagnosticCode::SyntaxError, parts.position, "",
+               "'breaker NAME' names a policy's breaker and belongs inside a policy or defaults "
+               "block",
+               "to declare a breaker, open a block: 'breaker NAME {'");
+    } else {
+        report(DiagnosticCode::SyntaxError, parts.position, "",
+               "'" + spelling + "' belongs inside a policy or defaults block",
+               "write it between 'policy NAME {' and '}'");
+    }
+}
+
 void TextReader::report_unknown_statement(const LineParts& parts) {
+    if (block_ && block_->kind == BlockKind::Breaker) {
+        report(DiagnosticCode::UnknownKey, parts.position, block_->path,
+               "unknown statement " + in_quotes(parts.first_word) + " in " + block_->label +
+                   ": expected one of " + std::string(kBreakerStatementList),
+               statement_suggestion(parts.first_word, kBreakerSpellings));
+        return;
+    }
     if (block_) {
         std::string suggestion = statement_suggestion(parts.first_word, block_spellings());
         if (parts.first_word == "extends") {
@@ -459,6 +567,7 @@ void TextReader::report_unknown_statement(const LineParts& parts) {
 
 void TextReader::open_unknown_block(const LineParts& parts) {
     OpenBlock block;
+    block.kind = BlockKind::Unknown;
     block.keep = false;
     block.line = parts.position.line;
     block.label = "the block of " + in_quotes(parts.first_word);
@@ -466,12 +575,16 @@ void TextReader::open_unknown_block(const LineParts& parts) {
     block_ = std::move(block);
 }
 
-void TextReader::open_block(const LineParts& parts, bool is_defaults) {
+void TextReader::open_block(const LineParts& parts, BlockKind kind) {
+    if (kind == BlockKind::Breaker) {
+        open_breaker_block(parts);
+        return;
+    }
     OpenBlock block;
-    block.is_defaults = is_defaults;
+    block.kind = kind;
     block.line = parts.position.line;
     const Token* parent = parts.find(Role::Parent);
-    if (is_defaults) {
+    if (kind == BlockKind::Defaults) {
         block.label = "'defaults'";
         block.path = "defaults";
         block.defaults.position = parts.position;
@@ -504,15 +617,7 @@ void TextReader::open_block(const LineParts& parts, bool is_defaults) {
             block.path = "policies." + path_name(name->text);
             block.policy.name = Located<std::string>{std::string(name->text), name->position};
             block.policy.position = name->position;
-            const auto [first, inserted] =
-                policy_lines_.try_emplace(std::string(name->text), name->position.line);
-            if (!inserted) {
-                report(DiagnosticCode::DuplicateKey, name->position, block.path,
-                       "duplicate policy " + in_quotes(name->text) + " (first given at line " +
-                           std::to_string(first->second) + ")",
-                       "rename one of them; the first is used");
-                block.keep = false;
-            }
+            block.keep = first_named(policy_lines_, *name, "policy", block.path);
             if (parent != nullptr) {
                 block.policy.fields.extends = name_value(parent);
             }
@@ -524,12 +629,57 @@ void TextReader::open_block(const LineParts& parts, bool is_defaults) {
     }
 }
 
+// Policy names are unique in a file, and so are breaker names: reports a later one, naming the
+// line of the first. Returns whether `name` is the first.
+bool TextReader::first_named(std::map<std::string, std::uint32_t, std::less<>>& lines,
+                             const Token& name, std::string_view kind, const std::string& path) {
+    const auto [first, inserted] = lines.try_emplace(std::string(name.text), name.position.line);
+    if (!inserted) {
+        report(DiagnosticCode::DuplicateKey, name.position, path,
+               "duplicate " + std::string(kind) + " " + in_quotes(name.text) +
+                   " (first given at line " + std::to_string(first->second) + ")",
+               "rename one of them; the first is used");
+    }
+    return inserted;
+}
+
+// `breaker NAME {`
+void TextReader::open_breaker_block(const LineParts& parts) {
+    OpenBlock block;
+    block.kind = BlockKind::Breaker;
+    block.line = parts.position.line;
+    const Token* name = parts.find(Role::BreakerName);
+    if (name == nullptr) {
+        block.keep = false;  // the header's error has been reported
+        block.label = "the breaker";
+        block.path = "breakers";
+    } else {
+        block.label = "breaker " + in_quotes(name->text);
+        block.path = "breakers." + path_name(name->text);
+        block.breaker.name = Located<std::string>{std::string(name->text), name->position};
+        block.breaker.position = name->position;
+        block.keep = first_named(breaker_lines_, *name, "breaker", block.path);
+    }
+    block_ = std::move(block);
+    if (parts.find(Role::BlockClose) != nullptr) {
+        close_block();
+    }
+}
+
 void TextReader::close_block() {
     if (block_->keep) {
-        if (block_->is_defaults) {
-            document_.defaults = std::move(block_->defaults);
-        } else {
-            document_.policies.push_back(std::move(block_->policy));
+        switch (block_->kind) {
+            case BlockKind::Defaults:
+                document_.defaults = std::move(block_->defaults);
+                break;
+            case BlockKind::Policy:
+                document_.policies.push_back(std::move(block_->policy));
+                break;
+            case BlockKind::Breaker:
+                document_.breakers.push_back(std::move(block_->breaker));
+                break;
+            case BlockKind::Unknown:
+                break;
         }
     }
     block_.reset();
@@ -675,18 +825,24 @@ void TextReader::read_call_graph_parts(const LineParts& parts, const std::string
 
 // ---- Block statements --------------------------------------------------------------------------
 
-void TextReader::read_block_statement(const LineParts& parts) {
+// Each statement but `route` is given once per block: reports a later one. Returns whether this
+// one is the first.
+bool TextReader::first_in_block(const LineParts& parts) {
     const std::string_view spelling = info_of(parts.statement).spelling;
-    if (parts.statement != Statement::Route) {
-        const auto [first, inserted] =
-            block_->given.try_emplace(std::string(spelling), parts.position.line);
-        if (!inserted) {
-            report(DiagnosticCode::DuplicateKey, parts.position, block_->path,
-                   "duplicate '" + std::string(spelling) + "' (first given at line " +
-                       std::to_string(first->second) + ")",
-                   "remove one of them; the first is used");
-            return;
-        }
+    const auto [first, inserted] =
+        block_->given.try_emplace(std::string(spelling), parts.position.line);
+    if (!inserted) {
+        report(DiagnosticCode::DuplicateKey, parts.position, block_->path,
+               "duplicate '" + std::string(spelling) + "' (first given at line " +
+                   std::to_string(first->second) + ")",
+               "remove one of them; the first is used");
+    }
+    return inserted;
+}
+
+void TextReader::read_block_statement(const LineParts& parts) {
+    if (parts.statement != Statement::Route && !first_in_block(parts)) {
+        return;
     }
     PolicyFields& fields = block_->fields();
     switch (parts.statement) {
@@ -750,6 +906,12 @@ void TextReader::read_block_statement(const LineParts& parts) {
         case Statement::Budget:
             fields.budget = read_budget(parts);
             break;
+        case Statement::ServerDelay:
+            fields.server_delay = read_server_delay(parts);
+            break;
+        case Statement::Breaker:
+            fields.breaker = name_value(parts.find(Role::BreakerName));
+            break;
         case Statement::RoutesNone:
             if (!route_conflicts(parts)) {
                 fields.routes = ListNode<RouteNode>{{}, parts.position};
@@ -769,6 +931,94 @@ void TextReader::read_block_statement(const LineParts& parts) {
         default:
             break;
     }
+}
+
+// `trip ...`, `open ...`, `half open N calls`, `slow call D`, `failures ...` in a breaker block.
+void TextReader::read_breaker_statement(const LineParts& parts) {
+    if (!first_in_block(parts)) {
+        return;
+    }
+    BreakerNode& node = block_->breaker;
+    const auto duration_of = [&](Role role, std::string_view after, std::string_view key) {
+        const Token* token = parts.find(role);
+        return duration_value(token, token != nullptr ? token->text : "", after, block_path(key));
+    };
+    switch (parts.statement) {
+        case Statement::Trip:
+            if (const Token* ratio = parts.find(Role::FailureRatio)) {
+                node.failure_ratio =
+                    fraction_value(ratio, "the failure ratio", "50%", block_path("failure_ratio"));
+                node.minimum_calls =
+                    integer_value(parts.find(Role::MinimumCalls), "the number of calls",
+                                  block_path("minimum_calls"));
+                node.window = duration_of(Role::Window, "'in'", "window");
+            } else {
+                node.consecutive_failures = integer_value(parts.find(Role::ConsecutiveFailures),
+                                                          "the number of consecutive failures",
+                                                          block_path("consecutive_failures"));
+            }
+            break;
+        case Statement::Open:
+            node.open_for = duration_of(Role::OpenFor, "'open'", "open_for");
+            if (parts.find(Role::MaxOpenFor) != nullptr) {
+                node.max_open_for = duration_of(Role::MaxOpenFor, "'max'", "max_open_for");
+            }
+            break;
+        case Statement::HalfOpen:
+            node.half_open_calls =
+                integer_value(parts.find(Role::HalfOpenCalls), "the number of half-open calls",
+                              block_path("half_open_calls"));
+            break;
+        case Statement::SlowCall:
+            node.slow_call = duration_of(Role::SlowCall, "'slow call'", "slow_call");
+            break;
+        case Statement::Failures:
+            node.failures = read_matchers(parts, "failures");
+            break;
+        default:
+            break;
+    }
+}
+
+// `server delay USE [cap D] [over cap ACTION] [spread N%]`; left out as a whole when a part
+// cannot be read.
+std::optional<ServerDelayNode> TextReader::read_server_delay(const LineParts& parts) {
+    const std::string field = block_path("server_delay");
+    ServerDelayNode node;
+    node.position = parts.position;
+    bool complete = true;
+    if (const Token* use = parts.find(Role::ServerDelayUse)) {
+        if (const std::optional<ServerDelayUse> parsed = parse_server_delay_use(use->text)) {
+            node.use = Located<ServerDelayUse>{*parsed, use->position};
+        } else {
+            report(DiagnosticCode::UnknownValue, use->position, field + ".use",
+                   "unknown server delay use " + in_quotes(use->text),
+                   suggestion_for(use->text, server_delay_use_words()));
+            complete = false;
+        }
+    }
+    if (const Token* cap = parts.find(Role::ServerDelayCap)) {
+        node.cap = duration_value(cap, cap->text, "'cap'", field + ".cap");
+        complete = complete && node.cap.has_value();
+    }
+    if (const Token* action = parts.find(Role::OverCapAction)) {
+        if (const std::optional<OverCapAction> parsed = parse_over_cap_action(action->text)) {
+            node.over_cap = Located<OverCapAction>{*parsed, action->position};
+        } else {
+            report(DiagnosticCode::UnknownValue, action->position, field + ".over_cap",
+                   "unknown over-cap action " + in_quotes(action->text),
+                   suggestion_for(action->text, over_cap_action_words()));
+            complete = false;
+        }
+    }
+    if (const Token* spread = parts.find(Role::Spread)) {
+        node.spread = fraction_value(spread, "the spread", "10%", field + ".spread");
+        complete = complete && node.spread.has_value();
+    }
+    if (!complete) {
+        return std::nullopt;
+    }
+    return node;
 }
 
 // A backoff whose type or any value cannot be read is left out as a whole: one error, not a
@@ -1156,6 +1406,25 @@ Field<double> TextReader::number_value(const Token* token, std::string_view numb
                    in_quotes(token->text));
     }
     return std::nullopt;
+}
+
+// A percentage such as 50% (the token's text includes the `%`), or a fraction such as 0.5.
+Field<double> TextReader::fraction_value(const Token* token, std::string_view what,
+                                         std::string_view example, const std::string& field) {
+    if (token == nullptr) {
+        return std::nullopt;
+    }
+    if (!token->text.ends_with('%')) {
+        return number_value(token, token->text, what, example, field);
+    }
+    const std::string_view number = token->text.substr(0, token->text.size() - 1);
+    if (!is_decimal_text(number)) {
+        report(DiagnosticCode::WrongType, token->position, field,
+               std::string(what) + " is a percentage such as " + std::string(example) + ", got " +
+                   in_quotes(token->text));
+        return std::nullopt;
+    }
+    return number_value(token, percent_as_fraction(number), what, example, field);
 }
 
 // A duration with its unit (the DSL has no bare milliseconds). `after` names what precedes the

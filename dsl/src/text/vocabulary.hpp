@@ -26,14 +26,15 @@ const std::vector<Spelling>& block_spellings();
 inline constexpr Spelling kTopLevelSpellings[] = {
     {"policies", "policy"}, {"handlers", "handler"},  {"rebound", "rebound"},
     {"service", "service"}, {"defaults", "defaults"}, {"policy", "policy"},
-    {"handler", "handler"}, {"default", "default"},
+    {"handler", "handler"}, {"default", "default"},   {"breakers", "breaker"},
+    {"breaker", "breaker"},
 };
 
 // "attempts, retries, ..., route, routes none": the statements of a policy block.
 const std::string& block_statement_list();
 
 inline constexpr std::string_view kTopLevelStatementList =
-    "rebound, service, defaults, policy, handler, default";
+    "rebound, service, defaults, breaker, policy, handler, default";
 
 // "did you mean 'policy'?" when `word` is close to one of `spellings`, else empty.
 std::string statement_suggestion(std::string_view word, std::span<const Spelling> spellings);
