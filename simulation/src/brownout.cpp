@@ -300,11 +300,11 @@ std::string format_brownout_table(const std::vector<BrownoutResult>& results,
         << chart::fixed(static_cast<double>(millis(settings.brownout_length)) / 1000.0, 1)
         << " s, timeout " << chart::fixed(static_cast<double>(millis(settings.timeout)) / 1000.0, 3)
         << " s, " << settings.clients << " client" << (settings.clients == 1 ? "" : "s") << '\n';
-    out << "strategy          recovery      peak amplification  largest queue\n";
+    out << "strategy          recovery            peak amplification  largest queue\n";
     for (const BrownoutResult& result : results) {
         const std::string recovery =
             result.recovery_s ? chart::fixed(*result.recovery_s, 1) + " s" : "never (metastable)";
-        out << std::left << std::setw(18) << result.strategy << std::setw(14) << recovery
+        out << std::left << std::setw(18) << result.strategy << std::setw(20) << recovery
             << std::setw(20) << (chart::fixed(result.peak_amplification, 2) + "x")
             << result.largest_queue << '\n';
     }
