@@ -24,6 +24,47 @@ struct Frame {
     std::size_t next_call = 0;
 };
 
+using Targets = std::vector<std::vector<std::optional<std::size_t>>>;
+
+// Depth-first search over every node, roots in index order, calls in order. Calls
+// `on_back_edge(stack, call)` for call `call` of stack.back() into a node still on the stack (it
+// closes a cycle), and `on_finish(node, marks)` once every call of `node` is explored (its
+// children are Done then, or OnStack when the call closes a cycle).
+template <typename OnBackEdge, typename OnFinish>
+void depth_first(const Targets& targets, OnBackEdge on_back_edge, OnFinish on_finish) {
+    std::vector<Mark> marks(targets.size(), Mark::Unvisited);
+    std::vector<Frame> stack;
+    for (std::size_t root = 0; root < targets.size(); ++root) {
+        if (marks[root] != Mark::Unvisited) {
+            continue;
+        }
+        stack.push_back(Frame{root});
+        marks[root] = Mark::OnStack;
+        while (!stack.empty()) {
+            Frame& frame = stack.back();
+            const auto& out = targets[frame.node];
+            if (frame.next_call == out.size()) {
+                const std::size_t node = frame.node;
+                on_finish(node, marks);
+                marks[node] = Mark::Done;
+                stack.pop_back();
+                continue;
+            }
+            const std::size_t call = frame.next_call++;
+            const std::optional<std::size_t> target = out[call];
+            if (!target) {
+                continue;
+            }
+            if (marks[*target] == Mark::Unvisited) {
+                marks[*target] = Mark::OnStack;
+                stack.push_back(Frame{*target});
+            } else if (marks[*target] == Mark::OnStack) {
+                on_back_edge(stack, call);
+            }
+        }
+    }
+}
+
 }  // namespace
 
 std::vector<CallGraphNode> call_graph_nodes(const Document& document, const PolicySet& set,
@@ -77,26 +118,10 @@ CallGraph::CallGraph(std::vector<CallGraphNode> nodes) : nodes_(std::move(nodes)
     // stack closes a cycle and is left out.
     best_product_.assign(nodes_.size(), 0);
     best_call_.assign(nodes_.size(), std::nullopt);
-    std::vector<Mark> marks(nodes_.size(), Mark::Unvisited);
-    std::vector<Frame> stack;
-    for (std::size_t root = 0; root < nodes_.size(); ++root) {
-        if (marks[root] != Mark::Unvisited) {
-            continue;
-        }
-        stack.push_back(Frame{root});
-        marks[root] = Mark::OnStack;
-        while (!stack.empty()) {
-            Frame& frame = stack.back();
-            const auto& out = targets_[frame.node];
-            if (frame.next_call < out.size()) {
-                const std::optional<std::size_t> target = out[frame.next_call++];
-                if (target && marks[*target] == Mark::Unvisited) {
-                    marks[*target] = Mark::OnStack;
-                    stack.push_back(Frame{*target});
-                }
-                continue;
-            }
-            const std::size_t node = frame.node;
+    depth_first(
+        targets_, [](const std::vector<Frame>&, std::size_t) {},
+        [this](std::size_t node, const std::vector<Mark>& marks) {
+            const auto& out = targets_[node];
             std::int64_t best_below = 1;
             for (std::size_t call = 0; call < out.size(); ++call) {
                 if (out[call] && marks[*out[call]] == Mark::Done &&
@@ -106,10 +131,7 @@ CallGraph::CallGraph(std::vector<CallGraphNode> nodes) : nodes_(std::move(nodes)
                 }
             }
             best_product_[node] = saturating_product(nodes_[node].factor(), best_below);
-            marks[node] = Mark::Done;
-            stack.pop_back();
-        }
-    }
+        });
 }
 
 std::optional<std::size_t> CallGraph::resolve(std::string_view handler) const {
@@ -130,47 +152,25 @@ std::optional<std::size_t> CallGraph::resolve(std::string_view handler) const {
 std::vector<CallCycle> CallGraph::cycles() const {
     std::vector<CallCycle> found;
     std::set<std::vector<std::size_t>> seen;  // each cycle once, from its smallest node
-    std::vector<Mark> marks(nodes_.size(), Mark::Unvisited);
-    std::vector<Frame> stack;
-    for (std::size_t root = 0; root < nodes_.size(); ++root) {
-        if (marks[root] != Mark::Unvisited) {
-            continue;
-        }
-        stack.push_back(Frame{root});
-        marks[root] = Mark::OnStack;
-        while (!stack.empty()) {
-            Frame& frame = stack.back();
-            const auto& out = targets_[frame.node];
-            if (frame.next_call == out.size()) {
-                marks[frame.node] = Mark::Done;
-                stack.pop_back();
-                continue;
+    depth_first(
+        targets_,
+        [&](const std::vector<Frame>& stack, std::size_t call) {
+            const std::size_t target = *targets_[stack.back().node][call];
+            const auto start = std::find_if(stack.begin(), stack.end(),
+                                            [&](const Frame& f) { return f.node == target; });
+            CallCycle cycle;
+            for (auto it = start; it != stack.end(); ++it) {
+                cycle.nodes.push_back(it->node);
             }
-            const std::size_t call = frame.next_call++;
-            const std::optional<std::size_t> target = out[call];
-            if (!target) {
-                continue;
+            cycle.closing_call = call;
+            std::vector<std::size_t> canonical = cycle.nodes;
+            std::rotate(canonical.begin(), std::min_element(canonical.begin(), canonical.end()),
+                        canonical.end());
+            if (seen.insert(std::move(canonical)).second) {
+                found.push_back(std::move(cycle));
             }
-            if (marks[*target] == Mark::Unvisited) {
-                marks[*target] = Mark::OnStack;
-                stack.push_back(Frame{*target});
-            } else if (marks[*target] == Mark::OnStack) {
-                const auto start = std::find_if(stack.begin(), stack.end(),
-                                                [&](const Frame& f) { return f.node == *target; });
-                CallCycle cycle;
-                for (auto it = start; it != stack.end(); ++it) {
-                    cycle.nodes.push_back(it->node);
-                }
-                cycle.closing_call = call;
-                std::vector<std::size_t> canonical = cycle.nodes;
-                std::rotate(canonical.begin(), std::min_element(canonical.begin(), canonical.end()),
-                            canonical.end());
-                if (seen.insert(std::move(canonical)).second) {
-                    found.push_back(std::move(cycle));
-                }
-            }
-        }
-    }
+        },
+        [](std::size_t, const std::vector<Mark>&) {});
     return found;
 }
 

@@ -355,14 +355,16 @@ namespace {
 struct ThreeServices {
     TemporaryDirectory dir;
     ThreeServices(const std::string& edge_prefix = "") {
-        dir.write("edge.yaml", "rebound: 1\nservice: edge\npolicies:\n"
-                               "  p: { max_attempts: 3 }\nhandlers:\n" +
-                                   edge_prefix +
-                                   "  orders.place: { policy: p, calls: [payments.authorize] }\n");
-        dir.write("payments.rebound", "rebound 1\nservice payments\npolicy p {\n  attempts 3\n}\n"
-                                      "handler payments.* uses p calls ledger.post, fx.rate\n");
-        dir.write("ledger.yaml", "rebound: 1\nservice: ledger\npolicies:\n"
-                                 "  p: { max_attempts: 5 }\nhandlers:\n  ledger.post: p\n");
+        dir.write("edge.yaml",
+                  "rebound: 1\nservice: edge\npolicies:\n"
+                  "  p: { max_attempts: 3 }\nhandlers:\n" +
+                      edge_prefix + "  orders.place: { policy: p, calls: [payments.authorize] }\n");
+        dir.write("payments.rebound",
+                  "rebound 1\nservice payments\npolicy p {\n  attempts 3\n}\n"
+                  "handler payments.* uses p calls ledger.post, fx.rate\n");
+        dir.write("ledger.yaml",
+                  "rebound: 1\nservice: ledger\npolicies:\n"
+                  "  p: { max_attempts: 5 }\nhandlers:\n  ledger.post: p\n");
     }
 };
 
@@ -429,11 +431,13 @@ TEST_CASE("lint: retry-amplification honours its threshold and suppressions",
 
 TEST_CASE("lint: a cycle in calls is an error naming the cycle", "[lint][call_graph]") {
     const TemporaryDirectory dir;
-    dir.write("a.yaml", "rebound: 1\nservice: a\npolicies:\n  p: { max_attempts: 2 }\nhandlers:\n"
-                        "  a.run: { policy: p, calls: [b.run] }\n");
-    dir.write("b.yaml", "rebound: 1\nservice: b\npolicies:\n  p: { max_attempts: 2 }\nhandlers:\n"
-                        "  b.run: { policy: p, calls: [c.run] }\n"
-                        "  c.run: { policy: p, calls: [a.run] }\n");
+    dir.write("a.yaml",
+              "rebound: 1\nservice: a\npolicies:\n  p: { max_attempts: 2 }\nhandlers:\n"
+              "  a.run: { policy: p, calls: [b.run] }\n");
+    dir.write("b.yaml",
+              "rebound: 1\nservice: b\npolicies:\n  p: { max_attempts: 2 }\nhandlers:\n"
+              "  b.run: { policy: p, calls: [c.run] }\n"
+              "  c.run: { policy: p, calls: [a.run] }\n");
     const Findings found = call_graph_findings(Linter().lint_paths({dir.path.string()}));
     REQUIRE(found.size() == 1);
     CHECK(found[0].code == "RB339");

@@ -25,9 +25,10 @@ const BrownoutResult& result_of(const std::vector<BrownoutResult>& results,
 
 }  // namespace
 
-TEST_CASE("brownout: without a budget the retry storm is metastable, with it recovery takes at "
-          "most 1.5x the no-retry time",
-          "[simulation][brownout]") {
+TEST_CASE(
+    "brownout: without a budget the retry storm is metastable, with it recovery takes at "
+    "most 1.5x the no-retry time",
+    "[simulation][brownout]") {
     const BrownoutSettings settings;  // 1000/s, arrivals 800/s, 400/s for 10 s, timeout 1 s
     const auto results = run_brownout(
         brownout_builtins(3, std::chrono::milliseconds(100), rebound::BudgetSettings{100, 0.1}),
@@ -68,6 +69,5 @@ TEST_CASE("brownout: CSV has one line per strategy and sample", "[simulation][br
     const std::string svg = format_brownout_svg(results, settings);
     CHECK(svg.find("Goodput") != std::string::npos);
     CHECK(svg.find("Offered load") != std::string::npos);
-    CHECK(format_brownout_table(results, settings).find("never (metastable)") !=
-          std::string::npos);
+    CHECK(format_brownout_table(results, settings).find("never (metastable)") != std::string::npos);
 }

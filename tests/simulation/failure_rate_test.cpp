@@ -41,9 +41,10 @@ std::vector<ClientStrategy> chosen(const std::vector<std::string>& names) {
 
 }  // namespace
 
-TEST_CASE("failure-rate: no retries and N retries agree with the closed forms at 100,000 "
-          "requests per point",
-          "[simulation][failure_rate]") {
+TEST_CASE(
+    "failure-rate: no retries and N retries agree with the closed forms at 100,000 "
+    "requests per point",
+    "[simulation][failure_rate]") {
     // Work within 1% of (1 - x^(N+1)) / (1 - x); success within 1% of the requests (one
     // percentage point) of 1 - x^(N+1). N = 0 for `none`.
     FailureRateSettings settings;
@@ -64,9 +65,10 @@ TEST_CASE("failure-rate: no retries and N retries agree with the closed forms at
     CHECK(closed_form_success(0.5, 3) == Approx(0.9375));
 }
 
-TEST_CASE("failure-rate: at 100% failure retries multiply the load, the budget and the breaker "
-          "do not",
-          "[simulation][failure_rate]") {
+TEST_CASE(
+    "failure-rate: at 100% failure retries multiply the load, the budget and the breaker "
+    "do not",
+    "[simulation][failure_rate]") {
     FailureRateSettings settings;
     settings.failure_rates = {1.0};
     settings.requests = 100'000;

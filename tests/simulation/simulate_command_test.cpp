@@ -130,9 +130,8 @@ TEST_CASE("simulate reports a broken policy file as input errors") {
 
 TEST_CASE("simulate --scenario failure-rate: CSV of success rate and work per strategy",
           "[simulate_cli]") {
-    const CommandResult result =
-        simulate({"--scenario", "failure-rate", "--failure-rates", "0,1", "--requests", "1000",
-                  "--format", "csv"});
+    const CommandResult result = simulate({"--scenario", "failure-rate", "--failure-rates", "0,1",
+                                           "--requests", "1000", "--format", "csv"});
     INFO(result.err);
     REQUIRE(result.exit_code == 0);
     const std::vector<std::string> csv = lines(result.out);

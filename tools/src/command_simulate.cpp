@@ -181,6 +181,15 @@ bool write_file(const std::string& path, const std::string& text) {
     return true;
 }
 
+// Writes the chart when --svg asks for it, then prints `text` (the table or the CSV).
+int report(const SimulateOptions& options, const std::string& svg, const std::string& text) {
+    if (!options.svg_path.empty() && !write_file(options.svg_path, svg)) {
+        return kExitUsage;
+    }
+    std::cout << text;
+    return kExitOk;
+}
+
 int run_contention(const SimulateOptions& options) {
     auto strategies = chosen_builtins(options);
     if (!strategies) {
@@ -201,12 +210,9 @@ int run_contention(const SimulateOptions& options) {
     settings.runs = options.runs;
     settings.seed = options.seed;
     const auto rows = simulation::run_experiment(*strategies, settings);
-    if (!options.svg_path.empty() && !write_file(options.svg_path, simulation::format_svg(rows))) {
-        return kExitUsage;
-    }
-    std::cout << (options.format == "csv" ? simulation::format_csv(rows)
-                                          : simulation::format_table(rows));
-    return kExitOk;
+    return report(
+        options, simulation::format_svg(rows),
+        options.format == "csv" ? simulation::format_csv(rows) : simulation::format_table(rows));
 }
 
 // The one client count of the failure-rate and brownout scenarios.
@@ -242,13 +248,9 @@ int run_failure_rate(const SimulateOptions& options) {
     settings.clients = *clients;
     settings.seed = options.seed;
     const auto rows = simulation::run_failure_rate(*strategies, settings);
-    if (!options.svg_path.empty() &&
-        !write_file(options.svg_path, simulation::format_failure_rate_svg(rows))) {
-        return kExitUsage;
-    }
-    std::cout << (options.format == "csv" ? simulation::format_failure_rate_csv(rows)
+    return report(options, simulation::format_failure_rate_svg(rows),
+                  options.format == "csv" ? simulation::format_failure_rate_csv(rows)
                                           : simulation::format_failure_rate_table(rows));
-    return kExitOk;
 }
 
 int run_brownout(const SimulateOptions& options) {
@@ -270,13 +272,9 @@ int run_brownout(const SimulateOptions& options) {
     settings.clients = *clients;
     settings.seed = options.seed;
     const auto results = simulation::run_brownout(*strategies, settings);
-    if (!options.svg_path.empty() &&
-        !write_file(options.svg_path, simulation::format_brownout_svg(results, settings))) {
-        return kExitUsage;
-    }
-    std::cout << (options.format == "csv" ? simulation::format_brownout_csv(results)
+    return report(options, simulation::format_brownout_svg(results, settings),
+                  options.format == "csv" ? simulation::format_brownout_csv(results)
                                           : simulation::format_brownout_table(results, settings));
-    return kExitOk;
 }
 
 int run_simulate(const SimulateOptions& options) {
