@@ -167,3 +167,31 @@ TEST_CASE("simulate --scenario brownout: recovery per strategy as text, samples 
     CHECK(lines(csv.out).at(0) == "strategy,time_s,arrivals,offered,goodput,amplification");
     CHECK(lines(csv.out).size() == 1 + 80);
 }
+
+TEST_CASE("simulate --scenario failure-rate runs a policy file with its own budget per client",
+          "[simulate_cli]") {
+    const fs::path scratch = rebound::testing::make_temporary_directory("rebound-simulate");
+    const fs::path file = scratch / "service.yaml";
+    std::ofstream(file) << "rebound: 1\n"
+                           "service: shop\n"
+                           "policies:\n"
+                           "  retries:\n"
+                           "    max_attempts: 4\n"
+                           "    retry_on: [transient]\n"
+                           "    budget: { max_tokens: 100, token_ratio: 0.1 }\n"
+                           "handlers:\n"
+                           "  checkout: retries\n";
+    const auto run = [&](const std::string& clients) {
+        return simulate({"--scenario", "failure-rate", "--failure-rates", "1", "--requests", "1000",
+                         "--clients", clients, "--policy", file.string(), "--handler", "checkout",
+                         "--format", "csv"});
+    };
+    const CommandResult one = run("1");
+    const CommandResult ten = run("10");
+    fs::remove_all(scratch);
+    INFO(one.err);
+    REQUIRE(one.exit_code == 0);
+    // Named `file:retries` (a built-in has the name); 1000 requests, 50 retries allowed per client.
+    CHECK(lines(one.out).at(1) == "file:retries,1.0000,0.0000,1.0500");
+    CHECK(lines(ten.out).at(1) == "file:retries,1.0000,0.0000,1.5000");
+}
