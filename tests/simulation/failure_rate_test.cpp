@@ -96,16 +96,16 @@ TEST_CASE("failure-rate: at 1% failure the budget behaves like N retries",
 
 TEST_CASE("failure-rate: a budget is per client, so many clients allow more retries in total",
           "[simulation][failure_rate]") {
-    // Each client's full budget allows 50 retries before it throttles (max_tokens 100: a retry
-    // needs more than half left). 1,000 clients sharing 100,000 requests at 100% failure: 100
-    // requests each, 1 + 50/100 calls per request.
+    // Each client's full budget allows 49 retries before it throttles (max_tokens 100: a retry
+    // needs more than 50 tokens left after taking its own). 1,000 clients sharing 100,000
+    // requests at 100% failure: 100 requests each, 1 + 49/100 calls per request.
     FailureRateSettings settings;
     settings.failure_rates = {1.0};
     settings.requests = 100'000;
     settings.clients = 1000;
     const auto rows = run_failure_rate(chosen({"budget"}), settings);
     CHECK(rows.at(0).clients == 1000);
-    CHECK(rows.at(0).work == Approx(1.5).margin(0.01));
+    CHECK(rows.at(0).work == Approx(1.49));
 }
 
 TEST_CASE("failure-rate: reports as CSV and SVG", "[simulation][failure_rate]") {
