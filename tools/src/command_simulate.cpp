@@ -45,6 +45,21 @@ struct SimulateOptions {
     double capacity = 1000.0;
 };
 
+// "unknown strategy 'NAME': did you mean 'X'?", or the list of the scenario's strategies.
+void report_unknown_strategy(const std::string& name, const std::vector<std::string_view>& known) {
+    const std::string suggestion = dsl::closest_match(name, known);
+    std::cerr << "rebound simulate: unknown strategy '" << name << "': ";
+    if (!suggestion.empty()) {
+        std::cerr << "did you mean '" << suggestion << "'?\n";
+        return;
+    }
+    std::cerr << "expected one of";
+    for (const std::string_view strategy : known) {
+        std::cerr << ' ' << strategy;
+    }
+    std::cerr << '\n';
+}
+
 // The built-in strategies named on the command line; all of them when none is named and no
 // policy file is given. Prints a usage error and returns nullopt for an unknown name.
 std::optional<std::vector<simulation::Strategy>> chosen_builtins(const SimulateOptions& options) {
@@ -66,13 +81,7 @@ std::optional<std::vector<simulation::Strategy>> chosen_builtins(const SimulateO
         }
         auto strategy = simulation::builtin_strategy(name);
         if (!strategy) {
-            const std::string suggestion = dsl::closest_match(name, names);
-            std::cerr << "rebound simulate: unknown strategy '" << name << "': ";
-            if (!suggestion.empty()) {
-                std::cerr << "did you mean '" << suggestion << "'?\n";
-            } else {
-                std::cerr << "expected one of exponential full equal decorrelated none\n";
-            }
+            report_unknown_strategy(name, names);
             return std::nullopt;
         }
         strategies.push_back(std::move(*strategy));
@@ -135,19 +144,8 @@ std::optional<std::vector<simulation::ClientStrategy>> chosen_client_strategies(
         const auto found = std::find_if(builtins.begin(), builtins.end(),
                                         [&](const auto& builtin) { return builtin.name == name; });
         if (found == builtins.end()) {
-            const std::vector<std::string_view> candidates(names.begin(), names.end());
-            const std::string suggestion = dsl::closest_match(name, candidates);
-            std::cerr << "rebound simulate: unknown strategy '" << name << "' for scenario "
-                      << options.scenario << ": ";
-            if (!suggestion.empty()) {
-                std::cerr << "did you mean '" << suggestion << "'?\n";
-            } else {
-                std::cerr << "expected one of";
-                for (const std::string& known : names) {
-                    std::cerr << ' ' << known;
-                }
-                std::cerr << '\n';
-            }
+            report_unknown_strategy(name,
+                                    std::vector<std::string_view>(names.begin(), names.end()));
             exit_code = kExitUsage;
             return std::nullopt;
         }
