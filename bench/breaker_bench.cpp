@@ -8,6 +8,7 @@
 #include <benchmark/benchmark.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -76,8 +77,21 @@ MutexRingBreaker& shared_ring() {
 }
 
 // A time that moves 1us per call on each thread, so the window's buckets rotate as in a busy
-// service without the threads sharing a clock's cache line.
+// service without the threads sharing a clock's cache line. Every run's threads start from the
+// latest time any earlier run reached, so that they move through the same buckets, as threads
+// reading one clock do, and the shared breaker never sees time go back.
 thread_local std::int64_t fake_now_us = 0;
+std::atomic<std::int64_t> latest_fake_now_us{0};
+
+void start_fake_time() {
+    fake_now_us = latest_fake_now_us.load();
+}
+
+void end_fake_time() {
+    std::int64_t seen = latest_fake_now_us.load();
+    while (seen < fake_now_us && !latest_fake_now_us.compare_exchange_weak(seen, fake_now_us)) {
+    }
+}
 
 void report_allocations(benchmark::State& state, std::size_t before) {
     const auto calls = static_cast<double>(state.iterations());
@@ -87,6 +101,7 @@ void report_allocations(benchmark::State& state, std::size_t before) {
 
 void BM_breaker_closed_admit_record(benchmark::State& state) {
     rebound::CircuitBreaker& breaker = shared_breaker();
+    start_fake_time();
     const std::size_t allocations = rebound::testing::allocations_on_this_thread();
     std::uint64_t call = 0;
     for (auto _ : state) {
@@ -99,6 +114,7 @@ void BM_breaker_closed_admit_record(benchmark::State& state) {
         }
         benchmark::DoNotOptimize(permit);
     }
+    end_fake_time();
     state.SetItemsProcessed(state.iterations());
     report_allocations(state, allocations);
 }

@@ -214,6 +214,7 @@ class Report:
 DECISION_CASES = [
     "rules64_hit",
     "rules64_hit_error_type",
+    "rules64_hit_server_delay",
     "rules64_miss",
     "rules64_with_budget",
     "jitter_none",
@@ -260,7 +261,9 @@ codes, the transient categories, HTTP statuses, error types and message substrin
 `never_retry_on`), exponential backoff 50 ms x2 up to 2 s, full jitter, `deadline: 30s` and
 `min_attempt_budget: 100ms`. `rules64_hit` is a MySQL lock wait timeout (matched by
 `native:mysql:1205`), `rules64_hit_error_type` an unclassified `io.timeout.read` (matched by
-`error:io.timeout` through the prefix walk), `rules64_miss` a PostgreSQL division by zero (no rule:
+`error:io.timeout` through the prefix walk), `rules64_hit_server_delay` is `rules64_hit` carrying a
+server delay hint of 150 ms (decision step 6: the longer of the jittered delay and the hint, under
+the default cap of 5m), `rules64_miss` a PostgreSQL division by zero (no rule:
 `non_retryable`), `rules64_with_budget` is `rules64_hit` with `budget: {max_tokens: 100,
 token_ratio: 1}` and `record_success()` after every decision. `jitter_*` use a one-rule policy
 (`retry_on: [category:deadlock]`, exponential 100 ms x2 up to 1 s) with each jitter kind.
@@ -467,6 +470,30 @@ def section_executor(report, program):
             scaling = two["counters"]["items_per_second"] / one["counters"]["items_per_second"]
             report.goal("shared policy", f"{kind}: 2 threads >= 1.8x the items/s of 1",
                         f"{scaling:.2f}x", scaling >= 1.8)
+
+
+PROTOCOLS_PROSE = """\
+`bench/protocols_bench.cpp` (target `rebound_protocols_bench`) classifies HTTP responses with
+`http::classify_response` (four response headers, `Retry-After` last: delay-seconds, each of the
+three HTTP-date formats, and an unusable value), a transport failure of a POST with an
+`Idempotency-Key`, and a gRPC `UNAVAILABLE` with a pushback trailer. The baseline is what
+hand-written code often does for the date alone: `strptime` and `timegm`.
+"""
+
+
+def section_protocols(report, program):
+    if not report.section("HTTP and gRPC classification", program is not None,
+                          "rebound_protocols_bench", PROTOCOLS_PROSE):
+        return
+    rows = [[f"`{name}`", fmt_ns(median_ns(run)), fmt_cv(run)]
+            for name, run in program["runs"].items()]
+    report.table(["benchmark", "median", "cv"], rows)
+    http = [median_ns(run) for name, run in program["runs"].items()
+            if name.startswith("BM_http_") and "transport" not in name]
+    if http and None not in http:
+        worst = max(http)
+        report.goal("HTTP classification", "<= 200 ns per response, Retry-After parsing included",
+                    f"{worst:.1f} ns (slowest case)", worst <= 200.0)
 
 
 COMPILE_PROSE = """\
@@ -759,6 +786,7 @@ def main():
     decision = program("rebound_decision_bench")
     executor = program("rebound_executor_bench")
     compile_ = program("rebound_compile_bench")
+    protocols = program("rebound_protocols_bench")
     odbc = {"SQLite": program("rebound_odbc_bench"),
             "PostgreSQL": program("rebound_odbc_bench-postgresql")}
 
@@ -766,6 +794,7 @@ def main():
     section_decision(body, decision)
     section_executor(body, executor)
     section_compile(body, compile_)
+    section_protocols(body, protocols)
     section_odbc(body, odbc)
     section_lint(body, read_text(os.path.join(args.results, "lint.txt")))
     section_contention(body, args.results, args.svg, args.output)

@@ -5,13 +5,14 @@ include(CMakePackageConfigHelpers)
 set(REBOUND_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/rebound")
 
 install(TARGETS rebound_engine rebound_dsl rebound_lint rebound_simulation rebound_observability
-  rebound_odbc
+  rebound_odbc rebound_protocols rebound_curl rebound_asio
   EXPORT reboundTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY engine/include/rebound dsl/include/rebound lint/include/rebound
   simulation/include/rebound observability/include/rebound adapters/odbc/include/rebound
+  protocols/include/rebound adapters/curl/include/rebound adapters/asio/include/rebound
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 install(EXPORT reboundTargets

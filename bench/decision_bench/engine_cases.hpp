@@ -102,6 +102,14 @@ constexpr ErrorDescription mysql_lock_timeout() noexcept {
     return e;
 }
 
+// A lock wait timeout whose server asked for 150ms: longer than some jittered delays, shorter than
+// others, well under the default 5m cap.
+constexpr ErrorDescription mysql_lock_timeout_with_hint() noexcept {
+    ErrorDescription e = mysql_lock_timeout();
+    e.server_delay = Duration{150'000};
+    return e;
+}
+
 // An unclassified application error: matched by error:io.timeout through its dotted prefix.
 constexpr ErrorDescription io_read_timeout() noexcept {
     ErrorDescription e;

@@ -381,8 +381,11 @@ constexpr std::array<std::int64_t, kMaxAttempts - 1> kRules64Base{50'000, 100'00
                                                                   400'000};
 constexpr std::int64_t kRules64Deadline = 30'000'000;
 constexpr std::int64_t kRules64MinAttemptBudget = 100'000;
+// The default server_delay settings: use max, cap 5m, over_cap stop, no spread.
+constexpr std::int64_t kServerDelayCap = 300'000'000;
 
-template <bool kWithBudget, auto* kBudget = &g_budget>
+// kHints: the error may carry a server's refusal or delay hint (decision steps 3 and 6).
+template <bool kWithBudget, auto* kBudget = &g_budget, bool kHints = false>
 [[gnu::noipa]] Decision decide_rules64(const ErrorDescription& e, const AttemptContext& context,
                                        SeededRandomSource& random) noexcept {
     Decision d;  // a stop, non_retryable
@@ -396,6 +399,12 @@ template <bool kWithBudget, auto* kBudget = &g_budget>
         d.reason = DecisionReason::OutcomeUnknown;
         return d;
     }
+    if constexpr (kHints) {
+        if (e.server_refused) {
+            d.reason = DecisionReason::ServerRefused;
+            return d;
+        }
+    }
     const std::uint32_t rule = retry_rule(e);
     if (rule == kNoRule) {
         return d;
@@ -406,8 +415,17 @@ template <bool kWithBudget, auto* kBudget = &g_budget>
         return d;
     }
     // Full jitter; every base delay is below the 2s cap.
-    const std::int64_t delay =
-        uniform(random, 0, kRules64Base[static_cast<std::size_t>(attempt - 1)]);
+    std::int64_t delay = uniform(random, 0, kRules64Base[static_cast<std::size_t>(attempt - 1)]);
+    if constexpr (kHints) {
+        if (e.server_delay) {
+            const std::int64_t hint = std::max<std::int64_t>(e.server_delay->count(), 0);
+            if (hint > kServerDelayCap) {
+                d.reason = DecisionReason::ServerDelayTooLong;
+                return d;
+            }
+            delay = std::max(delay, hint);
+        }
+    }
     if (std::max<std::int64_t>(context.elapsed.count(), 0) + delay + kRules64MinAttemptBudget >
         kRules64Deadline) {
         d.reason = DecisionReason::Deadline;

@@ -17,6 +17,7 @@
 //                    hit             a MySQL lock wait timeout: matched by a retry_on rule, retried
 //                    hit_error_type  an unclassified `io.timeout.read`: matched through a dotted
 //                                    prefix of its error type, retried
+//                    hit_server_delay  `hit` with a server delay hint of 150ms (decision step 6)
 //                    miss            a PostgreSQL division by zero: matches no rule, non_retryable
 //                    with_budget     `hit` with a retry budget; record_success() runs every
 //                                    iteration so the budget never empties
@@ -64,6 +65,8 @@ int main(int argc, char** argv) {
                                                 Expect::Retry),
         make_case<&hand::decide_rules64<false>>("rules64_hit_error_type", rules64,
                                                 io_read_timeout(), Expect::Retry),
+        make_case<&hand::decide_rules64<false, &hand::g_budget, true>>(
+            "rules64_hit_server_delay", rules64, mysql_lock_timeout_with_hint(), Expect::Retry),
         make_case<&hand::decide_rules64<false>>("rules64_miss", rules64,
                                                 postgres_division_by_zero(), Expect::NonRetryable),
         make_case<&hand::decide_rules64<true>, true>("rules64_with_budget", rules64_budget,

@@ -200,6 +200,8 @@ FormNode matcher_form(const Matcher& m) {
             return single_entry("http", FormNode::integer_value(m.http));
         case MatcherKind::HttpClass:
             return single_entry("http", FormNode::word(http_class_text(m.http)));
+        case MatcherKind::GrpcStatus:
+            return single_entry("grpc", FormNode::word(std::string(to_string(m.grpc))));
         case MatcherKind::Message:
             return single_entry("message", FormNode::quoted_text(m.text));
         case MatcherKind::Category:

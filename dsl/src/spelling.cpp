@@ -36,6 +36,8 @@ std::string matcher_spelling(const Matcher& matcher) {
             return "http " + std::to_string(matcher.http);
         case MatcherKind::HttpClass:
             return "http " + emit_detail::http_class_text(matcher.http);
+        case MatcherKind::GrpcStatus:
+            return "grpc " + std::string(to_string(matcher.grpc));
         case MatcherKind::Message:
             return "message " + emit_detail::double_quoted(matcher.text);
         case MatcherKind::Category:

@@ -6,6 +6,7 @@
 
 #include "rebound/internal/rule_index.hpp"
 #include "rebound/policy_validation.hpp"
+#include "thread_stripe.hpp"
 
 namespace rebound {
 
@@ -14,9 +15,20 @@ namespace rebound {
 // generation modulo 16. A recorder whose tag differs from the word's starts the bucket afresh
 // (compare-and-swap), and a reader counts only words whose tag is that of a bucket in the current
 // window and generation. So buckets are rotated without a lock, and a change of state empties the
-// window without touching it. Limits: a bucket untouched for exactly a multiple of 2^20 bucket
-// widths (2.9 hours at the smallest, 10ms) could be counted again; a generation 16 changes of
-// state back would have to be closed again with a bucket not rewritten since.
+// window without touching it.
+//
+// Why it scales: calls are counted in per-thread stripes (thread_stripe.hpp), so a closed
+// breaker's common path, a success, writes only its own stripe's line, without a locked
+// instruction when the thread holds the stripe alone, and reads lines that change once per
+// bucket. Failures, rare while closed, share one window. A success needs no trip check
+// when, in the same bucket and generation, the window already held minimum_calls calls without
+// tripping (`settled_`): within one bucket the window only gains outcomes, and a success only
+// lowers the failure share. A check reads the failures and the checking thread's own calls first:
+// those calls are a lower bound of the window's, so when they make the failure share too low, the
+// other stripes need not be read. One thread alone is therefore exact without reading them. Limits:
+// a bucket untouched for exactly a multiple of 2^20 bucket widths (2.9 hours at the smallest, 10ms)
+// could be counted again; a generation 16 changes of state back would have to be closed again with
+// a bucket not rewritten since.
 namespace {
 
 constexpr int kBuckets = 10;
@@ -32,17 +44,24 @@ constexpr std::uint64_t count_if_tagged(std::uint64_t word, std::uint64_t tag) n
     return (word >> kCountBits) == tag ? (word & kCountMask) : 0;
 }
 
+// One more in `word` for the bucket `tag`. add_to may race with other writers of the word;
+// add_alone is for a word only the calling thread writes: a load and a store, no locked
+// instruction.
+std::uint64_t incremented(std::uint64_t seen, std::uint64_t tag) noexcept {
+    if ((seen >> kCountBits) != tag) {
+        return (tag << kCountBits) | 1;
+    }
+    return (seen & kCountMask) == kCountMask ? seen : seen + 1;  // saturate
+}
+
+void add_alone(std::atomic<std::uint64_t>& word, std::uint64_t tag) noexcept {
+    word.store(incremented(word.load(std::memory_order_relaxed), tag), std::memory_order_relaxed);
+}
+
 void add_to(std::atomic<std::uint64_t>& word, std::uint64_t tag) noexcept {
     std::uint64_t seen = word.load(std::memory_order_relaxed);
-    while (true) {
-        std::uint64_t desired = (tag << kCountBits) | 1;
-        if ((seen >> kCountBits) == tag) {
-            desired = (seen & kCountMask) == kCountMask ? seen : seen + 1;  // saturate
-        }
-        if (word.compare_exchange_weak(seen, desired, std::memory_order_seq_cst,
+    while (!word.compare_exchange_weak(seen, incremented(seen, tag), std::memory_order_seq_cst,
                                        std::memory_order_relaxed)) {
-            return;
-        }
     }
 }
 
@@ -78,8 +97,30 @@ struct CircuitBreaker::Compiled {
     BreakerSettings settings;
     RuleIndex failures;
     std::int64_t bucket_width_us = 1;
+    double inverse_bucket_width = 1.0;   // 1 / bucket_width_us, to find a bucket without dividing
     std::int64_t failure_ratio_ppm = 0;  // failure_ratio in millionths
 };
+
+namespace {
+
+std::uint64_t window_sum(const std::array<std::atomic<std::uint64_t>, kBuckets>& words,
+                         std::uint64_t generation, std::int64_t bucket) noexcept {
+    std::uint64_t sum = 0;
+    for (std::int64_t j = std::max<std::int64_t>(bucket - (kBuckets - 1), 0); j <= bucket; ++j) {
+        sum += count_if_tagged(words[static_cast<std::size_t>(j % kBuckets)].load(),
+                               tag_of(j, generation));
+    }
+    return sum;
+}
+
+// failures / calls >= the ratio, in integers so that 3 of 30 meets 0.1 exactly (the 128-bit type
+// is a GCC and Clang extension).
+bool share_reached(std::uint64_t failures, std::uint64_t calls, std::int64_t ratio_ppm) noexcept {
+    __extension__ using Wide = unsigned __int128;
+    return static_cast<Wide>(failures) * kRatioScale >= static_cast<Wide>(ratio_ppm) * calls;
+}
+
+}  // namespace
 
 std::vector<BreakerProblem> validate_breaker(const BreakerSettings& s) {
     using std::chrono::hours;
@@ -144,6 +185,7 @@ std::unique_ptr<const CircuitBreaker::Compiled> CircuitBreaker::compile(
     auto compiled = std::make_unique<CircuitBreaker::Compiled>();
     compiled->failures = RuleIndex::compile({}, settings.failures, error_types);
     compiled->bucket_width_us = std::max<std::int64_t>(settings.window.count() / kBuckets, 1);
+    compiled->inverse_bucket_width = 1.0 / static_cast<double>(compiled->bucket_width_us);
     compiled->failure_ratio_ppm =
         std::llround(settings.failure_ratio * static_cast<double>(kRatioScale));
     compiled->settings = std::move(settings);
@@ -153,6 +195,7 @@ std::unique_ptr<const CircuitBreaker::Compiled> CircuitBreaker::compile(
 CircuitBreaker::CircuitBreaker(BreakerSettings settings, TimePoint created,
                                const ErrorTypeRegistry* error_types)
     : name_(settings.name), created_(created) {
+    static_assert(kExclusiveCallStripes == detail::kThreadStripes);
     compiled_.push_back(compile(std::move(settings), error_types));
     active_.store(compiled_.back().get(), std::memory_order_release);
     open_period_ = compiled_.back()->settings.open_for;
@@ -164,34 +207,49 @@ const BreakerSettings& CircuitBreaker::settings() const noexcept {
     return active_.load(std::memory_order_acquire)->settings;
 }
 
+// since / width, without the division that would be the hot path's costliest step: below 2^52
+// the product is within one of the quotient, and the two comparisons make it exact.
 std::int64_t CircuitBreaker::bucket_of(const Compiled& compiled, TimePoint now) const noexcept {
-    return since_creation(now) / compiled.bucket_width_us;
+    const std::int64_t since = since_creation(now);
+    const std::int64_t width = compiled.bucket_width_us;
+    if (since >= (std::int64_t{1} << 52)) {
+        return since / width;
+    }
+    auto bucket =
+        static_cast<std::int64_t>(static_cast<double>(since) * compiled.inverse_bucket_width);
+    if (bucket * width > since) {
+        --bucket;
+    } else if ((bucket + 1) * width <= since) {
+        ++bucket;
+    }
+    return bucket;
 }
 
-std::pair<std::uint64_t, std::uint64_t> CircuitBreaker::window_counts(
-    std::uint64_t generation, std::int64_t bucket) const noexcept {
+std::uint64_t CircuitBreaker::window_calls(std::uint64_t generation,
+                                           std::int64_t bucket) const noexcept {
     std::uint64_t calls = 0;
-    std::uint64_t failures = 0;
-    for (std::int64_t j = std::max<std::int64_t>(bucket - (kBuckets - 1), 0); j <= bucket; ++j) {
-        const Bucket& b = buckets_[static_cast<std::size_t>(j % kBuckets)];
-        const std::uint64_t tag = tag_of(j, generation);
-        calls += count_if_tagged(b.calls.load(std::memory_order_seq_cst), tag);
-        failures += count_if_tagged(b.failures.load(std::memory_order_seq_cst), tag);
+    for (const CallStripe& stripe : call_stripes_) {
+        calls += window_sum(stripe.calls, generation, bucket);
     }
-    return {calls, failures};
+    return calls;
 }
 
 bool CircuitBreaker::ratio_tripped(const Compiled& compiled, std::uint64_t generation,
-                                   std::int64_t bucket) const noexcept {
-    const auto [calls, failures] = window_counts(generation, bucket);
-    if (calls < static_cast<std::uint64_t>(compiled.settings.minimum_calls)) {
+                                   std::int64_t bucket, std::size_t stripe) noexcept {
+    const auto minimum = static_cast<std::uint64_t>(compiled.settings.minimum_calls);
+    const std::uint64_t failures = window_sum(failures_, generation, bucket);
+    std::uint64_t calls = window_sum(call_stripes_[stripe].calls, generation, bucket);
+    if (calls < minimum || share_reached(failures, calls, compiled.failure_ratio_ppm)) {
+        calls = window_calls(generation, bucket);  // the own stripe's calls did not decide it
+    }
+    if (calls < minimum) {
         return false;
     }
-    // failures / calls >= ratio, in integers so that 3 of 30 meets 0.1 exactly (the 128-bit type
-    // is a GCC and Clang extension).
-    __extension__ using Wide = unsigned __int128;
-    return static_cast<Wide>(failures) * kRatioScale >=
-           static_cast<Wide>(compiled.failure_ratio_ppm) * calls;
+    if (share_reached(failures, calls, compiled.failure_ratio_ppm)) {
+        return true;
+    }
+    settled_.store(tag_of(bucket, generation), std::memory_order_relaxed);
+    return false;
 }
 
 std::int64_t CircuitBreaker::since_creation(TimePoint now) const noexcept {
@@ -299,13 +357,22 @@ void CircuitBreaker::record_closed(std::uint64_t generation, Outcome outcome,
         tripped = run >= static_cast<std::uint64_t>(compiled.settings.consecutive_failures);
     } else {
         const std::int64_t bucket = bucket_of(compiled, now);
-        Bucket& b = buckets_[static_cast<std::size_t>(bucket % kBuckets)];
+        const auto slot = static_cast<std::size_t>(bucket % kBuckets);
         const std::uint64_t tag = tag_of(bucket, generation);
-        add_to(b.calls, tag);
-        if (outcome == Outcome::Failure) {
-            add_to(b.failures, tag);
+        const detail::ThreadStripe thread_stripe = detail::this_thread_stripe();
+        const std::size_t stripe =
+            thread_stripe.exclusive ? thread_stripe.index : kSharedCallStripe;
+        if (thread_stripe.exclusive) {
+            add_alone(call_stripes_[stripe].calls[slot], tag);
+        } else {
+            add_to(call_stripes_[stripe].calls[slot], tag);
         }
-        tripped = ratio_tripped(compiled, generation, bucket);
+        if (outcome == Outcome::Failure) {
+            add_to(failures_[slot], tag);
+        } else if (settled_.load(std::memory_order_relaxed) == tag) {
+            return;
+        }
+        tripped = ratio_tripped(compiled, generation, bucket, stripe);
     }
     if (!tripped) {
         return;
@@ -405,9 +472,9 @@ BreakerSnapshot CircuitBreaker::snapshot(TimePoint now) const noexcept {
     out.state = state_of(word);
     out.isolated = isolated_;
     if (compiled.settings.trip == BreakerTrip::Ratio && out.state == BreakerState::Closed) {
-        const auto [calls, failures] = window_counts(generation_of(word), bucket_of(compiled, now));
-        out.calls_in_window = calls;
-        out.failures_in_window = failures;
+        const std::int64_t bucket = bucket_of(compiled, now);
+        out.calls_in_window = window_calls(generation_of(word), bucket);
+        out.failures_in_window = window_sum(failures_, generation_of(word), bucket);
     }
     out.consecutive_failures = consecutive_.load(std::memory_order_relaxed);
     out.half_open_permits_in_use = out.state == BreakerState::HalfOpen ? half_open_in_use_ : 0;

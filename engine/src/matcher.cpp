@@ -71,6 +71,13 @@ Matcher Matcher::http_class(int hundreds_digit) {
     return m;
 }
 
+Matcher Matcher::grpc_status(rebound::GrpcStatus status) {
+    Matcher m;
+    m.kind = MatcherKind::GrpcStatus;
+    m.grpc = status;
+    return m;
+}
+
 Matcher Matcher::message(std::string_view substring) {
     Matcher m;
     m.kind = MatcherKind::Message;
@@ -97,6 +104,8 @@ std::string Matcher::to_string() const {
             return "http:" + std::to_string(http);
         case MatcherKind::HttpClass:
             return "http:" + std::to_string(http) + "xx";
+        case MatcherKind::GrpcStatus:
+            return "grpc:" + std::string(rebound::to_string(grpc));
         case MatcherKind::Message:
             break;
     }

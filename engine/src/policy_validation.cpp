@@ -211,6 +211,8 @@ void validate_matcher(const Matcher& matcher, PolicyField list, std::size_t inde
                                    std::to_string(matcher.http) + "xx");
             }
             return;
+        case MatcherKind::GrpcStatus:
+            return;  // every GrpcStatus value is a status
         case MatcherKind::Message:
             if (matcher.text.empty()) {
                 report_invalid(out, list, index, "a message matcher needs non-empty text");

@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 
+#include "thread_stripe.hpp"
+
 // Design and proof of the contract in retry_budget.hpp.
 //
 // Why it scales: two modes, switched by one atomic state word.
@@ -33,6 +35,8 @@
 // instant, and no stripe step stalled across 2^24 mode entries (its stripe's epoch wraps).
 
 namespace rebound {
+
+static_assert(RetryBudget::kStripes == detail::kThreadStripes);
 namespace {
 
 constexpr std::int64_t kMilli = 1000;
@@ -78,50 +82,6 @@ std::int64_t debt_of(std::uint64_t word) noexcept {
 
 bool is_closed(std::uint64_t word) noexcept {
     return (word & kCloserMask) != 0;
-}
-
-// Stripes held by live threads, one bit each, shared by every budget of the process (it holds no
-// budget state, it only spreads threads over stripes).
-std::atomic<std::uint32_t> stripes_in_use{0};
-std::atomic<std::size_t> shared_stripe_turn{0};
-
-// A thread's claim on a stripe: the lowest free one, taken on the thread's first budget step and
-// given back when the thread exits. So up to kStripes live threads never share a stripe however
-// many threads came and went before (a turning round-robin counter made every eighth new thread
-// share with a long-lived one); beyond kStripes live threads, the rest share stripes in turn.
-class StripeLease {
-  public:
-    StripeLease() noexcept {
-        constexpr std::uint32_t kAllTaken = (std::uint32_t{1} << RetryBudget::kStripes) - 1;
-        std::uint32_t taken = stripes_in_use.load(std::memory_order_relaxed);
-        while (taken != kAllTaken) {
-            const auto lowest_free = static_cast<std::size_t>(std::countr_one(taken));
-            if (stripes_in_use.compare_exchange_weak(
-                    taken, taken | (std::uint32_t{1} << lowest_free), std::memory_order_relaxed)) {
-                index_ = lowest_free;
-                owned_ = true;
-                return;
-            }
-        }
-        index_ = shared_stripe_turn.fetch_add(1, std::memory_order_relaxed) % RetryBudget::kStripes;
-    }
-    StripeLease(const StripeLease&) = delete;
-    StripeLease& operator=(const StripeLease&) = delete;
-    ~StripeLease() {
-        if (owned_) {
-            stripes_in_use.fetch_and(~(std::uint32_t{1} << index_), std::memory_order_relaxed);
-        }
-    }
-    std::size_t index() const noexcept { return index_; }
-
-  private:
-    std::size_t index_ = 0;
-    bool owned_ = false;
-};
-
-std::size_t this_thread_stripe() noexcept {
-    thread_local const StripeLease lease;
-    return lease.index();
 }
 
 // Stripe capacity: together the stripes hold at most half of the tokens above the threshold, so
@@ -170,7 +130,7 @@ RetryBudget::RetryBudget(const BudgetSettings& settings, double initial_tokens) 
 }
 
 bool RetryBudget::record_failure_and_check() noexcept {
-    if (striped() && fast_failure(stripes_[this_thread_stripe()].word)) {
+    if (striped() && fast_failure(stripes_[detail::this_thread_stripe().index].word)) {
         return true;
     }
     std::uint64_t state = state_.load();
@@ -188,7 +148,7 @@ bool RetryBudget::record_failure_and_check() noexcept {
 
 void RetryBudget::record_success() noexcept {
     if (striped()) {
-        if (fast_success(stripes_[this_thread_stripe()].word)) {
+        if (fast_success(stripes_[detail::this_thread_stripe().index].word)) {
             return;
         }
         std::int64_t tokens_now = 0;

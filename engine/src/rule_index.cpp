@@ -213,7 +213,8 @@ RuleIndex RuleIndex::compile(std::span<const Matcher> never_retry_on,
         entry.last_repeated.fill(entry.text.back());
     }
     index.categories_only_ = index.keys_.empty() && index.error_types_.empty() &&
-                             index.by_http_status_.empty() && index.messages_.empty();
+                             index.by_http_status_.empty() && index.by_grpc_status_.empty() &&
+                             index.messages_.empty();
     std::stable_sort(index.messages_.begin(), index.messages_.end(),
                      [](const MessageEntry& a, const MessageEntry& b) {
                          return first_rule(a.rules) < first_rule(b.rules);
@@ -298,6 +299,12 @@ void RuleIndex::add(const Matcher& m, bool never, std::uint32_t index,
             }
             break;
         }
+        case MatcherKind::GrpcStatus:
+            if (by_grpc_status_.empty()) {
+                by_grpc_status_.assign(kGrpcStatusCount, RuleMatch{});
+            }
+            keep_lowest(by_grpc_status_[static_cast<std::size_t>(m.grpc)], never, index);
+            break;
         case MatcherKind::Message: {
             const auto it = std::find_if(messages_.begin(), messages_.end(),
                                          [&](const MessageEntry& e) { return e.text == m.text; });
@@ -451,6 +458,10 @@ RuleMatch RuleIndex::find_any(const ErrorDescription& error) const noexcept {
     }
     if (!by_http_status_.empty() && error.http_status > 0 && error.http_status < kHttpStatusLimit) {
         keep_lowest(best, by_http_status_[static_cast<std::size_t>(error.http_status)]);
+    }
+    if (!by_grpc_status_.empty() && error.grpc_status &&
+        static_cast<std::size_t>(*error.grpc_status) < kGrpcStatusCount) {
+        keep_lowest(best, by_grpc_status_[static_cast<std::size_t>(*error.grpc_status)]);
     }
     if (!messages_.empty() && !error.message.empty()) {
         find_message(error.message, best);

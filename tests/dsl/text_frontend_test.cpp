@@ -1544,6 +1544,19 @@ TEST_CASE("text: calls and redeliveries that cannot be read say what was expecte
     CHECK(count.field == "handlers.a.redeliveries");
 }
 
+TEST_CASE("text: grpc matchers take a status name in any case or its code", "[text]") {
+    const PolicyFields fields = fields_of("  retry on grpc UNAVAILABLE, grpc aborted, grpc 8\n");
+    CHECK(items_of(fields.retry_on) ==
+          std::vector<Matcher>{Matcher::grpc_status(rebound::GrpcStatus::Unavailable),
+                               Matcher::grpc_status(rebound::GrpcStatus::Aborted),
+                               Matcher::grpc_status(rebound::GrpcStatus::ResourceExhausted)});
+    const Diagnostic unknown =
+        policy_diagnostic("  retry on grpc UNAVAILABL\n", DiagnosticCode::UnknownValue);
+    CHECK(unknown.position == at(4, 17));
+    CHECK(unknown.suggestion == "did you mean 'UNAVAILABLE'?");
+    policy_diagnostic("  retry on grpc\n", DiagnosticCode::SyntaxError);
+}
+
 // ---- Breakers and server delay hints (docs/resilience.md)
 // ----------------------------------------
 

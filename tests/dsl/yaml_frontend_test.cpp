@@ -1135,3 +1135,19 @@ TEST_CASE("handlers: calls and redeliveries in the mapping form", "[yaml]") {
         DiagnosticCode::UnknownKey);
     CHECK(misspelt.suggestion.find("calls") != std::string::npos);
 }
+
+TEST_CASE("grpc matchers: a status name in any case or its code", "[yaml]") {
+    const PolicyFields fields = fields_of(
+        "    retry_on: [{ grpc: UNAVAILABLE }, { grpc: resource_exhausted }, { grpc: 10 }]\n");
+    CHECK(matchers_of(fields) ==
+          std::vector<Matcher>{Matcher::grpc_status(rebound::GrpcStatus::Unavailable),
+                               Matcher::grpc_status(rebound::GrpcStatus::ResourceExhausted),
+                               Matcher::grpc_status(rebound::GrpcStatus::Aborted)});
+    const Diagnostic unknown =
+        policy_diagnostic("    retry_on: [{ grpc: UNAVAILABL }]\n", DiagnosticCode::UnknownValue);
+    CHECK(unknown.field == "policies.p.retry_on[0].grpc");
+    CHECK(unknown.suggestion == "did you mean 'UNAVAILABLE'?");
+    policy_diagnostic("    retry_on: [{ grpc: 17 }]\n", DiagnosticCode::UnknownValue);
+    policy_diagnostic("    retry_on: [{ grpc: UNAVAILABLE, http: 503 }]\n",
+                      DiagnosticCode::ConflictingFields);
+}

@@ -1,6 +1,7 @@
 // CircuitBreaker: the state machine of docs/resilience.md at its boundaries, in virtual time.
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <thread>
 
 #include "rebound/circuit_breaker.hpp"
 
@@ -266,4 +267,44 @@ TEST_CASE("transitions are counted by target state", "[breaker]") {
     CHECK(snapshot.transitions_to[static_cast<std::size_t>(BreakerState::Open)] == 1);
     CHECK(snapshot.transitions_to[static_cast<std::size_t>(BreakerState::HalfOpen)] == 1);
     CHECK(snapshot.transitions_to[static_cast<std::size_t>(BreakerState::Closed)] == 1);
+}
+
+// Calls are counted per thread (each thread in a stripe of its own); the ratio rule must still see
+// the whole window. Threads run one after another here, so the outcome is exact.
+TEST_CASE("the ratio rule counts the calls of every thread", "[breaker]") {
+    CircuitBreaker b(ratio(20, 0.5), t0);
+    const auto on_new_thread = [](auto work) { std::thread(work).join(); };
+    SECTION("failures on one thread, successes on another") {
+        on_new_thread([&] {
+            for (int i = 0; i < 10; ++i) {
+                succeed(b, 10ms);
+            }
+        });
+        on_new_thread([&] {
+            for (int i = 0; i < 9; ++i) {
+                fail(b, 20ms);
+            }
+        });
+        CHECK(state(b, 20ms) == BreakerState::Closed);  // 19 calls: below minimum_calls
+        on_new_thread([&] { fail(b, 30ms); });
+        CHECK(state(b, 30ms) == BreakerState::Open);  // 10 of 20
+    }
+    SECTION("a window settled by one thread's successes still trips on another's failures") {
+        on_new_thread([&] {
+            for (int i = 0; i < 20; ++i) {
+                succeed(b, 10ms);
+            }
+        });
+        on_new_thread([&] {
+            for (int i = 0; i < 19; ++i) {
+                fail(b, 20ms);
+            }
+            succeed(b, 20ms);  // 40 calls, 19 failures: a success in a settled bucket
+        });
+        CHECK(state(b, 20ms) == BreakerState::Closed);
+        on_new_thread([&] { fail(b, 30ms); });  // 41 calls, 20 failures: below half
+        CHECK(state(b, 30ms) == BreakerState::Closed);
+        on_new_thread([&] { fail(b, 40ms); });  // 42 calls, 21 failures: half
+        CHECK(state(b, 40ms) == BreakerState::Open);
+    }
 }

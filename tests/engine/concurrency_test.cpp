@@ -354,3 +354,32 @@ TEST_CASE("threads share one breaker through trips and recoveries, every permit 
     CHECK(snapshot.half_open_permits_in_use == 0);  // every permit's outcome was recorded
     CHECK(snapshot.transitions_to[static_cast<std::size_t>(rebound::BreakerState::Open)] > 0);
 }
+
+// More threads than the breaker has stripes of their own: those beyond share one, with
+// compare-and-swap. No call may be lost either way.
+TEST_CASE("more threads than stripes count every call of a closed breaker",
+          "[concurrency][breaker]") {
+    rebound::BreakerSettings settings;
+    settings.name = "db";
+    settings.minimum_calls = 1'000'000;
+    settings.window = std::chrono::hours(1);
+    rebound::CircuitBreaker breaker(settings, rebound::Clock::TimePoint{});
+    constexpr int kThreads = 12;
+    constexpr int kCalls = 2000;
+    const auto now = rebound::Clock::TimePoint{} + std::chrono::seconds(1);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&] {
+            for (int i = 0; i < kCalls; ++i) {
+                const rebound::BreakerPermit permit = breaker.acquire(now);
+                breaker.record_success(permit, std::chrono::milliseconds(1), now);
+            }
+        });
+    }
+    for (std::thread& thread : threads) {
+        thread.join();
+    }
+    const rebound::BreakerSnapshot snapshot = breaker.snapshot(now);
+    CHECK(snapshot.state == rebound::BreakerState::Closed);
+    CHECK(snapshot.calls_in_window == std::uint64_t{kThreads} * kCalls);
+}

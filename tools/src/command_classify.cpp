@@ -1,11 +1,14 @@
 // rebound classify [--vendor V] [--sqlstate S] [--native N] [--phase connect|execute|commit]
 //                  [--format text|json] [--vendor-maps DIR]
+// rebound classify --http STATUS | --transport WHERE | --grpc STATUS [--header 'N: v']...
+//                  [--method M] [--now HTTP-DATE] [--format text|json]
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "cli_support.hpp"
 #include "explain_report.hpp"
+#include "protocol_options.hpp"
 #include "vendor_maps.hpp"
 
 namespace rebound::cli {
@@ -18,6 +21,7 @@ struct ClassifyOptions {
     std::string phase = "execute";
     std::string format = "text";
     std::string vendor_maps;
+    ProtocolOptions protocol;
 };
 
 Json classification_json(const SqlErrorRecord& record, const SqlClassification& result) {
@@ -45,9 +49,68 @@ std::string classification_text(const SqlClassification& result) {
     return out.str();
 }
 
+Json protocol_json(const ProtocolOptions& options, const ProtocolClassification& result) {
+    const std::optional<ErrorCategory> category = result.error.category;
+    Json out{{"protocol", result.protocol}, {"status", result.status}};
+    if (result.protocol == "http") {
+        out["method"] = options.method;
+        if (!options.transport.empty()) {
+            out["transport"] = options.transport;
+        }
+    }
+    out["idempotent"] = result.idempotent;
+    out["category"] = category ? Json(std::string(to_string(*category))) : Json(nullptr);
+    out["retryable_by_default"] = category && category_info(*category).retryable_by_default;
+    out["server_delay_ms"] =
+        result.error.server_delay
+            ? Json(std::chrono::duration_cast<std::chrono::milliseconds>(*result.error.server_delay)
+                       .count())
+            : Json(nullptr);
+    out["server_refused"] = result.error.server_refused;
+    return out;
+}
+
+std::string protocol_text(const ProtocolClassification& result) {
+    const std::optional<ErrorCategory> category = result.error.category;
+    std::ostringstream out;
+    if (!category) {
+        out << "not an error";
+    } else {
+        out << to_string(*category) << " ("
+            << (category_info(*category).retryable_by_default ? "retryable by default"
+                                                              : "not retryable by default");
+        out << (result.idempotent ? ", idempotent" : ", not idempotent") << ")";
+    }
+    if (result.error.server_refused) {
+        out << "; the server refuses retries";
+    } else if (result.error.server_delay) {
+        out << "; server delay " << to_milliseconds(*result.error.server_delay) << " ms";
+    }
+    return out.str();
+}
+
+int run_protocol_classify(const ClassifyOptions& options) {
+    if (!options.sqlstate.empty() || options.native) {
+        std::cerr << "rebound classify: --sqlstate and --native classify a database error; give "
+                     "them without --http, --transport or --grpc\n";
+        return kExitUsage;
+    }
+    const auto result = classify_protocol("classify", options.protocol, false);
+    if (!result) {
+        return kExitUsage;
+    }
+    print_line(options.format == "json" ? protocol_json(options.protocol, *result).dump()
+                                        : protocol_text(*result));
+    return kExitOk;
+}
+
 int run_classify(const ClassifyOptions& options) {
+    if (options.protocol.any_protocol()) {
+        return run_protocol_classify(options);
+    }
     if (options.sqlstate.empty() && !options.native) {
-        std::cerr << "rebound classify: give --sqlstate, --native or both\n";
+        std::cerr << "rebound classify: give --sqlstate, --native or both (a database error), or "
+                     "--http, --transport or --grpc (a protocol failure)\n";
         return kExitUsage;
     }
     const auto record = sql_error_record("classify", options.vendor, options.sqlstate,
@@ -71,7 +134,9 @@ int run_classify(const ClassifyOptions& options) {
 void register_classify(CLI::App& app, CommandOutcome& outcome) {
     auto o = std::make_shared<ClassifyOptions>();
     CLI::App* command = app.add_subcommand(
-        "classify", "Classify one database error with the vendor maps, as the ODBC adapter does");
+        "classify",
+        "Classify one database error with the vendor maps, as the ODBC adapter does, or one HTTP "
+        "or gRPC failure as docs/protocols.md says");
     command
         ->add_option("--vendor", o->vendor,
                      "postgresql mysql sqlserver oracle db2 sqlite cockroachdb generic")
@@ -82,6 +147,7 @@ void register_classify(CLI::App& app, CommandOutcome& outcome) {
     command->add_option("--phase", o->phase, "Phase of the failure")
         ->check(CLI::IsMember({"connect", "execute", "commit"}))
         ->capture_default_str();
+    add_protocol_options(*command, o->protocol);
     command->add_option("--format", o->format, "Output format")
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();

@@ -6,6 +6,7 @@
 
 #include "cli_support.hpp"
 #include "explain_report.hpp"
+#include "protocol_options.hpp"
 #include "rebound/decision.hpp"
 #include "rebound/dsl/diagnostic.hpp"
 #include "rebound/dsl/syntax.hpp"
@@ -23,7 +24,7 @@ struct DecideOptions {
     std::string vendor;
     std::optional<std::int64_t> native;
     std::string phase = "execute";
-    int http = 0;
+    ProtocolOptions protocol;  // --http, --transport, --grpc, --header, --method, --now
     std::string error_type;
     std::string message;
     std::string elapsed = "0ms";
@@ -58,12 +59,13 @@ std::string category_suggestion(std::string_view unknown) {
 // Usage errors of the error options that CLI11 cannot express; prints them. Returns false on one.
 bool check_error_options(const DecideOptions& options) {
     const bool any_error_option = !options.category.empty() || !options.sqlstate.empty() ||
-                                  options.native || options.http != 0 ||
+                                  options.native || options.protocol.any_protocol() ||
                                   !options.error_type.empty() || !options.message.empty() ||
                                   !options.server_delay.empty() || options.server_refuses;
     if (!any_error_option) {
         std::cerr << "rebound decide: say what failed: give --category, --sqlstate, --native, "
-                     "--http, --error, --message, --server-delay or --server-refuses\n";
+                     "--http, --transport, --grpc, --error, --message, --server-delay or "
+                     "--server-refuses\n";
         return false;
     }
     if (options.native && options.vendor.empty()) {
@@ -110,7 +112,6 @@ std::optional<ErrorDescription> describe_error(const DecideOptions& options) {
     }
     error.sqlstate = options.sqlstate;
     error.native_code = options.native;
-    error.http_status = options.http;
     error.error_type = options.error_type;
     error.message = options.message;
     error.server_refused = options.server_refuses;
@@ -120,7 +121,32 @@ std::optional<ErrorDescription> describe_error(const DecideOptions& options) {
             return std::nullopt;
         }
     }
+    // Checked here, before the file is read, so that bad protocol options are usage errors first;
+    // the classification that counts is add_protocol_failure's, once idempotence is known.
+    if (options.protocol.any_protocol() &&
+        !classify_protocol("decide", options.protocol, options.idempotent)) {
+        return std::nullopt;
+    }
     return error;
+}
+
+// Adds the HTTP or gRPC failure of the options to `error` (docs/protocols.md): an explicit
+// --category stands, and an explicit --server-delay wins over a hint read from a header.
+void add_protocol_failure(const DecideOptions& options, bool idempotent, ErrorDescription& error) {
+    if (!options.protocol.any_protocol()) {
+        return;
+    }
+    const auto classified = classify_protocol("decide", options.protocol, idempotent);
+    const ErrorDescription& found = classified->error;
+    if (!error.category) {
+        error.category = found.category;
+    }
+    error.http_status = found.http_status;
+    error.grpc_status = found.grpc_status;
+    if (!error.server_delay) {
+        error.server_delay = found.server_delay;
+    }
+    error.server_refused = error.server_refused || found.server_refused;
 }
 
 Json decision_json(const Decision& d, const Policy& policy) {
@@ -192,6 +218,7 @@ int run_decide(const DecideOptions& options) {
     context.idempotent = resolution.idempotent_source == IdempotenceSource::Binding
                              ? resolution.idempotent
                              : options.idempotent;
+    add_protocol_failure(options, context.idempotent, *error);
     SeededRandomSource random(options.seed);
     const Decision decision = decide(*resolution.policy, *error, context, random);
     print_line(options.format == "json" ? decision_json(decision, *resolution.policy).dump()
@@ -217,7 +244,7 @@ void register_decide(CLI::App& app, CommandOutcome& outcome) {
     command->add_option("--native", o->native, "Vendor's native error code");
     command->add_option("--phase", o->phase, "Phase of the failure")
         ->check(CLI::IsMember({"connect", "execute", "commit"}));
-    command->add_option("--http", o->http, "HTTP status")->check(CLI::Range(100, 599));
+    add_protocol_options(*command, o->protocol);
     command->add_option("--error", o->error_type, "Error type name, e.g. io.timeout.read");
     command->add_option("--message", o->message, "Error message");
     command->add_option("--elapsed", o->elapsed,

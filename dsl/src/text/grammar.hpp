@@ -123,6 +123,7 @@ struct class_keyword : keyword<TAO_PEGTL_STRING("class")> {};
 struct native_keyword : keyword<TAO_PEGTL_STRING("native")> {};
 struct error_keyword : keyword<TAO_PEGTL_STRING("error")> {};
 struct http_keyword : keyword<TAO_PEGTL_STRING("http")> {};
+struct grpc_keyword : keyword<TAO_PEGTL_STRING("grpc")> {};
 struct message_keyword : keyword<TAO_PEGTL_STRING("message")> {};
 struct server_keyword : keyword<TAO_PEGTL_STRING("server")> {};
 struct delay_keyword : keyword<TAO_PEGTL_STRING("delay")> {};
@@ -310,7 +311,7 @@ struct attempt_timeout_statement
 
 // ---- Matchers ----------------------------------------------------------------------------------
 //   CATEGORY | sqlstate CODE | sqlstate class CC | native VENDOR CODE | error TYPE | http 503 |
-//   http 5xx | message "text"
+//   http 5xx | grpc UNAVAILABLE | message "text"
 
 struct sqlstate_code : word {};
 struct sqlstate_class_code : word {};
@@ -335,6 +336,10 @@ struct http_code : word {};
 struct http_argument : pegtl::seq<separator, http_code> {};
 struct http_matcher : pegtl::seq<http_keyword, pegtl::must<http_argument>> {};
 
+struct grpc_code : word {};
+struct grpc_argument : pegtl::seq<separator, grpc_code> {};
+struct grpc_matcher : pegtl::seq<grpc_keyword, pegtl::must<grpc_argument>> {};
+
 struct message_text : quoted_text {};
 struct message_argument : pegtl::seq<separator, message_text> {};
 struct message_matcher : pegtl::seq<message_keyword, pegtl::must<message_argument>> {};
@@ -343,7 +348,7 @@ struct message_matcher : pegtl::seq<message_keyword, pegtl::must<message_argumen
 struct category_word : word {};
 
 struct matcher : pegtl::sor<sqlstate_matcher, native_matcher, error_matcher, http_matcher,
-                            message_matcher, category_word> {};
+                            grpc_matcher, message_matcher, category_word> {};
 struct matcher_list : pegtl::seq<matcher, pegtl::star<list_comma, pegtl::must<matcher>>> {};
 
 // ---- Empty lists: `retry on none`, `never on none`, `retry if none`, `routes none` -------------
@@ -633,6 +638,8 @@ template <> inline constexpr const char* error_message<error_type_argument> =
     "expected an error type such as io.timeout after 'error'";
 template <> inline constexpr const char* error_message<http_argument> =
     "expected an HTTP status such as 503 or a class such as 5xx after 'http'";
+template <> inline constexpr const char* error_message<grpc_argument> =
+    "expected a gRPC status such as UNAVAILABLE or 14 after 'grpc'";
 template <> inline constexpr const char* error_message<message_argument> =
     "expected a quoted text such as \"timed out\" after 'message'";
 template <> inline constexpr const char* error_message<matcher> =

@@ -134,7 +134,7 @@ enum class Role : std::uint8_t {
     JitterBound,  // the `+-`
     JitterAmount,
     JitterPercent,  // with its `%`
-    MatcherStart,   // the keyword of a sqlstate, native, error, http or message matcher
+    MatcherStart,   // the keyword of a sqlstate, native, error, http, grpc or message matcher
     Category,
     SqlState,
     SqlStateClass,
@@ -142,6 +142,7 @@ enum class Role : std::uint8_t {
     NativeCode,
     ErrorType,
     Http,
+    Grpc,
     Message,  // with its quotes
     Predicate,
     ExhaustedAction,

@@ -1210,6 +1210,17 @@ ListNode<Located<Matcher>> TextReader::read_matchers(const LineParts& parts, std
             case Role::Http:
                 add(read_http(token, field), start);
                 break;
+            case Role::Grpc:
+                if (const std::optional<GrpcStatus> status = parse_grpc_status(token.text)) {
+                    add(Matcher::grpc_status(*status), start);
+                } else {
+                    report(DiagnosticCode::UnknownValue, token.position, field,
+                           "unknown gRPC status " + in_quotes(token.text),
+                           suggestion_for(token.text,
+                                          std::vector<std::string_view>(kGrpcStatusNames.begin(),
+                                                                        kGrpcStatusNames.end())));
+                }
+                break;
             case Role::Message:
                 if (Field<std::string> text = text_value(&token, field)) {
                     add(Matcher::message(text->value), start);

@@ -99,7 +99,7 @@ std::string statement_suggestion(std::string_view word, std::span<const Spelling
 const std::vector<std::string_view>& matcher_words() {
     static const std::vector<std::string_view> words = [] {
         std::vector<std::string_view> all = category_words();
-        for (const std::string_view keyword : {"sqlstate", "native", "error", "http", "message"}) {
+        for (const std::string_view keyword : {"sqlstate", "native", "error", "http", "grpc", "message"}) {
             all.push_back(keyword);
         }
         return all;
@@ -126,7 +126,7 @@ std::string misspelt_matcher_keyword(const LineParts& parts) {
             continue;
         }
         std::string suggestion =
-            did_you_mean(token.text, {"sqlstate", "native", "error", "http", "message"});
+            did_you_mean(token.text, {"sqlstate", "native", "error", "http", "grpc", "message"});
         if (!suggestion.empty()) {
             return suggestion;
         }

@@ -854,7 +854,7 @@ std::optional<Matcher> YamlReader::read_matcher_mapping(const Value& item, const
         } else {
             report(DiagnosticCode::MissingField, item.position, item.path,
                    "empty matcher " + context.where,
-                   "expected one of sqlstate, sqlstate_class, native, error, http, message");
+                   "expected one of sqlstate, sqlstate_class, native, error, http, grpc, message");
         }
         return std::nullopt;
     }
@@ -869,6 +869,11 @@ std::optional<Matcher> YamlReader::read_matcher_mapping(const Value& item, const
     }
     if (kind->key == "http") {
         return read_http_matcher(kind->value);
+    }
+    if (kind->key == "grpc") {
+        const Field<GrpcStatus> status =
+            read_word<GrpcStatus>(kind->value, parse_grpc_status, kGrpcStatusNames, "gRPC status");
+        return status ? std::optional<Matcher>(Matcher::grpc_status(status->value)) : std::nullopt;
     }
     // sqlstate, sqlstate_class, error, message: the scalar's text (an unquoted 40001 included).
     const Field<std::string> text = read_text(kind->value, "a text");

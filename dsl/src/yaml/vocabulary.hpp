@@ -19,7 +19,7 @@ inline constexpr std::string_view kBreakerKeys[] = {
 inline constexpr std::string_view kHandlerKeys[] = {"policy", "idempotent", "calls",
                                                     "redeliveries"};
 inline constexpr std::string_view kMatcherKeys[] = {
-    "sqlstate", "sqlstate_class", "native", "vendor", "error", "http", "message"};
+    "sqlstate", "sqlstate_class", "native", "vendor", "error", "http", "grpc", "message"};
 // Every jitter type a mapping may name (the four words plus the two parameterised types).
 inline constexpr std::string_view kJitterTypeWords[] = {"none",         "full",    "equal",
                                                         "decorrelated", "bounded", "proportional"};

@@ -200,19 +200,23 @@ class CircuitBreaker {
   private:
     struct Compiled;
     // One bucket's counter: the tag of the bucket (24 bits, from its index and the generation)
-    // above a 40-bit count.
+    // above a 40-bit count. A window is 10 of them.
     using BucketWord = std::atomic<std::uint64_t>;
-    struct Bucket {
-        alignas(16) BucketWord calls{0};
-        BucketWord failures{0};
+    using WindowWords = std::array<BucketWord, 10>;
+    // The calls counted by the thread that holds one stripe alone, on cache lines no other thread
+    // writes; the last stripe is shared by the threads beyond the stripes' number.
+    struct alignas(64) CallStripe {
+        WindowWords calls{};
     };
+    static constexpr std::size_t kExclusiveCallStripes = 8;
+    static constexpr std::size_t kSharedCallStripe = kExclusiveCallStripes;
 
     enum class Outcome : std::uint8_t { Success, Failure, Ignored };
     void record(const BreakerPermit& permit, Outcome outcome, TimePoint now) noexcept;
     void record_closed(std::uint64_t generation, Outcome outcome, TimePoint now) noexcept;
     void record_half_open(std::uint64_t generation, Outcome outcome, TimePoint now) noexcept;
-    bool ratio_tripped(const Compiled& compiled, std::uint64_t generation,
-                       std::int64_t bucket) const noexcept;
+    bool ratio_tripped(const Compiled& compiled, std::uint64_t generation, std::int64_t bucket,
+                       std::size_t stripe) noexcept;
     void open_locked(TimePoint now, Duration period) noexcept;
     void close_locked() noexcept;
     void set_state_locked(BreakerState state) noexcept;
@@ -220,8 +224,7 @@ class CircuitBreaker {
     std::int64_t bucket_of(const Compiled& compiled, TimePoint now) const noexcept;
     std::int64_t since_creation(TimePoint now) const noexcept;  // microseconds, never negative
     std::optional<BreakerPermit> refusal_while_open(TimePoint now) noexcept;
-    std::pair<std::uint64_t, std::uint64_t> window_counts(std::uint64_t generation,
-                                                          std::int64_t bucket) const noexcept;
+    std::uint64_t window_calls(std::uint64_t generation, std::int64_t bucket) const noexcept;
     static std::unique_ptr<const Compiled> compile(BreakerSettings settings,
                                                    const ErrorTypeRegistry* error_types);
 
@@ -233,7 +236,11 @@ class CircuitBreaker {
     std::atomic<std::uint64_t> consecutive_{0};
     std::atomic<std::uint64_t> refused_{0};
     std::array<std::atomic<std::uint64_t>, 3> transitions_to_{};
-    std::array<Bucket, 10> buckets_{};
+    std::array<CallStripe, kExclusiveCallStripes + 1> call_stripes_{};
+    alignas(64) WindowWords failures_{};  // not striped: rare while the breaker stays closed
+    // The tag of the bucket in which the window last held at least minimum_calls calls without
+    // tripping: until the bucket or the generation changes, a success cannot trip the breaker.
+    std::atomic<std::uint64_t> settled_{~std::uint64_t{0}};
     std::atomic<const Compiled*> active_{nullptr};
 
     mutable std::mutex mutex_;  // guards everything below and every change of state

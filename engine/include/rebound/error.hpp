@@ -12,6 +12,7 @@
 
 #include "rebound/duration.hpp"
 #include "rebound/error_category.hpp"
+#include "rebound/grpc_status.hpp"
 #include "rebound/vendor.hpp"
 
 namespace rebound {
@@ -28,6 +29,8 @@ struct ErrorDescription {
     std::string_view error_type;
     // HTTP status code (100..599); 0 when absent.
     int http_status = 0;
+    // gRPC status of a failed call; absent when the error did not come from gRPC.
+    std::optional<GrpcStatus> grpc_status;
     // Human-readable message; empty when absent.
     std::string_view message;
     // How long the server asked the client to wait before trying again (HTTP Retry-After, gRPC

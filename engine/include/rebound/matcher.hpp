@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "rebound/error_category.hpp"
+#include "rebound/grpc_status.hpp"
 #include "rebound/vendor.hpp"
 
 namespace rebound {
@@ -22,6 +23,7 @@ enum class MatcherKind : std::uint8_t {
     ErrorType,       // error type is this type or a subtype
     HttpStatus,      // HTTP status equals
     HttpClass,       // HTTP status in this hundred (5 for 5xx)
+    GrpcStatus,      // gRPC status equals
     Message,         // message contains the text (case-sensitive)
 };
 
@@ -32,6 +34,7 @@ struct Matcher {
     Vendor vendor = Vendor::Generic;                  // VendorNative
     std::int64_t native_code = 0;                     // VendorNative
     int http = 0;  // HttpStatus: the status; HttpClass: the hundreds digit
+    rebound::GrpcStatus grpc = rebound::GrpcStatus::Ok;  // GrpcStatus
 
     static Matcher of_category(ErrorCategory c);
     static Matcher transient();
@@ -41,11 +44,12 @@ struct Matcher {
     static Matcher error_type(std::string_view type_name);
     static Matcher http_status(int status);
     static Matcher http_class(int hundreds_digit);
+    static Matcher grpc_status(rebound::GrpcStatus status);
     static Matcher message(std::string_view substring);
 
     // The wire form `kind:value` used by explain, decide and logs: `category:deadlock`,
     // `category:transient`, `sqlstate:40001`, `sqlstate_class:08`, `native:mysql:1213`,
-    // `error:io.timeout`, `http:503`, `http:5xx`, `message:text`.
+    // `error:io.timeout`, `http:503`, `http:5xx`, `grpc:UNAVAILABLE`, `message:text`.
     std::string to_string() const;
 
     friend bool operator==(const Matcher&, const Matcher&) = default;

@@ -152,6 +152,8 @@ bool covers(const Matcher& exclude, const Matcher& include) {
         case MatcherKind::HttpClass:
             return (include.kind == MatcherKind::HttpClass && include.http == exclude.http) ||
                    (include.kind == MatcherKind::HttpStatus && include.http / 100 == exclude.http);
+        case MatcherKind::GrpcStatus:
+            return include.kind == MatcherKind::GrpcStatus && include.grpc == exclude.grpc;
         case MatcherKind::Message:
             return include.kind == MatcherKind::Message &&
                    include.text.find(exclude.text) != std::string::npos;

@@ -132,6 +132,7 @@ class RuleIndex {
     int error_type_shift_ = 63;
     std::uint64_t error_type_lengths_ = 0;   // bit n: some name has n characters (63: 63 or more)
     std::vector<RuleMatch> by_http_status_;  // empty, or kHttpStatusLimit entries
+    std::vector<RuleMatch> by_grpc_status_;  // empty, or kGrpcStatusCount entries
     // Ordered by the lower of the two rule indices, so early entries are the likely winners.
     std::vector<MessageEntry> messages_;
 };

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""A loopback HTTP server that fails on purpose, for the libcurl adapter's tests.
+
+Binds 127.0.0.1 on a free port, prints the port on the first line of stdout, and serves until it
+is terminated (the test that started it sends SIGTERM). Every path is /MODE/ID with a query:
+
+  /ok/ID                          200 "ok"
+  /status/ID?code=503&fail=N&retry_after=V
+                                  the first N requests of ID get CODE (with Retry-After: V when
+                                  given), later ones 200
+  /reset-before/ID?fail=N         the first N connections are reset before the request is read
+  /reset-after/ID?fail=N          the first N requests are read and applied, then the connection
+                                  is reset before any response
+  /stall/ID?fail=N&ms=M           the first N requests wait M ms before the response
+  /applied/ID                     200 with the number of times a request to ID was applied
+
+A request is applied once per Idempotency-Key (the key deduplicates, as a payment API does);
+without a key every request that reaches its handler is applied.
+"""
+import socket
+import struct
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+lock = threading.Lock()
+seen = {}          # ID -> requests that reached the handler (or connections, for reset-before)
+applied = {}       # ID -> times applied
+keys = {}          # ID -> set of Idempotency-Keys already applied
+reset_before = {}  # ID -> connections still to reset before reading
+
+
+def count(table, ident):
+    with lock:
+        table[ident] = table.get(ident, 0) + 1
+        return table[ident]
+
+
+def apply(ident, key):
+    with lock:
+        done = keys.setdefault(ident, set())
+        if key is not None and key in done:
+            return
+        if key is not None:
+            done.add(key)
+        applied[ident] = applied.get(ident, 0) + 1
+
+
+def reset(connection):
+    # SO_LINGER with a zero timeout makes close() send RST instead of FIN.
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    connection.close()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def handle(self):
+        # reset-before is decided per connection from a peek at the request line, without
+        # consuming the request.
+        try:
+            head = self.connection.recv(4096, socket.MSG_PEEK).decode("latin-1")
+        except OSError:
+            return
+        parts = head.split(" ")
+        if len(parts) > 1:
+            url = urllib.parse.urlsplit(parts[1])
+            path = url.path.strip("/").split("/")
+            if len(path) == 2 and path[0] == "reset-before":
+                fail = int(urllib.parse.parse_qs(url.query).get("fail", ["0"])[0])
+                if count(reset_before, path[1]) <= fail:
+                    reset(self.connection)
+                    return
+        super().handle()
+
+    def respond(self, code, body=b"", headers=()):
+        self.send_response(code)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def serve(self):
+        url = urllib.parse.urlsplit(self.path)
+        query = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
+        path = url.path.strip("/").split("/")
+        length = int(self.headers.get("Content-Length", "0"))
+        if length:
+            self.rfile.read(length)
+        if len(path) != 2:
+            self.respond(404)
+            return
+        mode, ident = path
+        fail = int(query.get("fail", "0"))
+        if mode == "applied":
+            with lock:
+                self.respond(200, str(applied.get(ident, 0)).encode())
+            return
+        number = count(seen, ident)
+        failing = number <= fail
+        if mode == "status" and failing:
+            headers = [("Retry-After", query["retry_after"])] if "retry_after" in query else []
+            self.respond(int(query.get("code", "503")), b"try later", headers)
+            return
+        if mode == "stall" and failing:
+            time.sleep(int(query.get("ms", "2000")) / 1000.0)
+        apply(ident, self.headers.get("Idempotency-Key"))
+        if mode == "reset-after" and failing:
+            reset(self.connection)
+            self.close_connection = True
+            return
+        self.respond(200, b"ok")
+
+    do_GET = serve
+    do_POST = serve
+    do_PUT = serve
+
+
+class Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        pass  # resets and clients that gave up are the point of this server, not errors
+
+
+def main():
+    server = Server(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(server.server_address[1], flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
