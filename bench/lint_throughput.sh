@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Lint throughput: generates N service files (default 1000; YAML and DSL, each with several
-# policies, handlers, inheritance and a few findings) into a temporary directory and times
+# policies, handlers, inheritance and a few findings; every binding states `calls`, so that the
+# call graph spans the files and retry-amplification reports a path from each of them, and each
+# file's `orders.*` calls a handler no file binds) into a temporary directory and times
 # `rebound lint` on the directory. Reports the median run: of 10 with hyperfine when installed,
 # else of 5 with bash `time`.
 # Not a test: the goal (1,000 files under 2 s) is recorded in docs/performance.md.
@@ -45,9 +47,9 @@ policy background extends interactive {
   budget tokens 100 ratio 0.1
 }
 
-handler ApproveCase uses interactive
-handler Risk$i uses background idempotent
-handler orders.* uses background
+handler ApproveCase uses interactive calls Risk$(( (i + 1) % count ))
+handler Risk$i uses background idempotent calls orders.ship
+handler orders.* uses background calls Audit$i
 default uses interactive
 DSL
   else
@@ -80,9 +82,9 @@ policies:
     retry_on: [transient, statement_timeout, { sqlstate: "23505" }]
     never_retry_on: [{ sqlstate_class: "23" }]
 handlers:
-  ApproveCase: interactive
-  "Risk$i": { policy: background, idempotent: true }
-  "orders.*": background
+  ApproveCase: { policy: interactive, calls: ["Risk$(( (i + 1) % count ))"] }
+  "Risk$i": { policy: background, idempotent: true, calls: [orders.ship] }
+  "orders.*": { policy: background, calls: ["Audit$i"] }
 YAML
   fi
 done

@@ -714,9 +714,31 @@ class Compiler {
                                     handler.key.value + "'");
             }
             check_reference(handler.policy, field, "handler '" + handler.key.value + "'");
+            check_call_graph_fields(handler, field);
         }
         if (document_.default_policy) {
             check_reference(*document_.default_policy, "default", "default");
+        }
+    }
+
+    // `calls` names handlers (never patterns); `redeliveries` is 0..kMaxRedeliveries.
+    void check_call_graph_fields(const HandlerNode& handler, const std::string& field) {
+        if (handler.calls) {
+            for (const Located<std::string>& callee : handler.calls->items) {
+                if (!is_valid_name(callee.value)) {
+                    reporter_.error(DiagnosticCode::InvalidName, callee.position, field + ".calls",
+                                    "'calls' lists handler names matching "
+                                    "[A-Za-z_][A-Za-z0-9_.-]*, got '" +
+                                        callee.value + "'");
+                }
+            }
+        }
+        if (handler.redeliveries &&
+            (handler.redeliveries->value < 0 || handler.redeliveries->value > kMaxRedeliveries)) {
+            reporter_.error(
+                DiagnosticCode::OutOfRange, handler.redeliveries->position, field + ".redeliveries",
+                "redeliveries must be between 0 and " + std::to_string(kMaxRedeliveries) +
+                    ", got " + std::to_string(handler.redeliveries->value));
         }
     }
 
@@ -784,7 +806,16 @@ class Compiler {
             if (handler.idempotent) {
                 idempotent = handler.idempotent->value;
             }
-            bindings.push_back(HandlerBinding{handler.key.value, handler.policy.value, idempotent});
+            HandlerBinding binding{handler.key.value, handler.policy.value, idempotent};
+            if (handler.calls) {
+                for (const Located<std::string>& callee : handler.calls->items) {
+                    binding.calls.push_back(callee.value);
+                }
+            }
+            if (handler.redeliveries) {
+                binding.redeliveries = handler.redeliveries->value;
+            }
+            bindings.push_back(std::move(binding));
         }
         std::optional<std::string> default_policy;
         if (document_.default_policy && (!partial || compiled(document_.default_policy->value))) {

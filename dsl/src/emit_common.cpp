@@ -368,14 +368,23 @@ FormNode fields_form(const PolicyFields& f) {
     return map;
 }
 
-// `Name: policy`, or the mapping form when `idempotent` is stated (false included).
+// `Name: policy`, or the mapping form when `idempotent` (false included), `calls` or
+// `redeliveries` is stated.
 FormNode handler_form(const HandlerNode& handler) {
-    if (!handler.idempotent) {
+    if (!handler.idempotent && !handler.calls && !handler.redeliveries) {
         return FormNode::word(handler.policy.value);
     }
     FormNode map = FormNode::map(true);
     map.add("policy", FormNode::word(handler.policy.value));
-    map.add("idempotent", FormNode::boolean_value(handler.idempotent->value));
+    if (handler.idempotent) {
+        map.add("idempotent", FormNode::boolean_value(handler.idempotent->value));
+    }
+    if (handler.calls) {
+        map.add("calls", names_form(*handler.calls));
+    }
+    if (handler.redeliveries) {
+        map.add("redeliveries", FormNode::integer_value(handler.redeliveries->value));
+    }
     return map;
 }
 

@@ -231,6 +231,15 @@ std::string handler_line(const HandlerNode& handler) {
     if (handler.idempotent) {
         option = handler.idempotent->value ? " idempotent" : " not idempotent";
     }
+    if (handler.calls && !handler.calls->items.empty()) {
+        option += " calls ";
+        for (std::size_t i = 0; i < handler.calls->items.size(); ++i) {
+            option += (i == 0 ? "" : ", ") + handler.calls->items[i].value;
+        }
+    }
+    if (handler.redeliveries) {
+        option += " redeliveries " + std::to_string(handler.redeliveries->value);
+    }
     return "handler " + handler.key.value + " uses " + handler.policy.value + option + '\n';
 }
 

@@ -31,7 +31,7 @@ struct ThresholdField {
 
 constexpr double kMicrosecondsPerHour = 3600e6;
 
-constexpr std::array<ThresholdField, 4> kThresholdFields{{
+constexpr std::array<ThresholdField, 5> kThresholdFields{{
     {"delay-too-short", "min_delay", &RuleThresholds::min_delay, nullptr, nullptr, 1,
      kMicrosecondsPerHour},
     {"unthrottled-retries", "max_attempts", nullptr, &RuleThresholds::max_attempts, nullptr, 1,
@@ -40,11 +40,16 @@ constexpr std::array<ThresholdField, 4> kThresholdFields{{
      kMicrosecondsPerHour},
     {"loose-retry-budget", "max_token_ratio", nullptr, nullptr, &RuleThresholds::max_token_ratio,
      0.001, 1000},
+    {"retry-amplification", "max", nullptr, &RuleThresholds::max_amplification, nullptr, 1, 1e9},
 }};
 
-constexpr std::array<std::string_view, 6> kKeys{
-    "rules",           "predicates",          "handlers",
-    "delay-too-short", "unthrottled-retries", "loose-retry-budget"};
+constexpr std::array<std::string_view, 7> kKeys{"rules",
+                                                "predicates",
+                                                "handlers",
+                                                "delay-too-short",
+                                                "unthrottled-retries",
+                                                "loose-retry-budget",
+                                                "retry-amplification"};
 
 bool is_threshold_section(std::string_view key) {
     for (const ThresholdField& field : kThresholdFields) {

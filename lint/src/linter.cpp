@@ -6,10 +6,12 @@
 
 #include "make_finding.hpp"
 #include "policy_file.hpp"
+#include "rebound/dsl/call_graph.hpp"
 #include "rebound/dsl/compile.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/dsl/vendor_map_loader.hpp"
 #include "rebound/lint/policy_file_search.hpp"
+#include "rules/call_graph_rules.hpp"
 #include "suppression.hpp"
 
 namespace rebound::lint {
@@ -87,32 +89,68 @@ Linter::Linter(LintSettings settings, const RuleRegistry& registry)
     : settings_(std::move(settings)), registry_(registry) {}
 
 FileReport Linter::lint_file(const fs::path& path) const {
-    return lint_loaded(dsl::load_file(path), path.generic_string());
+    return lint_alone(dsl::load_file(path), path.generic_string());
 }
 
 FileReport Linter::lint_text(std::string_view text, std::string_view file,
                              dsl::Syntax syntax) const {
-    return lint_loaded(dsl::load_text(text, file, syntax), std::string(file));
+    return lint_alone(dsl::load_text(text, file, syntax), std::string(file));
 }
 
-FileReport Linter::lint_loaded(dsl::LoadResult loaded, std::string file) const {
+// One file is its own call graph.
+FileReport Linter::lint_alone(dsl::LoadResult loaded, std::string file) const {
+    LoadedFile prepared = prepare(std::move(loaded), std::move(file));
+    std::vector<std::vector<dsl::CallGraphNode>> nodes(1);
+    nodes[0] = call_graph_nodes_of(prepared);
+    Findings cross_file =
+        std::move(rules::call_graph_findings(std::move(nodes), settings_, registry_)[0]);
+    return finish(std::move(prepared), std::move(cross_file));
+}
+
+Linter::LoadedFile Linter::prepare(dsl::LoadResult loaded, std::string file) const {
+    LoadedFile prepared;
+    prepared.file = std::move(file);
+    prepared.vendor_map = is_vendor_map(loaded.source);
+    prepared.unreadable = std::any_of(
+        loaded.diagnostics.begin(), loaded.diagnostics.end(),
+        [](const dsl::Diagnostic& d) { return d.code == dsl::DiagnosticCode::UnreadableFile; });
+    prepared.compiled = loaded.policy_set != nullptr;
+    if (!prepared.unreadable && !prepared.vendor_map) {
+        // A file with errors still gets the semantic rules on the policies that did compile.
+        prepared.checked = prepared.compiled
+                               ? loaded.policy_set
+                               : dsl::compile_valid_parts(loaded.document, loaded.diagnostics);
+    }
+    prepared.loaded = std::move(loaded);
+    return prepared;
+}
+
+std::vector<dsl::CallGraphNode> Linter::call_graph_nodes_of(const LoadedFile& file) {
+    if (!file.checked) {
+        return {};
+    }
+    return dsl::call_graph_nodes(file.loaded.document, *file.checked, file.file);
+}
+
+FileReport Linter::finish(LoadedFile prepared, Findings cross_file) const {
+    dsl::LoadResult& loaded = prepared.loaded;
     FileReport report;
-    report.file = std::move(file);
+    report.file = std::move(prepared.file);
     report.source = std::move(loaded.source);
+    report.unreadable = prepared.unreadable;
     if (loaded.document.service) {
         report.service = loaded.document.service->value;
         report.service_position = loaded.document.service->position;
     }
     Findings findings;
     for (const dsl::Diagnostic& d : loaded.diagnostics) {
-        report.unreadable = report.unreadable || d.code == dsl::DiagnosticCode::UnreadableFile;
         findings.push_back(from_diagnostic(d));
     }
     if (report.unreadable) {
         report.findings = std::move(findings);
         return report;
     }
-    if (is_vendor_map(report.source)) {
+    if (prepared.vendor_map) {
         // Checked by the vendor-map loader instead of the policy compiler; its diagnostics use
         // the same codes, so they are compiler rules here too.
         findings.clear();
@@ -128,11 +166,8 @@ FileReport Linter::lint_loaded(dsl::LoadResult loaded, std::string file) const {
         report.findings = std::move(findings);
         return report;
     }
-    const bool compiled = loaded.policy_set != nullptr;
-    // A file with errors still gets the semantic rules on the policies that did compile.
-    const std::shared_ptr<const PolicySet> checked =
-        compiled ? loaded.policy_set
-                 : dsl::compile_valid_parts(loaded.document, loaded.diagnostics);
+    const bool compiled = prepared.compiled;
+    const std::shared_ptr<const PolicySet>& checked = prepared.checked;
     if (checked && !checked->policies().empty()) {
         const PolicyFileContext context(loaded.document, checked, settings_, report.source);
         for (const Rule& rule : registry_.rules()) {
@@ -142,6 +177,8 @@ FileReport Linter::lint_loaded(dsl::LoadResult loaded, std::string file) const {
             }
         }
     }
+    findings.insert(findings.end(), std::make_move_iterator(cross_file.begin()),
+                    std::make_move_iterator(cross_file.end()));
     SuppressionScan scan = scan_suppressions(report.source, report.file, registry_);
     apply_suppressions(scan.suppressions, findings, registry_);
     // Unused suppressions are only known when every rule ran on a compiled file; a suppression
@@ -172,10 +209,19 @@ FileReport Linter::lint_loaded(dsl::LoadResult loaded, std::string file) const {
 }
 
 LintReport Linter::lint_paths(const std::vector<std::string>& paths) const {
-    LintReport report;
-    PolicyFileSearch search = find_policy_files(paths);
+    // Every file is loaded before any is finished: the call graph spans them all.
+    const PolicyFileSearch search = find_policy_files(paths);
+    std::vector<LoadedFile> loaded;
+    std::vector<std::vector<dsl::CallGraphNode>> nodes;
     for (const std::string& file : search.files) {
-        report.files.push_back(lint_file(file));
+        loaded.push_back(prepare(dsl::load_file(file), file));
+        nodes.push_back(call_graph_nodes_of(loaded.back()));
+    }
+    std::vector<Findings> cross_file =
+        rules::call_graph_findings(std::move(nodes), settings_, registry_);
+    LintReport report;
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+        report.files.push_back(finish(std::move(loaded[i]), std::move(cross_file[i])));
     }
     for (const dsl::Diagnostic& problem : search.problems) {
         FileReport unreadable;

@@ -77,6 +77,9 @@ const RuleRegistry& RuleRegistry::standard() {
                  &rules::kHintsIgnoredWhenThrottled,
                  &rules::kBreakerOpenPastDeadlines,
                  &rules::kUnusedBreaker,
+                 &rules::kRetryAmplification,
+                 &rules::kCallCycle,
+                 &rules::kUnboundCallee,
              }) {
             all.push_back(*rule);
         }

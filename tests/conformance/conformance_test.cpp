@@ -90,9 +90,8 @@ std::vector<std::pair<std::string, fs::path>> handler_vectors() {
     return vectors;
 }
 
-// Version-2 vectors (breakers, server delay hints, protocol matchers, `calls`): the project
-// does not implement them yet, so they run in the `[!shouldfail]` test cases at the end of this
-// file, which fail as soon as a vector starts to pass (and its entry here must go).
+// Version-2 vectors (breakers, server delay hints, protocol matchers, `calls`): they run in the
+// `version 2` test cases at the end of this file.
 bool is_version_2(const fs::path& file) {
     return file.filename().string().starts_with("06-resilience");
 }
@@ -334,17 +333,28 @@ TEST_CASE("classify of protocol failures (HTTP, transport, gRPC) matches every v
 // Version 2 of the contract, not implemented yet: each vector must still fail. When one of these
 // cases starts to pass, the feature has landed: move its vectors into the cases above.
 TEST_CASE("version 2: explain of the resilience vectors (breakers, server_delay, calls)",
-          "[conformance][version2][!shouldfail]") {
+          "[conformance][version2]") {
     const auto files = valid_vectors(true);
     REQUIRE(files.size() == 2);
+    const std::regex pattern(R"(06-resilience\.handler-(.+)\.explain\.json)");
+    const auto handlers = files_matching(kConformance, pattern);
+    REQUIRE(handlers.size() == 4);
     for (const fs::path& file : files) {
         require_contains(explain(file.string()),
                          read_json(kConformance / "06-resilience.explain.json"));
+        for (const fs::path& expected : handlers) {
+            std::smatch match;
+            const std::string name = expected.filename().string();
+            std::regex_match(name, match, pattern);
+            INFO(file.filename().string() << " --handler " << match[1].str());
+            require_contains(explain(file.string(), {"--handler", match[1].str()}),
+                             read_json(expected));
+        }
     }
 }
 
 TEST_CASE("version 2: decide cases with server hints and protocol statuses",
-          "[conformance][version2][!shouldfail]") {
+          "[conformance][version2]") {
     const auto vectors = decide_vectors(true);
     REQUIRE(vectors.size() == 8);
     for (const std::string& line : vectors) {
@@ -352,7 +362,7 @@ TEST_CASE("version 2: decide cases with server hints and protocol statuses",
     }
 }
 
-TEST_CASE("version 2: replay of breaker event traces", "[conformance][version2][!shouldfail]") {
+TEST_CASE("version 2: replay of breaker event traces", "[conformance][version2]") {
     const auto traces = files_matching(kConformance / "replay", std::regex(R"(.*\.events)"));
     REQUIRE(traces.size() == 2);
     for (const fs::path& events : traces) {

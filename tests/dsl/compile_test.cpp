@@ -361,3 +361,32 @@ TEST_CASE("one broken line of a DSL policy does not hide the policy's other prob
     CHECK(found == std::vector<std::pair<std::uint32_t, DiagnosticCode>>{
                        {5, DiagnosticCode::ConflictingFields}, {6, DiagnosticCode::SyntaxError}});
 }
+
+TEST_CASE("a binding carries its calls and redeliveries, which are checked", "[compile]") {
+    const LoadResult r = load_yaml(R"(rebound: 1
+service: orders
+policies:
+  interactive: {}
+handlers:
+  orders.place: { policy: interactive, calls: [payments.authorize, ledger.post] }
+  orders.events: { policy: interactive, redeliveries: 1000 }
+  orders.audit: interactive
+)");
+    REQUIRE(r.policy_set);
+    const auto& bindings = r.policy_set->bindings();
+    REQUIRE(bindings.size() == 3);
+    CHECK(bindings[0].calls == std::vector<std::string>{"payments.authorize", "ledger.post"});
+    CHECK(bindings[0].redeliveries == 0);
+    CHECK(bindings[1].redeliveries == 1000);
+    CHECK(bindings[2].calls.empty());
+
+    CHECK(errors_of(R"(rebound: 1
+service: orders
+policies:
+  p: {}
+handlers:
+  a: { policy: p, redeliveries: 1001 }
+  b: { policy: p, redeliveries: -1 }
+  c: { policy: p, calls: [ok, "orders.*"] }
+)") == std::vector<std::string>{"6:33 RB101", "7:33 RB101", "8:31 RB108"});
+}

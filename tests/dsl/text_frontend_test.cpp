@@ -35,6 +35,7 @@ using rebound::dsl::Diagnostic;
 using rebound::dsl::DiagnosticCode;
 using rebound::dsl::Document;
 using rebound::dsl::emit_text;
+using rebound::dsl::HandlerNode;
 using rebound::dsl::parse_text;
 using rebound::dsl::parse_yaml;
 using rebound::dsl::ParseResult;
@@ -1501,6 +1502,46 @@ TEST_CASE("text: 'not idempotent' states that a handler is not idempotent", "[te
     CHECK_FALSE(result.document.handlers[0].idempotent->value);
     CHECK(result.document.handlers[0].idempotent->position == at(5, 18));
     CHECK_FALSE(result.document.handlers[1].idempotent.has_value());
+}
+
+TEST_CASE("text: a handler line states calls and redeliveries after idempotent", "[text]") {
+    const ParseResult result = parse(
+        "rebound 1\nservice s\npolicy p {\n}\n"
+        "handler a uses p idempotent calls b.c, d-e redeliveries 5\n"
+        "handler b.* uses p redeliveries 0\nhandler d-e uses p calls a\n");
+    INFO(describe(result));
+    REQUIRE(result.diagnostics.empty());
+    REQUIRE(result.document.handlers.size() == 3);
+    const HandlerNode& a = result.document.handlers[0];
+    CHECK(a.idempotent->value);
+    REQUIRE(a.calls.has_value());
+    REQUIRE(a.calls->items.size() == 2);
+    CHECK(a.calls->items[0].value == "b.c");
+    CHECK(a.calls->items[0].position == at(5, 35));
+    CHECK(a.calls->items[1].value == "d-e");
+    CHECK(a.redeliveries->value == 5);
+    CHECK(a.redeliveries->position == at(5, 57));
+    CHECK_FALSE(result.document.handlers[1].calls.has_value());
+    CHECK(result.document.handlers[1].redeliveries->value == 0);
+    CHECK(result.document.handlers[2].calls->items.at(0).value == "a");
+}
+
+TEST_CASE("text: calls and redeliveries that cannot be read say what was expected", "[text]") {
+    const std::string head = "rebound 1\nservice s\npolicy p {\n}\n";
+    const Diagnostic empty =
+        only_diagnostic(head + "handler a uses p calls\n", DiagnosticCode::SyntaxError);
+    CHECK(empty.position == at(5, 23));
+    CHECK(empty.message.find("expected a handler name after 'calls'") != std::string::npos);
+    const Diagnostic dangling =
+        only_diagnostic(head + "handler a uses p calls b,\n", DiagnosticCode::SyntaxError);
+    CHECK(dangling.message.find("expected a handler name after ','") != std::string::npos);
+    const Diagnostic order = only_diagnostic(head + "handler a uses p redeliveries 2 calls b\n",
+                                             DiagnosticCode::SyntaxError);
+    CHECK(order.message.find("(in this order)") != std::string::npos);
+    const Diagnostic count =
+        only_diagnostic(head + "handler a uses p redeliveries many\n", DiagnosticCode::WrongType);
+    CHECK(count.position == at(5, 31));
+    CHECK(count.field == "handlers.a.redeliveries");
 }
 
 TEST_CASE("text: grpc matchers take a status name in any case or its code", "[text]") {

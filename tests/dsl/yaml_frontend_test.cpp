@@ -26,6 +26,7 @@ using rebound::Vendor;
 using rebound::dsl::Diagnostic;
 using rebound::dsl::DiagnosticCode;
 using rebound::dsl::Document;
+using rebound::dsl::HandlerNode;
 using rebound::dsl::parse_yaml;
 using rebound::dsl::ParseResult;
 using rebound::dsl::PolicyFields;
@@ -1111,6 +1112,30 @@ TEST_CASE("a percentage where a jitter goes says how to write it", "[yaml]") {
     CHECK(percent.position == at(5, 13));
     CHECK(percent.message == "jitter '20%' is not a jitter: a percentage is written as a factor");
     CHECK(percent.suggestion == "write { type: proportional, factor: 0.2 }");
+}
+
+TEST_CASE("handlers: calls and redeliveries in the mapping form", "[yaml]") {
+    const ParseResult result = parse(
+        "rebound: 1\nservice: s\npolicies: {p: {}}\nhandlers:\n"
+        "  a: { policy: p, calls: [b.c, d], redeliveries: 4 }\n  b.*: p\n");
+    check_well_formed(result, "svc.yaml");
+    REQUIRE(result.diagnostics.empty());
+    const HandlerNode& a = result.document.handlers.at(0);
+    REQUIRE(a.calls.has_value());
+    REQUIRE(a.calls->items.size() == 2);
+    CHECK(a.calls->items[0].value == "b.c");
+    CHECK(a.calls->items[0].position == at(5, 27));
+    CHECK(a.redeliveries->value == 4);
+    CHECK_FALSE(result.document.handlers.at(1).calls.has_value());
+
+    const Diagnostic not_a_list = only_diagnostic(
+        "rebound: 1\nservice: s\npolicies: {p: {}}\nhandlers:\n  a: { policy: p, calls: b }\n",
+        DiagnosticCode::WrongType);
+    CHECK(not_a_list.message.find("a list of handler names") != std::string::npos);
+    const Diagnostic misspelt = only_diagnostic(
+        "rebound: 1\nservice: s\npolicies: {p: {}}\nhandlers:\n  a: { policy: p, call: [b] }\n",
+        DiagnosticCode::UnknownKey);
+    CHECK(misspelt.suggestion.find("calls") != std::string::npos);
 }
 
 TEST_CASE("grpc matchers: a status name in any case or its code", "[yaml]") {

@@ -348,3 +348,101 @@ default: nojitter
     CHECK(std::none_of(found.begin(), found.end(),
                        [](const std::string& code) { return code.ends_with("@4"); }));
 }
+
+namespace {
+
+// Three services' files: 3 attempts at the edge, 3 in payments, 5 at the ledger.
+struct ThreeServices {
+    TemporaryDirectory dir;
+    ThreeServices(const std::string& edge_prefix = "") {
+        dir.write("edge.yaml",
+                  "rebound: 1\nservice: edge\npolicies:\n"
+                  "  p: { max_attempts: 3 }\nhandlers:\n" +
+                      edge_prefix + "  orders.place: { policy: p, calls: [payments.authorize] }\n");
+        dir.write("payments.rebound",
+                  "rebound 1\nservice payments\npolicy p {\n  attempts 3\n}\n"
+                  "handler payments.* uses p calls ledger.post, fx.rate\n");
+        dir.write("ledger.yaml",
+                  "rebound: 1\nservice: ledger\npolicies:\n"
+                  "  p: { max_attempts: 5 }\nhandlers:\n  ledger.post: p\n");
+    }
+};
+
+Findings call_graph_findings(const LintReport& report) {
+    Findings found = report.all_findings();
+    std::erase_if(found, [](const Finding& f) { return f.code < "RB338" || f.code > "RB340"; });
+    return found;
+}
+
+}  // namespace
+
+TEST_CASE("lint: retry-amplification follows calls across the files linted together",
+          "[lint][call_graph]") {
+    const ThreeServices services;
+    const Findings found = call_graph_findings(Linter().lint_paths({services.dir.path.string()}));
+    REQUIRE(found.size() == 2);
+    const Finding& amplified = found[0];
+    CHECK(amplified.code == "RB338");
+    CHECK(amplified.severity == Severity::Warning);
+    CHECK(amplified.file.ends_with("edge.yaml"));  // on the first binding of the path
+    CHECK(amplified.position.line == 6);
+    CHECK(amplified.position.column == 3);
+    CHECK(amplified.message ==
+          "up to 45 calls reach 'ledger.post' for one request to 'orders.place', more than 10: "
+          "orders.place x3 -> payments.authorize x3 -> ledger.post x5 = 45");
+    const Finding& unbound = found[1];
+    CHECK(unbound.code == "RB340");
+    CHECK(unbound.severity == Severity::Note);
+    CHECK(unbound.file.ends_with("payments.rebound"));
+    CHECK(unbound.position.line == 6);
+    CHECK(unbound.message.find("'fx.rate', which no linted file binds") != std::string::npos);
+
+    // Each file alone sees no path longer than its own bindings.
+    for (const char* file : {"edge.yaml", "payments.rebound", "ledger.yaml"}) {
+        const Findings alone = Linter().lint_file(services.dir.path / file).findings;
+        CHECK_FALSE(std::any_of(alone.begin(), alone.end(),
+                                [](const Finding& f) { return f.code == "RB338"; }));
+    }
+}
+
+TEST_CASE("lint: retry-amplification honours its threshold and suppressions",
+          "[lint][call_graph]") {
+    const ThreeServices services;
+    LintSettings settings;
+    settings.thresholds.max_amplification = 45;
+    CHECK(call_graph_findings(Linter(settings).lint_paths({services.dir.path.string()})).size() ==
+          1);  // the note only
+    settings.thresholds.max_amplification = 44;
+    CHECK(call_graph_findings(Linter(settings).lint_paths({services.dir.path.string()})).size() ==
+          2);
+
+    const ThreeServices suppressed("  # rebound: disable-next-line RB338 -- the edge is batch\n");
+    const LintReport report = Linter().lint_paths({suppressed.dir.path.string()});
+    const Findings all = report.all_findings();
+    CHECK_FALSE(std::any_of(all.begin(), all.end(), [](const Finding& f) {
+        return f.code == "RB338" || f.code == "RB315";
+    }));
+
+    const ConfigResult config =
+        load_config_text("retry-amplification: { max: 100 }\n", ".rebound-lint.yaml");
+    CHECK(config.findings.empty());
+    CHECK(config.settings.thresholds.max_amplification == 100);
+}
+
+TEST_CASE("lint: a cycle in calls is an error naming the cycle", "[lint][call_graph]") {
+    const TemporaryDirectory dir;
+    dir.write("a.yaml",
+              "rebound: 1\nservice: a\npolicies:\n  p: { max_attempts: 2 }\nhandlers:\n"
+              "  a.run: { policy: p, calls: [b.run] }\n");
+    dir.write("b.yaml",
+              "rebound: 1\nservice: b\npolicies:\n  p: { max_attempts: 2 }\nhandlers:\n"
+              "  b.run: { policy: p, calls: [c.run] }\n"
+              "  c.run: { policy: p, calls: [a.run] }\n");
+    const Findings found = call_graph_findings(Linter().lint_paths({dir.path.string()}));
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].code == "RB339");
+    CHECK(found[0].severity == Severity::Error);
+    CHECK(found[0].file.ends_with("b.yaml"));
+    CHECK(found[0].position.line == 7);
+    CHECK(found[0].message.find("a.run -> b.run -> c.run -> a.run") != std::string::npos);
+}

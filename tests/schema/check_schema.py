@@ -291,7 +291,10 @@ def forms_used(documents):
             note_policy(fields)
         for binding in (document.get("handlers") or {}).values():
             if isinstance(binding, dict):
-                used.add("handler:mapping" + (":idempotent" if "idempotent" in binding else ""))
+                used.add("handler:mapping")
+                for key in ("idempotent", "calls", "redeliveries"):
+                    if key in binding:
+                        used.add("handler:mapping:" + key)
             else:
                 used.add("handler:name")
         for key in document.get("handlers") or {}:
@@ -313,7 +316,8 @@ REQUIRED_FORMS = (
        "matcher:error:str", "matcher:http:int", "matcher:http:str", "matcher:message:str"]
     + ["vendor:" + v for v in ("postgresql", "mysql", "sqlserver", "oracle", "db2", "sqlite",
                                "cockroachdb")]
-    + ["handler:name", "handler:mapping", "handler:mapping:idempotent", "handler-key:exact",
+    + ["handler:name", "handler:mapping", "handler:mapping:idempotent", "handler:mapping:calls",
+       "handler:mapping:redeliveries", "handler-key:exact",
        "handler-key:prefix"]
 )
 

@@ -127,3 +127,72 @@ TEST_CASE("simulate reports a broken policy file as input errors") {
     CHECK(result.exit_code == 1);
     CHECK_FALSE(result.err.empty());
 }
+
+TEST_CASE("simulate --scenario failure-rate: CSV of success rate and work per strategy",
+          "[simulate_cli]") {
+    const CommandResult result = simulate({"--scenario", "failure-rate", "--failure-rates", "0,1",
+                                           "--requests", "1000", "--format", "csv"});
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    const std::vector<std::string> csv = lines(result.out);
+    REQUIRE(csv.size() == 1 + 2 * 4);
+    CHECK(csv[0] == "strategy,failure_rate,success_rate,work");
+    CHECK(csv[1] == "none,0.0000,1.0000,1.0000");
+    CHECK(csv[6] == "retries,1.0000,0.0000,4.0000");
+}
+
+TEST_CASE("simulate --scenario failure-rate: options are checked", "[simulate_cli]") {
+    const CommandResult unknown =
+        simulate({"--scenario", "failure-rate", "--strategies", "budgit", "--requests", "10"});
+    CHECK(unknown.exit_code == 2);
+    CHECK(unknown.err.find("did you mean 'budget'?") != std::string::npos);
+    const CommandResult rate = simulate({"--scenario", "failure-rate", "--failure-rates", "1.5"});
+    CHECK(rate.exit_code == 2);
+    const CommandResult clients =
+        simulate({"--scenario", "failure-rate", "--clients", "1,2", "--requests", "10"});
+    CHECK(clients.exit_code == 2);
+    CHECK(clients.err.find("takes one client count") != std::string::npos);
+}
+
+TEST_CASE("simulate --scenario brownout: recovery per strategy as text, samples as CSV",
+          "[simulate_cli]") {
+    const CommandResult text =
+        simulate({"--scenario", "brownout", "--strategies", "none,immediate"});
+    INFO(text.err);
+    REQUIRE(text.exit_code == 0);
+    CHECK(text.out.find("never (metastable)") != std::string::npos);
+    const CommandResult csv =
+        simulate({"--scenario", "brownout", "--strategies", "none", "--format", "csv"});
+    REQUIRE(csv.exit_code == 0);
+    CHECK(lines(csv.out).at(0) == "strategy,time_s,arrivals,offered,goodput,amplification");
+    CHECK(lines(csv.out).size() == 1 + 80);
+}
+
+TEST_CASE("simulate --scenario failure-rate runs a policy file with its own budget per client",
+          "[simulate_cli]") {
+    const fs::path scratch = rebound::testing::make_temporary_directory("rebound-simulate");
+    const fs::path file = scratch / "service.yaml";
+    std::ofstream(file) << "rebound: 1\n"
+                           "service: shop\n"
+                           "policies:\n"
+                           "  retries:\n"
+                           "    max_attempts: 4\n"
+                           "    retry_on: [transient]\n"
+                           "    budget: { max_tokens: 100, token_ratio: 0.1 }\n"
+                           "handlers:\n"
+                           "  checkout: retries\n";
+    const auto run = [&](const std::string& clients) {
+        return simulate({"--scenario", "failure-rate", "--failure-rates", "1", "--requests", "1000",
+                         "--clients", clients, "--policy", file.string(), "--handler", "checkout",
+                         "--format", "csv"});
+    };
+    const CommandResult one = run("1");
+    const CommandResult ten = run("10");
+    fs::remove_all(scratch);
+    INFO(one.err);
+    REQUIRE(one.exit_code == 0);
+    // Named `file:retries` (a built-in has the name). A full budget of 100 tokens allows 49
+    // retries per client (a retry needs more than 50 tokens left after taking its own).
+    CHECK(lines(one.out).at(1) == "file:retries,1.0000,0.0000,1.0490");
+    CHECK(lines(ten.out).at(1) == "file:retries,1.0000,0.0000,1.4900");
+}

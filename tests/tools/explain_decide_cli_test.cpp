@@ -88,7 +88,8 @@ TEST_CASE("explain of a whole file lists the handler bindings and the default", 
     const json all = run_json({"explain", payments.file.string()});
     REQUIRE(all["handlers"].size() == 3);
     CHECK(all["handlers"][0] == json::parse(R"({"key": "payments.capture", "policy":
-        "interactive", "idempotent": false, "idempotent_source": "default"})"));
+        "interactive", "idempotent": false, "idempotent_source": "default", "calls": [],
+        "redeliveries": 0})"));
     CHECK(all["handlers"][1]["idempotent_source"] == "file binding");
     CHECK(all["handlers"][2]["idempotent"] == true);
     CHECK(all["default"] == "background");
@@ -210,4 +211,40 @@ TEST_CASE("convert to the DSL keeps an explicit idempotent: false", "[convert_cl
     CHECK(result.out.find("handler payments.refund uses interactive not idempotent\n") !=
           std::string::npos);
     CHECK(result.out.find("handler payments.capture uses interactive\n") != std::string::npos);
+}
+
+TEST_CASE("explain --handler shows calls, redeliveries and the worst-case fan-out in the file",
+          "[explain_cli]") {
+    const PaymentsFile payments;
+    std::ofstream(payments.file) << R"(rebound: 1
+service: payments
+policies:
+  edge: { max_attempts: 3 }
+  store: { max_attempts: 2 }
+handlers:
+  payments.capture: { policy: edge, calls: [payments.store.write, fx.rate] }
+  payments.store.*: { policy: store, redeliveries: 4 }
+  payments.plain: edge
+)";
+    const std::string file = payments.file.string();
+    const json capture = run_json({"explain", file, "--handler", "payments.capture"});
+    CHECK(capture["calls"] == json::parse(R"(["payments.store.write", "fx.rate"])"));
+    CHECK(capture["redeliveries"] == 0);
+    // 3 attempts x (2 attempts x 5 deliveries); fx.rate is bound in no file given.
+    CHECK(capture["worst_case_fan_out"] ==
+          json::parse(R"({"calls": 30, "path": ["payments.capture", "payments.store.write"]})"));
+    const json store = run_json({"explain", file, "--handler", "payments.store.flush"});
+    CHECK(store["calls"] == json::array());
+    CHECK(store["redeliveries"] == 4);
+    CHECK(store["worst_case_fan_out"]["calls"] == 10);
+    const json unbound = run_json({"explain", file, "--handler", "other"});
+    CHECK(unbound["calls"] == json::array());
+    CHECK(unbound["redeliveries"] == 0);
+
+    const CommandResult text = run_cli({"explain", file, "--handler", "payments.capture"});
+    CHECK(text.out.find("  calls:              payments.store.write, fx.rate\n"
+                        "  redeliveries:       0\n"
+                        "  worst-case fan-out: 30 calls to payments.store.write per call "
+                        "(payments.capture -> payments.store.write; by this file's bindings)\n") !=
+          std::string::npos);
 }

@@ -53,9 +53,15 @@ int run_explain(const ExplainOptions& options) {
                 return kExitInputErrors;
             }
         }
+        std::optional<HandlerCalls> calls;
+        if (handler != nullptr) {
+            calls = handler_calls(loaded->document, set, options.handler);
+        }
+        const HandlerCalls* stated = calls ? &*calls : nullptr;
         print_line(
-            json ? json_output(explain_json(set.service(), *policy, handler, options.handler), 1)
-                 : explain_text(set.service(), *policy, handler, options.handler));
+            json ? json_output(
+                       explain_json(set.service(), *policy, handler, options.handler, stated), 1)
+                 : explain_text(set.service(), *policy, handler, options.handler, stated));
         return kExitOk;
     }
     if (json) {

@@ -1,5 +1,8 @@
-// rebound simulate [--strategies a,b,...] [--policy FILE --handler NAME] [--clients N,N,...]
-//                  [--runs N] [--seed N] [--format text|csv] [--svg FILE]
+// rebound simulate [--scenario contention|failure-rate|brownout] [--strategies a,b,...]
+//                  [--policy FILE --handler NAME] [--clients N,N,...] [--runs N] [--seed N]
+//                  [--failure-rates X,X,...] [--requests N] [--retries N] [--max-tokens N]
+//                  [--token-ratio R] [--capacity N] [--format text|csv] [--svg FILE]
+// (docs/simulate.md)
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -9,7 +12,9 @@
 
 #include "cli_support.hpp"
 #include "rebound/dsl/diagnostic.hpp"
+#include "rebound/simulation/brownout.hpp"
 #include "rebound/simulation/experiment.hpp"
+#include "rebound/simulation/failure_rate.hpp"
 #include "rebound/simulation/report.hpp"
 #include "rebound/simulation/strategy.hpp"
 
@@ -18,8 +23,11 @@ namespace {
 
 constexpr int kMaxClients = 10000;
 constexpr int kMaxRuns = 100000;
+constexpr int kMaxRequests = 10'000'000;
+constexpr int kMaxRetries = 999;
 
 struct SimulateOptions {
+    std::string scenario = "contention";
     std::vector<std::string> strategies;
     std::string policy_path;
     std::string handler;
@@ -28,7 +36,29 @@ struct SimulateOptions {
     std::uint64_t seed = 1;
     std::string format = "text";
     std::string svg_path;
+    // failure-rate and brownout
+    std::vector<double> failure_rates;
+    int requests = 100'000;
+    int retries = 3;
+    int max_tokens = 100;
+    double token_ratio = 0.1;
+    double capacity = 1000.0;
 };
+
+// "unknown strategy 'NAME': did you mean 'X'?", or the list of the scenario's strategies.
+void report_unknown_strategy(const std::string& name, const std::vector<std::string_view>& known) {
+    const std::string suggestion = dsl::closest_match(name, known);
+    std::cerr << "rebound simulate: unknown strategy '" << name << "': ";
+    if (!suggestion.empty()) {
+        std::cerr << "did you mean '" << suggestion << "'?\n";
+        return;
+    }
+    std::cerr << "expected one of";
+    for (const std::string_view strategy : known) {
+        std::cerr << ' ' << strategy;
+    }
+    std::cerr << '\n';
+}
 
 // The built-in strategies named on the command line; all of them when none is named and no
 // policy file is given. Prints a usage error and returns nullopt for an unknown name.
@@ -51,13 +81,7 @@ std::optional<std::vector<simulation::Strategy>> chosen_builtins(const SimulateO
         }
         auto strategy = simulation::builtin_strategy(name);
         if (!strategy) {
-            const std::string suggestion = dsl::closest_match(name, names);
-            std::cerr << "rebound simulate: unknown strategy '" << name << "': ";
-            if (!suggestion.empty()) {
-                std::cerr << "did you mean '" << suggestion << "'?\n";
-            } else {
-                std::cerr << "expected one of exponential full equal decorrelated none\n";
-            }
+            report_unknown_strategy(name, names);
             return std::nullopt;
         }
         strategies.push_back(std::move(*strategy));
@@ -65,27 +89,83 @@ std::optional<std::vector<simulation::Strategy>> chosen_builtins(const SimulateO
     return strategies;
 }
 
-// The policy the handler resolves to in the policy file, named after the policy (prefixed with
-// `file:` when a chosen built-in has the same name).
-std::optional<simulation::Strategy> policy_strategy(
-    const SimulateOptions& options, const std::vector<simulation::Strategy>& builtins,
-    int& exit_code) {
+// The policy the handler resolves to in the policy file, and the name it is reported under:
+// the policy's, prefixed with `file:` when a built-in strategy has the same name.
+std::optional<std::pair<std::string, std::shared_ptr<const Policy>>> policy_of_handler(
+    const SimulateOptions& options, const std::vector<std::string>& builtin_names, int& exit_code,
+    std::string_view what_is_modelled) {
     const auto loaded = load_or_report(options.policy_path, exit_code);
     if (!loaded) {
         return std::nullopt;
     }
     const HandlerResolution resolution = loaded->policy_set->resolve(options.handler);
     std::string name = resolution.policy->name();
-    for (const simulation::Strategy& builtin : builtins) {
-        if (builtin.name() == name) {
-            name = "file:" + name;
-        }
+    if (std::find(builtin_names.begin(), builtin_names.end(), name) != builtin_names.end()) {
+        name = "file:" + name;
     }
     std::cerr << "rebound simulate: handler '" << options.handler << "' uses policy '"
-              << resolution.policy->name() << "' (" << to_string(resolution.via)
-              << "); simulated with its backoff and jitter, its clients retry until they succeed "
-                 "(max_attempts, deadline and budget are not modelled)\n";
-    return simulation::Strategy(std::move(name), resolution.policy);
+              << resolution.policy->name() << "' (" << to_string(resolution.via) << "); "
+              << what_is_modelled << '\n';
+    return std::make_pair(std::move(name), resolution.policy);
+}
+
+std::optional<simulation::Strategy> policy_strategy(
+    const SimulateOptions& options, const std::vector<simulation::Strategy>& builtins,
+    int& exit_code) {
+    std::vector<std::string> names;
+    for (const simulation::Strategy& builtin : builtins) {
+        names.push_back(builtin.name());
+    }
+    auto found = policy_of_handler(
+        options, names, exit_code,
+        "simulated with its backoff and jitter, its clients retry until they succeed "
+        "(max_attempts, deadline and budget are not modelled)");
+    if (!found) {
+        return std::nullopt;
+    }
+    return simulation::Strategy(std::move(found->first), std::move(found->second));
+}
+
+// The client strategies `options` chooses among `builtins` (all when none is named and no policy
+// file is given), plus the policy file's. Prints a usage error and returns nullopt for an
+// unknown name.
+std::optional<std::vector<simulation::ClientStrategy>> chosen_client_strategies(
+    const SimulateOptions& options, std::vector<simulation::ClientStrategy> builtins,
+    int& exit_code) {
+    std::vector<std::string> names;
+    for (const auto& builtin : builtins) {
+        names.push_back(builtin.name);
+    }
+    std::vector<simulation::ClientStrategy> chosen;
+    if (options.strategies.empty() && options.policy_path.empty()) {
+        chosen = builtins;
+    }
+    for (const std::string& name : options.strategies) {
+        const auto found = std::find_if(builtins.begin(), builtins.end(),
+                                        [&](const auto& builtin) { return builtin.name == name; });
+        if (found == builtins.end()) {
+            report_unknown_strategy(name,
+                                    std::vector<std::string_view>(names.begin(), names.end()));
+            exit_code = kExitUsage;
+            return std::nullopt;
+        }
+        if (std::none_of(chosen.begin(), chosen.end(),
+                         [&](const auto& strategy) { return strategy.name == name; })) {
+            chosen.push_back(*found);
+        }
+    }
+    if (!options.policy_path.empty()) {
+        auto found = policy_of_handler(
+            options, names, exit_code,
+            "simulated with its max_attempts, backoff, jitter, deadline, budget and breaker, "
+            "each client with its own budget and breaker");
+        if (!found) {
+            return std::nullopt;
+        }
+        chosen.push_back(
+            {std::move(found->first), simulation::copies_of(std::move(found->second))});
+    }
+    return chosen;
 }
 
 bool write_file(const std::string& path, const std::string& text) {
@@ -99,7 +179,16 @@ bool write_file(const std::string& path, const std::string& text) {
     return true;
 }
 
-int run_simulate(const SimulateOptions& options) {
+// Writes the chart when --svg asks for it, then prints `text` (the table or the CSV).
+int report(const SimulateOptions& options, const std::string& svg, const std::string& text) {
+    if (!options.svg_path.empty() && !write_file(options.svg_path, svg)) {
+        return kExitUsage;
+    }
+    std::cout << text;
+    return kExitOk;
+}
+
+int run_contention(const SimulateOptions& options) {
     auto strategies = chosen_builtins(options);
     if (!strategies) {
         return kExitUsage;
@@ -119,12 +208,81 @@ int run_simulate(const SimulateOptions& options) {
     settings.runs = options.runs;
     settings.seed = options.seed;
     const auto rows = simulation::run_experiment(*strategies, settings);
-    if (!options.svg_path.empty() && !write_file(options.svg_path, simulation::format_svg(rows))) {
+    return report(
+        options, simulation::format_svg(rows),
+        options.format == "csv" ? simulation::format_csv(rows) : simulation::format_table(rows));
+}
+
+// The one client count of the failure-rate and brownout scenarios.
+std::optional<int> single_client_count(const SimulateOptions& options) {
+    if (options.clients.size() > 1) {
+        std::cerr << "rebound simulate: --scenario " << options.scenario
+                  << " takes one client count (--clients K), got " << options.clients.size()
+                  << '\n';
+        return std::nullopt;
+    }
+    return options.clients.empty() ? 1 : options.clients.front();
+}
+
+int run_failure_rate(const SimulateOptions& options) {
+    const std::optional<int> clients = single_client_count(options);
+    if (!clients) {
         return kExitUsage;
     }
-    std::cout << (options.format == "csv" ? simulation::format_csv(rows)
-                                          : simulation::format_table(rows));
-    return kExitOk;
+    int exit_code = kExitOk;
+    const auto strategies = chosen_client_strategies(
+        options,
+        simulation::failure_rate_builtins(options.retries,
+                                          BudgetSettings{options.max_tokens, options.token_ratio}),
+        exit_code);
+    if (!strategies) {
+        return exit_code;
+    }
+    simulation::FailureRateSettings settings;
+    if (!options.failure_rates.empty()) {
+        settings.failure_rates = options.failure_rates;
+    }
+    settings.requests = options.requests;
+    settings.clients = *clients;
+    settings.seed = options.seed;
+    const auto rows = simulation::run_failure_rate(*strategies, settings);
+    return report(options, simulation::format_failure_rate_svg(rows),
+                  options.format == "csv" ? simulation::format_failure_rate_csv(rows)
+                                          : simulation::format_failure_rate_table(rows));
+}
+
+int run_brownout(const SimulateOptions& options) {
+    const std::optional<int> clients = single_client_count(options);
+    if (!clients) {
+        return kExitUsage;
+    }
+    int exit_code = kExitOk;
+    const auto strategies = chosen_client_strategies(
+        options,
+        simulation::brownout_builtins(options.retries, std::chrono::milliseconds(100),
+                                      BudgetSettings{options.max_tokens, options.token_ratio}),
+        exit_code);
+    if (!strategies) {
+        return exit_code;
+    }
+    simulation::BrownoutSettings settings;
+    settings.capacity = options.capacity;
+    settings.clients = *clients;
+    settings.seed = options.seed;
+    const auto results = simulation::run_brownout(*strategies, settings);
+    return report(options, simulation::format_brownout_svg(results, settings),
+                  options.format == "csv" ? simulation::format_brownout_csv(results)
+                                          : simulation::format_brownout_table(results, settings));
+}
+
+int run_simulate(const SimulateOptions& options) {
+    if (options.scenario == "failure-rate") {
+        return run_failure_rate(options);
+    }
+    if (options.scenario == "brownout") {
+        return run_brownout(options);
+    }
+    return run_contention(options);
 }
 
 }  // namespace
@@ -135,10 +293,15 @@ void register_simulate(CLI::App& app, CommandOutcome& outcome) {
         "simulate",
         "Simulate optimistic-concurrency contention (\"Exponential Backoff And Jitter\", 2015) "
         "with the engine's backoff and jitter");
+    command->add_option("--scenario", o->scenario, "What to simulate")
+        ->check(CLI::IsMember({"contention", "failure-rate", "brownout"}))
+        ->capture_default_str();
     command
         ->add_option("--strategies", o->strategies,
-                     "Built-in strategies: exponential, full, equal, decorrelated, none (default: "
-                     "all, or none when --policy is given)")
+                     "Built-in strategies (default: all, or none when --policy is given). "
+                     "contention: exponential, full, equal, decorrelated, none; failure-rate: "
+                     "none, retries, budget, breaker; brownout: none, immediate, backoff, "
+                     "backoff+budget, backoff+breaker")
         ->delimiter(',');
     CLI::Option* policy =
         command->add_option("--policy", o->policy_path, "Policy file whose handler to simulate too")
@@ -147,13 +310,41 @@ void register_simulate(CLI::App& app, CommandOutcome& outcome) {
         command->add_option("--handler", o->handler, "Handler whose policy to simulate");
     policy->needs(handler);
     handler->needs(policy);
-    command->add_option("--clients", o->clients, "Client counts (default 10,20,...,190)")
+    command
+        ->add_option("--clients", o->clients,
+                     "contention: client counts (default 10,20,...,190); failure-rate and "
+                     "brownout: the number of clients, each with its own budget and breaker "
+                     "(default 1)")
         ->delimiter(',')
         ->check(CLI::Range(1, kMaxClients));
     command->add_option("--runs", o->runs, "Runs per point, averaged")
         ->check(CLI::Range(1, kMaxRuns))
         ->capture_default_str();
     add_seed_option(*command, o->seed);
+    command
+        ->add_option("--failure-rates", o->failure_rates,
+                     "failure-rate: the downstream failure rates, fractions from 0 to 1 "
+                     "(default 0,0.1,...,1)")
+        ->delimiter(',')
+        ->check(CLI::Range(0.0, 1.0));
+    command->add_option("--requests", o->requests, "failure-rate: requests per point")
+        ->check(CLI::Range(1, kMaxRequests))
+        ->capture_default_str();
+    command->add_option("--retries", o->retries, "failure-rate and brownout: retries (N)")
+        ->check(CLI::Range(0, kMaxRetries))
+        ->capture_default_str();
+    command
+        ->add_option("--max-tokens", o->max_tokens, "failure-rate and brownout: budget max_tokens")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    command
+        ->add_option("--token-ratio", o->token_ratio,
+                     "failure-rate and brownout: budget token_ratio")
+        ->check(CLI::Range(0.001, 1000.0))
+        ->capture_default_str();
+    command->add_option("--capacity", o->capacity, "brownout: server capacity, requests/s")
+        ->check(CLI::Range(10.0, 100000.0))
+        ->capture_default_str();
     command->add_option("--format", o->format, "Output format")
         ->check(CLI::IsMember({"text", "csv"}))
         ->capture_default_str();

@@ -1,5 +1,7 @@
 #include "explain_report.hpp"
 
+#include "rebound/dsl/call_graph.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -236,8 +238,31 @@ std::string describe_server_delay(const ServerDelaySettings& s) {
 
 }  // namespace
 
+HandlerCalls handler_calls(const dsl::Document& document, const PolicySet& set,
+                           std::string_view handler) {
+    HandlerCalls result;
+    const HandlerResolution resolution = set.resolve(handler);
+    result.fan_out = resolution.policy ? resolution.policy->spec().max_attempts : 1;
+    result.worst_path = {std::string(handler)};
+    const HandlerBinding* binding = set.find_binding(handler);
+    if (binding == nullptr) {
+        return result;
+    }
+    result.calls = binding->calls;
+    result.redeliveries = binding->redeliveries;
+    const dsl::CallGraph graph(dsl::call_graph_nodes(document, set, document.file));
+    if (const std::optional<std::size_t> node = graph.resolve(handler)) {
+        const dsl::CallPath worst = graph.worst_path_from(*node);
+        result.fan_out = worst.product;
+        result.worst_path = worst.names;
+        result.worst_path.front() = std::string(handler);
+    }
+    return result;
+}
+
 Json explain_json(const std::string& service, const Policy& policy,
-                  const HandlerResolution* handler, const std::string& handler_name) {
+                  const HandlerResolution* handler, const std::string& handler_name,
+                  const HandlerCalls* calls) {
     const PolicySpec& spec = policy.spec();
     Json j;
     j["service"] = service;
@@ -270,11 +295,17 @@ Json explain_json(const std::string& service, const Policy& policy,
     j["server_delay"] = server_delay_json(spec.server_delay);
     j["breaker"] = breaker_json(policy.breaker());
     j["schedule"] = schedule_json(spec);
+    if (calls != nullptr) {
+        j["calls"] = calls->calls;
+        j["redeliveries"] = calls->redeliveries;
+        j["worst_case_fan_out"] = Json{{"calls", calls->fan_out}, {"path", calls->worst_path}};
+    }
     return j;
 }
 
 std::string explain_text(const std::string& service, const Policy& policy,
-                         const HandlerResolution* handler, const std::string& handler_name) {
+                         const HandlerResolution* handler, const std::string& handler_name,
+                         const HandlerCalls* calls) {
     const PolicySpec& spec = policy.spec();
     std::ostringstream out;
     out << "policy " << spec.name << " (service " << service << ")\n";
@@ -285,6 +316,19 @@ std::string explain_text(const std::string& service, const Policy& policy,
             << ")\n"
             << "  idempotent:         "
             << describe_idempotence(handler->idempotent, handler->idempotent_source) << '\n';
+    }
+    if (calls != nullptr) {
+        out << "  calls:              " << (calls->calls.empty() ? "nothing stated" : "");
+        for (std::size_t i = 0; i < calls->calls.size(); ++i) {
+            out << (i == 0 ? "" : ", ") << calls->calls[i];
+        }
+        out << "\n  redeliveries:       " << calls->redeliveries << '\n'
+            << "  worst-case fan-out: " << calls->fan_out << " calls to "
+            << calls->worst_path.back() << " per call (";
+        for (std::size_t i = 0; i < calls->worst_path.size(); ++i) {
+            out << (i == 0 ? "" : " -> ") << calls->worst_path[i];
+        }
+        out << "; by this file's bindings)\n";
     }
     out << "  attempts:           " << spec.max_attempts << '\n'
         << "  backoff:            " << describe_backoff(spec.backoff) << '\n'
@@ -328,7 +372,9 @@ Json bindings_json(const PolicySet& set) {
             Json{{"key", binding.key},
                  {"policy", binding.policy},
                  {"idempotent", resolution.idempotent},
-                 {"idempotent_source", std::string(to_string(resolution.idempotent_source))}});
+                 {"idempotent_source", std::string(to_string(resolution.idempotent_source))},
+                 {"calls", binding.calls},
+                 {"redeliveries", binding.redeliveries}});
     }
     return list;
 }
@@ -348,7 +394,14 @@ std::string bindings_text(const PolicySet& set) {
         const HandlerResolution resolution = set.resolve(binding.key);
         text += "  " + padded(binding.key, key_width) + "  uses " +
                 padded(binding.policy, policy_width) + "  idempotent: " +
-                describe_idempotence(resolution.idempotent, resolution.idempotent_source) + '\n';
+                describe_idempotence(resolution.idempotent, resolution.idempotent_source);
+        for (std::size_t i = 0; i < binding.calls.size(); ++i) {
+            text += (i == 0 ? "  calls: " : ", ") + binding.calls[i];
+        }
+        if (binding.redeliveries > 0) {
+            text += "  redeliveries: " + std::to_string(binding.redeliveries);
+        }
+        text += '\n';
     }
     if (set.bindings().empty()) {
         text += "  (no bindings)\n";

@@ -83,6 +83,8 @@ template <> struct action<handler_key> : records<Role::HandlerKey> {};
 template <> struct action<bound_policy> : records<Role::BoundPolicy> {};
 template <> struct action<handler_option> : records<Role::HandlerOption> {};
 template <> struct action<not_keyword> : records<Role::HandlerNegation> {};
+template <> struct action<callee_name> : records<Role::Callee> {};
+template <> struct action<redeliveries_count> : records<Role::Redeliveries> {};
 template <> struct action<attempts_count> : records<Role::Count> {};
 template <> struct action<retries_count> : records<Role::Count> {};
 template <> struct action<fixed_keyword> : records<Role::BackoffType> {};

@@ -90,6 +90,8 @@ struct handler_keyword : keyword<TAO_PEGTL_STRING("handler")> {};
 struct default_keyword : keyword<TAO_PEGTL_STRING("default")> {};
 struct uses_keyword : keyword<TAO_PEGTL_STRING("uses")> {};
 struct not_keyword : keyword<TAO_PEGTL_STRING("not")> {};
+struct handler_calls_keyword : keyword<TAO_PEGTL_STRING("calls")> {};  // on handler lines
+struct redeliveries_keyword : keyword<TAO_PEGTL_STRING("redeliveries")> {};
 struct attempts_keyword : keyword<TAO_PEGTL_STRING("attempts")> {};
 struct retries_keyword : keyword<TAO_PEGTL_STRING("retries")> {};
 struct backoff_keyword : keyword<TAO_PEGTL_STRING("backoff")> {};
@@ -183,7 +185,8 @@ struct policy_statement
 struct block_end_brace : pegtl::one<'}'> {};
 struct block_end : pegtl::seq<block_end_brace, pegtl::must<end_of<block_end_brace>>> {};
 
-// ---- Bindings: `handler KEY uses POLICY [[not] idempotent]`, `default uses POLICY` --------------
+// ---- Bindings: `default uses POLICY` and
+//   handler KEY uses POLICY [[not] idempotent] [calls NAME, NAME...] [redeliveries N]
 
 // A handler name or a prefix pattern `prefix.*` (the validator checks where a `*` may stand).
 struct handler_key : pegtl::seq<name_first, pegtl::star<pegtl::sor<name_char, pegtl::one<'*'>>>> {};
@@ -192,12 +195,26 @@ struct handler_uses : pegtl::seq<separator, uses_keyword> {};
 struct bound_policy : name {};
 struct bound_policy_argument : pegtl::seq<separator, bound_policy> {};
 // `idempotent`, or a misspelling of it that the reader reports; `not` before it states false.
-struct handler_option : word {};
+// Not `calls` or `redeliveries`, which start the clauses after it.
+struct handler_option
+    : pegtl::seq<pegtl::not_at<handler_calls_keyword>, pegtl::not_at<redeliveries_keyword>, word> {
+};
 struct handler_negation : pegtl::seq<not_keyword, separator> {};
+// `calls a.b, c.d`: the handlers this one's work calls (docs/resilience.md).
+struct callee_name : name {};
+struct callee_list
+    : pegtl::seq<separator, callee_name, pegtl::star<list_comma, pegtl::must<callee_name>>> {};
+struct calls_clause : pegtl::seq<separator, handler_calls_keyword, pegtl::must<callee_list>> {};
+// `redeliveries 5`: how many more times a broker delivers a failed trigger.
+struct redeliveries_count : word {};
+struct redeliveries_argument : pegtl::seq<separator, redeliveries_count> {};
+struct redeliveries_clause
+    : pegtl::seq<separator, redeliveries_keyword, pegtl::must<redeliveries_argument>> {};
 struct handler_statement
     : pegtl::seq<handler_keyword, pegtl::must<handler_key_argument>, pegtl::must<handler_uses>,
                  pegtl::must<bound_policy_argument>,
                  pegtl::opt<separator, pegtl::opt<handler_negation>, handler_option>,
+                 pegtl::opt<calls_clause>, pegtl::opt<redeliveries_clause>,
                  pegtl::must<end_of<handler_keyword>>> {};
 
 struct default_uses : pegtl::seq<separator, uses_keyword> {};
@@ -535,7 +552,14 @@ template <> inline constexpr const char* error_message<end_of<defaults_keyword>>
 template <> inline constexpr const char* error_message<end_of<policy_keyword>> =
     "expected the end of the line after '{' (each statement goes on a line of its own)";
 template <> inline constexpr const char* error_message<end_of<handler_keyword>> =
-    "expected 'idempotent', 'not idempotent' or the end of the line after the policy name";
+    "expected 'idempotent', 'not idempotent', 'calls NAME, NAME', 'redeliveries N' (in this "
+    "order) or the end of the line";
+template <> inline constexpr const char* error_message<callee_list> =
+    "expected a handler name after 'calls', as in 'calls payments.authorize, inventory.reserve'";
+template <> inline constexpr const char* error_message<callee_name> =
+    "expected a handler name after ','";
+template <> inline constexpr const char* error_message<redeliveries_argument> =
+    "expected a number after 'redeliveries', as in 'redeliveries 5'";
 template <> inline constexpr const char* error_message<end_of<backoff_keyword>> =
     "expected the end of the backoff; the forms are 'fixed D', 'linear D +D [max D]', "
     "'exponential D [xF] [max D]' and 'none'";

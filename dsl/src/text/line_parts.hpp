@@ -121,7 +121,9 @@ enum class Role : std::uint8_t {
     BoundPolicy,
     HandlerOption,
     HandlerNegation,  // `not` before the option
-    Count,            // attempts, retries, budget tokens
+    Callee,           // one name after `calls`
+    Redeliveries,
+    Count,  // attempts, retries, budget tokens
     Delay,  // the duration of fixed backoff, deadline, min_attempt_budget, attempt_timeout, route
     BackoffType,
     Initial,

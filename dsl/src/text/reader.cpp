@@ -151,6 +151,7 @@ class TextReader {
     bool route_conflicts(const LineParts& parts);
     std::optional<Matcher> read_http(const Token& token, const std::string& field);
     ListNode<Located<std::string>> read_predicates(const LineParts& parts);
+    void read_call_graph_parts(const LineParts& parts, const std::string& field, HandlerNode& node);
     std::optional<BudgetNode> read_budget(const LineParts& parts);
     std::optional<RouteNode> read_route(const LineParts& parts);
 
@@ -801,7 +802,25 @@ void TextReader::read_handler(const LineParts& parts, bool failed) {
                    suggestion);
         }
     }
+    read_call_graph_parts(parts, field, node);
     document_.handlers.push_back(std::move(node));
+}
+
+// `calls NAME, NAME` and `redeliveries N` of a handler line.
+void TextReader::read_call_graph_parts(const LineParts& parts, const std::string& field,
+                                       HandlerNode& node) {
+    for (const Token& token : parts.tokens) {
+        if (token.role != Role::Callee) {
+            continue;
+        }
+        if (!node.calls) {
+            node.calls = ListNode<Located<std::string>>{{}, token.position};
+        }
+        node.calls->items.push_back(Located<std::string>{std::string(token.text), token.position});
+    }
+    if (const Token* count = parts.find(Role::Redeliveries)) {
+        node.redeliveries = integer_value(count, "'redeliveries'", field + ".redeliveries");
+    }
 }
 
 // ---- Block statements --------------------------------------------------------------------------

@@ -83,7 +83,9 @@ class YamlReader {
     std::optional<Matcher> read_native_matcher(const Entry& native, const Entry* vendor,
                                                const Value& item);
     std::optional<Matcher> read_http_matcher(const Value& value);
-    std::optional<ListNode<Located<std::string>>> read_names(const Value& value);
+    std::optional<ListNode<Located<std::string>>> read_names(const Value& value,
+                                                             std::string_view list_of,
+                                                             std::string_view item);
     std::optional<BudgetNode> read_budget(const Value& value, const Context& context);
     std::optional<ServerDelayNode> read_server_delay(const Value& value, const Context& context);
     std::optional<ListNode<RouteNode>> read_routes(const Value& value, const Context& context);
@@ -553,8 +555,8 @@ BreakerNode YamlReader::read_breaker(const Entry& entry, const Context& context)
     return node;
 }
 
-// `Name: policy` or `Name: { policy: NAME, idempotent: BOOL }`; without a readable policy the
-// binding is dropped.
+// `Name: policy` or `Name: { policy: NAME, idempotent: BOOL, calls: [NAME...], redeliveries: N }`;
+// without a readable policy the binding is dropped.
 std::optional<HandlerNode> YamlReader::read_handler(const Entry& entry) {
     HandlerNode node;
     node.key = Located<std::string>{entry.key, entry.key_position};
@@ -577,6 +579,10 @@ std::optional<HandlerNode> YamlReader::read_handler(const Entry& entry) {
             policy = read_text(field.value, "a policy name");
         } else if (field.key == "idempotent") {
             node.idempotent = read_bool(field.value);
+        } else if (field.key == "calls") {
+            node.calls = read_names(field.value, "a list of handler names", "a handler name");
+        } else if (field.key == "redeliveries") {
+            node.redeliveries = read_integer(field.value);
         }
     }
     if (!policy_given) {
@@ -644,7 +650,7 @@ void YamlReader::read_policy_field(const Entry& entry, const Context& context, b
             fields.never_retry_on = read_matchers(value, context);
             break;
         case PolicyField::RetryIf:
-            fields.retry_if = read_names(value);
+            fields.retry_if = read_names(value, "a list of predicate names", "a predicate name");
             break;
         case PolicyField::OnExhausted:
             fields.on_exhausted = read_word<ExhaustedAction>(
@@ -1006,15 +1012,18 @@ std::optional<Matcher> YamlReader::read_http_matcher(const Value& value) {
     return std::nullopt;
 }
 
-// `retry_if`: a list of predicate names.
-std::optional<ListNode<Located<std::string>>> YamlReader::read_names(const Value& value) {
-    if (!expect_list(value, "a list of predicate names")) {
+// `retry_if` (predicate names) and `calls` (handler names): a list of names, `list_of` and
+// `item` saying what is expected in messages.
+std::optional<ListNode<Located<std::string>>> YamlReader::read_names(const Value& value,
+                                                                     std::string_view list_of,
+                                                                     std::string_view item_kind) {
+    if (!expect_list(value, list_of)) {
         return std::nullopt;
     }
     ListNode<Located<std::string>> list;
     list.position = value.position;
     for (const Value& item : items(value)) {
-        if (Field<std::string> name = read_text(item, "a predicate name")) {
+        if (Field<std::string> name = read_text(item, item_kind)) {
             list.items.push_back(std::move(*name));
         }
     }

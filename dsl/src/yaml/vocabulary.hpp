@@ -16,7 +16,8 @@ inline constexpr std::string_view kBreakerKeys[] = {
     "failure_ratio",        "minimum_calls", "window",
     "consecutive_failures", "open_for",      "max_open_for",
     "half_open_calls",      "slow_call",     "failures"};
-inline constexpr std::string_view kHandlerKeys[] = {"policy", "idempotent"};
+inline constexpr std::string_view kHandlerKeys[] = {"policy", "idempotent", "calls",
+                                                    "redeliveries"};
 inline constexpr std::string_view kMatcherKeys[] = {
     "sqlstate", "sqlstate_class", "native", "vendor", "error", "http", "grpc", "message"};
 // Every jitter type a mapping may name (the four words plus the two parameterised types).

@@ -56,12 +56,21 @@ constexpr std::string_view to_string(IdempotenceSource s) noexcept {
     return "default";
 }
 
+// The largest `redeliveries` a binding may state.
+inline constexpr std::int64_t kMaxRedeliveries = 1000;
+
 // One `handlers:` entry. `key` is an exact handler name or a pattern ending in `.*`.
 struct HandlerBinding {
     std::string key;
     std::string policy;
     // What the entry states; nullopt when it says nothing, so that the handler's code decides.
     std::optional<bool> idempotent{};
+    // The handlers this one's work calls, by name (resolved like any handler name, possibly in
+    // another service's file), and how many more times a broker delivers a failed trigger.
+    // Both only describe the call graph for the retry-amplification check (docs/resilience.md);
+    // the decision never reads them.
+    std::vector<std::string> calls{};
+    std::int64_t redeliveries = 0;
     friend bool operator==(const HandlerBinding&, const HandlerBinding&) = default;
 };
 

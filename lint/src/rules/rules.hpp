@@ -48,6 +48,11 @@ extern const Rule kHalfOpenBeyondMinimumCalls;  // RB334 half-open-beyond-minimu
 extern const Rule kHintsIgnoredWhenThrottled;   // RB335 hints-ignored-when-throttled
 extern const Rule kBreakerOpenPastDeadlines;    // RB336 breaker-open-past-deadlines
 extern const Rule kUnusedBreaker;               // RB337 unused-breaker
+// RB338..RB340: the call graph across files (call_graph_rules.cpp); no per-file check, the
+// linter runs them once per lint run.
+extern const Rule kRetryAmplification;  // RB338 retry-amplification
+extern const Rule kCallCycle;           // RB339 call-cycle
+extern const Rule kUnboundCallee;       // RB340 unbound-callee
 
 // RB315 unused-suppression, RB316 invalid-suppression, RB317 unknown-rule: reported by the
 // suppression and configuration machinery (machinery_rules.cpp).

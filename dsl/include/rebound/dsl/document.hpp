@@ -135,11 +135,14 @@ struct DefaultsNode {
     friend bool operator==(const DefaultsNode&, const DefaultsNode&) = default;
 };
 
-// `handlers:` entry: an exact handler name or a `prefix.*` pattern bound to a policy.
+// `handlers:` entry: an exact handler name or a `prefix.*` pattern bound to a policy, with what
+// the handler calls and how often its trigger is redelivered.
 struct HandlerNode {
     Located<std::string> key;
     Located<std::string> policy;
     Field<bool> idempotent;
+    std::optional<ListNode<Located<std::string>>> calls;  // handler names (docs/resilience.md)
+    Field<std::int64_t> redeliveries;
     SourcePosition position;
     friend bool operator==(const HandlerNode&, const HandlerNode&) = default;
 };

@@ -8,6 +8,7 @@
 //   delay-too-short: { min_delay: 10ms }                  # thresholds, under the rule's name
 //   unthrottled-retries: { max_attempts: 5, window: 1s }
 //   loose-retry-budget: { max_token_ratio: 0.5 }
+//   retry-amplification: { max: 10 }
 //
 // The file is linted with the same machinery as policy files: its problems are findings with
 // positions (unknown keys and severities with did-you-mean, unknown rules as RB317).
@@ -42,6 +43,9 @@ struct RuleThresholds {
     Duration window = std::chrono::seconds(1);
     // RB326 loose-retry-budget: a budget's token_ratio above this hardly throttles.
     double max_token_ratio = 0.5;
+    // RB338 retry-amplification: a call path whose worst case sends more than this many calls
+    // to its last handler for one request (docs/resilience.md, section 4).
+    int max_amplification = 10;
 
     friend bool operator==(const RuleThresholds&, const RuleThresholds&) = default;
 };

@@ -19,10 +19,12 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "rebound/dsl/call_graph.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/dsl/syntax.hpp"
 #include "rebound/lint/config.hpp"
@@ -75,7 +77,21 @@ class Linter {
     const RuleRegistry& registry() const noexcept { return registry_; }
 
   private:
-    FileReport lint_loaded(dsl::LoadResult loaded, std::string file) const;
+    // A file loaded and compiled, before its rules run.
+    struct LoadedFile {
+        dsl::LoadResult loaded;
+        std::string file;
+        std::shared_ptr<const PolicySet> checked;  // what compiled, whole or in parts; or null
+        bool compiled = false;                     // the whole file compiled
+        bool unreadable = false;
+        bool vendor_map = false;
+    };
+    FileReport lint_alone(dsl::LoadResult loaded, std::string file) const;
+    LoadedFile prepare(dsl::LoadResult loaded, std::string file) const;
+    static std::vector<dsl::CallGraphNode> call_graph_nodes_of(const LoadedFile& file);
+    // Runs the per-file rules, adds `cross_file` (the call-graph findings of this file), applies
+    // suppressions and settings.
+    FileReport finish(LoadedFile prepared, Findings cross_file) const;
 
     LintSettings settings_;
     const RuleRegistry& registry_;

@@ -1,0 +1,91 @@
+// A brownout, simulated: how retries turn a short loss of capacity into a long outage, and how
+// Rebound's retry budget and circuit breaker prevent it (docs/simulate.md, "Brownout").
+//
+// Model, in virtual time with a 1 ms step:
+//   - one server of `capacity` requests/s serves a FIFO queue without bound, one attempt after
+//     another; it serves attempts whose client has given up too (it cannot know), which is the
+//     work a retry storm wastes;
+//   - requests arrive open-loop, one every 1 / (arrival_fraction * capacity) s, spread
+//     round-robin over `clients` clients, each with its own copy of the strategy's policy;
+//   - a client gives an attempt `timeout`; an attempt that has not completed by then failed
+//     (counted as service_unavailable for the policy's rules and breaker), and the client's
+//     policy decides, through rebound::decide, whether and when to retry;
+//   - an attempt its client's breaker refuses is not sent and ends the request as a failure;
+//   - from `brownout_start`, for `brownout_length`, the capacity is brownout_fraction * capacity.
+//
+// Over time (one sample per `sample` period) it reports the offered load (attempts sent per
+// second), the goodput (requests answered in time per second), the arrivals and the amplification
+// (attempts per arriving request). Recovery is the time from the capacity's return to the start
+// of the first sample from which goodput stays within 5% of arrivals for `settle` samples; none
+// when that never happens before the run ends (the overload keeps itself going: metastable).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rebound/circuit_breaker.hpp"
+#include "rebound/duration.hpp"
+#include "rebound/retry_budget.hpp"
+#include "rebound/simulation/client_strategy.hpp"
+
+namespace rebound::simulation {
+
+struct BrownoutSettings {
+    double capacity = 1000.0;  // requests/s
+    double arrival_fraction = 0.8;
+    double brownout_fraction = 0.4;
+    Duration brownout_start = std::chrono::seconds(10);
+    Duration brownout_length = std::chrono::seconds(10);
+    Duration run_length = std::chrono::seconds(80);
+    Duration timeout = std::chrono::seconds(1);
+    Duration sample = std::chrono::seconds(1);
+    int settle = 3;  // samples in a row within 5% for recovery
+    int clients = 1;
+    std::uint64_t seed = 1;
+};
+
+struct BrownoutSample {
+    double time_s = 0.0;         // start of the sample
+    double arrivals = 0.0;       // requests/s
+    double offered = 0.0;        // attempts sent to the server /s
+    double goodput = 0.0;        // requests answered within their timeout /s
+    double amplification = 0.0;  // offered / arrivals
+};
+
+struct BrownoutResult {
+    std::string strategy;
+    std::vector<BrownoutSample> samples;
+    std::optional<double> recovery_s;  // none: not recovered by the end of the run
+    double peak_amplification = 0.0;   // during the brownout
+    std::size_t largest_queue = 0;
+};
+
+// The five strategies of the experiment, in this order:
+//   none         1 attempt;
+//   immediate    1 + `retries` attempts, at once;
+//   backoff      1 + `retries` attempts, exponential backoff from `initial` x2 with full jitter;
+//   backoff+budget   the same under a retry budget with `budget`;
+//   backoff+breaker  the same under a circuit breaker with `breaker` settings.
+// All retry the timed-out attempt (service_unavailable).
+std::vector<ClientStrategy> brownout_builtins(int retries, Duration initial,
+                                              const BudgetSettings& budget,
+                                              const BreakerSettings& breaker = {});
+
+// One result per strategy, in the order given. Preconditions: the settings' durations are
+// positive and whole milliseconds, fractions in (0, 1], capacity >= 1, clients >= 1.
+std::vector<BrownoutResult> run_brownout(const std::vector<ClientStrategy>& strategies,
+                                         const BrownoutSettings& settings);
+
+// Text: one line per strategy (recovery, peak amplification, largest queue). CSV with the header
+// `strategy,time_s,arrivals,offered,goodput,amplification`, one line per sample. SVG: two panels,
+// goodput and offered load against time, one line per strategy.
+std::string format_brownout_table(const std::vector<BrownoutResult>& results,
+                                  const BrownoutSettings& settings);
+std::string format_brownout_csv(const std::vector<BrownoutResult>& results);
+std::string format_brownout_svg(const std::vector<BrownoutResult>& results,
+                                const BrownoutSettings& settings);
+
+}  // namespace rebound::simulation
