@@ -52,7 +52,7 @@ TEST_CASE("an unknown command is named, with the commands there are", "[cli][usa
     CHECK(unknown.exit_code == 2);
     CHECK(unknown.err ==
           "rebound: unknown command 'frobnicate'; commands are classify, convert, decide, "
-          "explain, lint, replay, schema, simulate\n");
+          "explain, lint, queue, replay, schema, simulate\n");
     const CommandResult close = run_cli({"lintt", "x.yaml"});
     CHECK(close.exit_code == 2);
     CHECK(close.err.find("(did you mean 'lint'?)") != std::string::npos);
