@@ -1,6 +1,7 @@
 #include "rebound/circuit_breaker.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 
@@ -17,18 +18,19 @@ namespace rebound {
 // window and generation. So buckets are rotated without a lock, and a change of state empties the
 // window without touching it.
 //
-// Why it scales: calls are counted in per-thread stripes (thread_stripe.hpp), so a closed
+// Limits: a bucket untouched for exactly a multiple of 2^20 bucket widths (2.9 hours at the
+// smallest, 10ms) could be counted again; a generation 16 changes of state back would have to be
+// closed again with a bucket not rewritten since.
+//
+// Why it scales: outcomes are counted in per-thread stripes (thread_stripe.hpp), so a closed
 // breaker's common path, a success, writes only its own stripe's line, without a locked
 // instruction when the thread holds the stripe alone, and reads lines that change once per
-// bucket. Failures, rare while closed, share one window. A success needs no trip check
-// when, in the same bucket and generation, the window already held minimum_calls calls without
-// tripping (`settled_`): within one bucket the window only gains outcomes, and a success only
-// lowers the failure share. A check reads the failures and the checking thread's own calls first:
-// those calls are a lower bound of the window's, so when they make the failure share too low, the
-// other stripes need not be read. One thread alone is therefore exact without reading them. Limits:
-// a bucket untouched for exactly a multiple of 2^20 bucket widths (2.9 hours at the smallest, 10ms)
-// could be counted again; a generation 16 changes of state back would have to be closed again with
-// a bucket not rewritten since.
+// bucket. A success needs no trip check when, in the same bucket and generation, the window
+// already held minimum_calls calls without tripping (`settled`): within one bucket the window
+// only gains outcomes, and a success only lowers the failure share. A check sums the failures of
+// every stripe (written rarely while closed) and the checking thread's own calls: those are a
+// lower bound of the window's calls, so when they make the failure share too low, the other
+// stripes' calls need not be read. One thread alone is therefore exact without reading them.
 namespace {
 
 constexpr int kBuckets = 10;
@@ -225,22 +227,25 @@ std::int64_t CircuitBreaker::bucket_of(const Compiled& compiled, TimePoint now) 
     return bucket;
 }
 
-std::uint64_t CircuitBreaker::window_calls(std::uint64_t generation,
+std::uint64_t CircuitBreaker::window_total(WindowWords CallStripe::*counts,
+                                           std::uint64_t generation,
                                            std::int64_t bucket) const noexcept {
-    std::uint64_t calls = 0;
-    for (const CallStripe& stripe : call_stripes_) {
-        calls += window_sum(stripe.calls, generation, bucket);
+    std::uint64_t total = 0;
+    for (std::uint32_t used = stripes_used_.load(); used != 0; used &= used - 1) {
+        const auto stripe = static_cast<std::size_t>(std::countr_zero(used));
+        total += window_sum(call_stripes_[stripe].*counts, generation, bucket);
     }
-    return calls;
+    return total;
 }
 
 bool CircuitBreaker::ratio_tripped(const Compiled& compiled, std::uint64_t generation,
                                    std::int64_t bucket, std::size_t stripe) noexcept {
     const auto minimum = static_cast<std::uint64_t>(compiled.settings.minimum_calls);
-    const std::uint64_t failures = window_sum(failures_, generation, bucket);
+    const std::uint64_t failures = window_total(&CallStripe::failures, generation, bucket);
     std::uint64_t calls = window_sum(call_stripes_[stripe].calls, generation, bucket);
     if (calls < minimum || share_reached(failures, calls, compiled.failure_ratio_ppm)) {
-        calls = window_calls(generation, bucket);  // the own stripe's calls did not decide it
+        // The own stripe's calls did not decide it.
+        calls = window_total(&CallStripe::calls, generation, bucket);
     }
     if (calls < minimum) {
         return false;
@@ -248,7 +253,7 @@ bool CircuitBreaker::ratio_tripped(const Compiled& compiled, std::uint64_t gener
     if (share_reached(failures, calls, compiled.failure_ratio_ppm)) {
         return true;
     }
-    settled_.store(tag_of(bucket, generation), std::memory_order_relaxed);
+    call_stripes_[stripe].settled.store(tag_of(bucket, generation), std::memory_order_relaxed);
     return false;
 }
 
@@ -362,14 +367,16 @@ void CircuitBreaker::record_closed(std::uint64_t generation, Outcome outcome,
         const detail::ThreadStripe thread_stripe = detail::this_thread_stripe();
         const std::size_t stripe =
             thread_stripe.exclusive ? thread_stripe.index : kSharedCallStripe;
-        if (thread_stripe.exclusive) {
-            add_alone(call_stripes_[stripe].calls[slot], tag);
-        } else {
-            add_to(call_stripes_[stripe].calls[slot], tag);
+        CallStripe& counts = call_stripes_[stripe];
+        if (const std::uint32_t bit = std::uint32_t{1} << stripe;
+            (stripes_used_.load(std::memory_order_relaxed) & bit) == 0) {
+            stripes_used_.fetch_or(bit);  // before the counts, so that every sum sees them
         }
+        const auto add = thread_stripe.exclusive ? &add_alone : &add_to;
+        add(counts.calls[slot], tag);
         if (outcome == Outcome::Failure) {
-            add_to(failures_[slot], tag);
-        } else if (settled_.load(std::memory_order_relaxed) == tag) {
+            add(counts.failures[slot], tag);
+        } else if (counts.settled.load(std::memory_order_relaxed) == tag) {
             return;
         }
         tripped = ratio_tripped(compiled, generation, bucket, stripe);
@@ -473,8 +480,8 @@ BreakerSnapshot CircuitBreaker::snapshot(TimePoint now) const noexcept {
     out.isolated = isolated_;
     if (compiled.settings.trip == BreakerTrip::Ratio && out.state == BreakerState::Closed) {
         const std::int64_t bucket = bucket_of(compiled, now);
-        out.calls_in_window = window_calls(generation_of(word), bucket);
-        out.failures_in_window = window_sum(failures_, generation_of(word), bucket);
+        out.calls_in_window = window_total(&CallStripe::calls, generation_of(word), bucket);
+        out.failures_in_window = window_total(&CallStripe::failures, generation_of(word), bucket);
     }
     out.consecutive_failures = consecutive_.load(std::memory_order_relaxed);
     out.half_open_permits_in_use = out.state == BreakerState::HalfOpen ? half_open_in_use_ : 0;

@@ -203,10 +203,18 @@ class CircuitBreaker {
     // above a 40-bit count. A window is 10 of them.
     using BucketWord = std::atomic<std::uint64_t>;
     using WindowWords = std::array<BucketWord, 10>;
-    // The calls counted by the thread that holds one stripe alone, on cache lines no other thread
-    // writes; the last stripe is shared by the threads beyond the stripes' number.
+    // The outcomes counted by the thread that holds one stripe alone, on cache lines no other
+    // thread writes; the last stripe is shared by the threads beyond the stripes' number.
     struct alignas(64) CallStripe {
         WindowWords calls{};
+        // The tag of the bucket in which a check by a thread of this stripe saw at least
+        // minimum_calls calls without tripping: until the bucket or the generation changes, a
+        // success cannot trip the breaker. Per stripe, so that the check of a thread whose clock
+        // reads a little behind another's rewrites no line that other thread reads.
+        std::atomic<std::uint64_t> settled{~std::uint64_t{0}};
+        // On lines of their own: other threads' checks read them, and must not take the lines
+        // this stripe's successes write.
+        alignas(64) WindowWords failures{};
     };
     static constexpr std::size_t kExclusiveCallStripes = 8;
     static constexpr std::size_t kSharedCallStripe = kExclusiveCallStripes;
@@ -224,7 +232,9 @@ class CircuitBreaker {
     std::int64_t bucket_of(const Compiled& compiled, TimePoint now) const noexcept;
     std::int64_t since_creation(TimePoint now) const noexcept;  // microseconds, never negative
     std::optional<BreakerPermit> refusal_while_open(TimePoint now) noexcept;
-    std::uint64_t window_calls(std::uint64_t generation, std::int64_t bucket) const noexcept;
+    // The window's calls, or failures, over every stripe.
+    std::uint64_t window_total(WindowWords CallStripe::*counts, std::uint64_t generation,
+                               std::int64_t bucket) const noexcept;
     static std::unique_ptr<const Compiled> compile(BreakerSettings settings,
                                                    const ErrorTypeRegistry* error_types);
 
@@ -237,10 +247,8 @@ class CircuitBreaker {
     std::atomic<std::uint64_t> refused_{0};
     std::array<std::atomic<std::uint64_t>, 3> transitions_to_{};
     std::array<CallStripe, kExclusiveCallStripes + 1> call_stripes_{};
-    alignas(64) WindowWords failures_{};  // not striped: rare while the breaker stays closed
-    // The tag of the bucket in which the window last held at least minimum_calls calls without
-    // tripping: until the bucket or the generation changes, a success cannot trip the breaker.
-    std::atomic<std::uint64_t> settled_{~std::uint64_t{0}};
+    // Bit i: stripe i has counted an outcome (sums skip the stripes no thread has used).
+    std::atomic<std::uint32_t> stripes_used_{0};
     std::atomic<const Compiled*> active_{nullptr};
 
     mutable std::mutex mutex_;  // guards everything below and every change of state
