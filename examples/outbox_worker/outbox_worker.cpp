@@ -11,9 +11,10 @@
 //
 // The dependency is a TCP server on 127.0.0.1: it answers 503 to about a third of the deliveries
 // (retried, on the fast route then the slow one), always 503 for orders 13, 113, ... (exhausted:
-// dead letters) and 400 for orders 7, 57, 107, ... (never retried: dead at once). It keeps the orders
-// it shipped, ignoring a repeated delivery, as an idempotent receiver does. The handler records the
-// shipment through the worker's connection, so it commits with the message's completion.
+// dead letters) and 400 for orders 7, 57, 107, ... (never retried: dead at once). It keeps the
+// orders it shipped, ignoring a repeated delivery, as an idempotent receiver does. The handler
+// records the shipment through the worker's connection, so it commits with the message's
+// completion.
 //
 // The program prints the queue status, the dead letters, the workers' metrics and an invariant:
 // every order is done or dead, each done order shipped exactly once (shipments table and

@@ -42,8 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
     }
     if (result.classifier) {
-        for (const rebound::Vendor vendor : {rebound::Vendor::MySql, rebound::Vendor::PostgreSql,
-                                             rebound::Vendor::Generic}) {
+        for (const rebound::Vendor vendor :
+             {rebound::Vendor::MySql, rebound::Vendor::PostgreSql, rebound::Vendor::Generic}) {
             rebound::SqlErrorRecord record;
             record.vendor = vendor;
             record.sqlstate = "40001";

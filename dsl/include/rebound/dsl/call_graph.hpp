@@ -87,8 +87,8 @@ class CallGraph {
     std::vector<CallCycle> cycles() const;
     std::vector<UnboundCall> unbound_calls() const;
     // Every simple path from a node that nothing calls whose product exceeds `max`, up to
-    // `limit` paths; a path of one node only when it has redeliveries. Subtrees that cannot exceed `max` are not searched, so the cost is linear
-    // in the graph when nothing amplifies.
+    // `limit` paths; a path of one node only when it has redeliveries. Subtrees that cannot exceed
+    // `max` are not searched, so the cost is linear in the graph when nothing amplifies.
     AmplifiedPaths amplified_paths(std::int64_t max, std::size_t limit) const;
     // The path from `start` with the largest product (just `start` when it calls nothing bound).
     CallPath worst_path_from(std::size_t start) const;
