@@ -315,8 +315,11 @@ TEST_CASE("threads share one breaker through trips and recoveries, every permit 
                 most_held_at_once =
                     std::max(most_held_at_once, ++half_open_held[permit.generation]);
             }
-            // Phases of 2ms: mostly failures, then mostly successes.
-            const bool failing = (now_us.load() / 2000) % 2 == 0;
+            // Phases of 200ms, longer than the 100ms window, so that a failing phase fills the
+            // window with failures however fast the ticker runs: mostly failures, then mostly
+            // successes. (Phases shorter than the window averaged to a share below the ratio,
+            // and the breaker tripped only when the first phase happened to be slow.)
+            const bool failing = (now_us.load() / 200'000) % 2 == 0;
             const bool fails = failing ? state % 10 < 8 : state % 10 < 1;
             if (permit.admitted_in == rebound::BreakerState::HalfOpen) {
                 const std::lock_guard lock(mutex);
