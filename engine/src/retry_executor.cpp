@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "rebound/retry_run.hpp"
+
 namespace rebound {
 
 RetryExecutor::RetryExecutor(ExecutorOptions options)
@@ -56,141 +58,35 @@ Failure RetryExecutor::classify_returned(Error error) const noexcept {
     return Failure::returned(std::move(error), description);
 }
 
+RetryRun RetryExecutor::begin(HandlerResolution resolution, std::string_view handler,
+                              const RunOptions& options) const noexcept {
+    return RetryRun(*this, std::move(resolution), handler, options);
+}
+
 RunResult RetryExecutor::run_attempts(HandlerResolution resolution, std::string_view handler,
                                       FunctionRef<std::optional<Error>(const AttemptInfo&)> attempt,
                                       const RunOptions& options) const {
-    RunResult result;
-    result.via = resolution.policy ? resolution.via : ResolvedVia::Builtin;
-    result.policy = resolution.policy ? std::move(resolution.policy) : PolicySet::builtin();
-    const Policy& policy = *result.policy;
-    const PolicySpec& spec = policy.spec();
-
-    RetryEvent event;
-    event.handler = handler;
-    event.policy = policy.name();
-    event.command_id = options.command_id;
-
-    AttemptInfo info;
-    info.attempt_timeout = spec.attempt_timeout;
-    info.stop = options.stop;
-    info.command_id = options.command_id;
-    info.handler = handler;
-
-    AttemptContext context;
-    context.idempotent = resolution.idempotent;
-    CircuitBreaker* const breaker = policy.breaker();
-
-    // Without a deadline nothing in the run depends on time; see "Clock" in the header.
-    const bool timed = spec.deadline.has_value() || measure_elapsed_;
-    const Clock::TimePoint start = timed ? clock_->now() : Clock::TimePoint{};
-    const auto elapsed_since_start = [&] {
-        return timed ? std::max(std::chrono::duration_cast<Duration>(clock_->now() - start),
-                                Duration{0})
-                     : Duration{0};
-    };
-    const auto finish = [&](RetryOutcome outcome) {
-        result.outcome = outcome;
-        if (timed) {
-            result.elapsed = elapsed_since_start();
-        }
-        event.kind = outcome == RetryOutcome::Succeeded ? RetryEventKind::Succeeded
-                                                        : RetryEventKind::Stopped;
-        event.attempt = result.attempts;
-        event.outcome = outcome;
-        event.delay = Duration{0};
-        event.error = result.last_error ? &result.last_error->description() : nullptr;
-        notify(outcome == RetryOutcome::Succeeded ? &RetryListener::on_succeeded
-                                                  : &RetryListener::on_stopped,
-               event);
-    };
-
-    for (int number = 1;; ++number) {
-        if (options.stop.stop_requested()) {
-            finish(RetryOutcome::Cancelled);
-            return result;
-        }
-        info.attempt = number;
-        if (spec.deadline) {
-            // The first attempt starts when the run does: its time left is the whole deadline.
-            const Duration elapsed = number == 1 ? Duration{0} : elapsed_since_start();
-            info.time_left = std::max(*spec.deadline - elapsed, Duration{0});
-        }
-        result.attempts = number;
-        event.kind = RetryEventKind::AttemptStarted;
-        event.attempt = number;
-        event.delay = Duration{0};
-        event.error = nullptr;
-        notify(&RetryListener::on_attempt_started, event);
-
-        // The breaker, if any, is asked before every attempt (docs/resilience.md): a refused
-        // attempt does not run, counts as an attempt and fails with circuit_open.
-        BreakerPermit permit;
-        Clock::TimePoint attempt_start{};
-        if (breaker != nullptr) {
-            attempt_start = clock_->now();
-            permit = breaker->acquire(attempt_start);
-        }
-        if (breaker != nullptr && !permit) {
-            ErrorDescription refusal = ErrorDescription::of(ErrorCategory::CircuitOpen);
-            refusal.server_delay = permit.retry_after;
-            result.last_error = Failure::returned(Error(refusal), refusal);
-        } else {
+    RetryRun run(*this, std::move(resolution), handler, options);
+    RunStep step = run.start_attempt();
+    while (step != RunStep::Done) {
+        if (step == RunStep::Attempt) {
+            Failure failure;
             try {
-                std::optional<Error> returned = attempt(info);
+                std::optional<Error> returned = attempt(run.attempt());
                 if (!returned) {
-                    if (breaker != nullptr) {
-                        const Clock::TimePoint now = clock_->now();
-                        breaker->record_success(
-                            permit, std::chrono::duration_cast<Duration>(now - attempt_start), now);
-                    }
-                    policy.record_success();
-                    finish(RetryOutcome::Succeeded);
-                    return result;
+                    step = run.succeeded();
+                    continue;
                 }
-                result.last_error = classify_returned(std::move(*returned));
+                failure = run.classify_returned(std::move(*returned));
             } catch (...) {
-                result.last_error = classify_current();
+                failure = run.classify_current();
             }
-            if (breaker != nullptr) {
-                breaker->record_error(permit, result.last_error->description(), clock_->now());
-            }
+            step = run.failed(std::move(failure));
+        } else {
+            step = sleeper_->sleep_for(run.delay(), options.stop) ? run.waited() : run.cancel();
         }
-
-        context.attempt = number;
-        context.elapsed = elapsed_since_start();
-        const ErrorDescription& error = result.last_error->description();
-        result.last_decision = decide(policy, error, context, *random_);
-        const Decision& decision = result.last_decision;
-        if (options.on_failure) {
-            options.on_failure(FailureEvent{handler, number, *result.last_error, decision});
-        }
-
-        if (!decision.retry) {
-            const bool refused = breaker != nullptr && !permit;
-            RetryOutcome outcome =
-                refused ? RetryOutcome::CircuitOpen : outcome_of(decision.reason);
-            if (outcome == RetryOutcome::Exhausted &&
-                spec.on_exhausted == ExhaustedAction::DeadLetter && dead_letter_sink_ != nullptr &&
-                dead_letter_sink_->accept(DeadLetter{handler, options.command_id, policy.name(),
-                                                     number, *result.last_error, options.item})) {
-                outcome = RetryOutcome::DeadLettered;
-            }
-            finish(outcome);
-            return result;
-        }
-
-        event.kind = RetryEventKind::RetryScheduled;
-        event.attempt = number;
-        event.category = decision.category;
-        event.delay = decision.delay;
-        event.error = &error;
-        notify(&RetryListener::on_retry_scheduled, event);
-        if (!sleeper_->sleep_for(decision.delay, options.stop)) {
-            finish(RetryOutcome::Cancelled);
-            return result;
-        }
-        context.previous_delay = decision.delay;
     }
+    return run.take_result();
 }
 
 }  // namespace rebound

@@ -9,7 +9,8 @@
 // ExceptionClassifier for how exceptions become errors) or by returning an engaged
 // std::optional<rebound::Error>; returning nothing or an empty optional is success. After a
 // failure the executor classifies the error, asks decide(), tells the caller's on_failure hook,
-// and either stops or waits through the sleeper and starts the next attempt. The policy is
+// and either stops or waits through the sleeper and starts the next attempt (the steps of a
+// RetryRun, retry_run.hpp, which the asynchronous executor shares). The policy is
 // resolved once per run: a reload never changes the policy of a run in progress.
 //
 // Clock: the executor reads the clock only when something needs the time: a policy with a
@@ -45,6 +46,8 @@
 #include "rebound/sleeper.hpp"
 
 namespace rebound {
+
+class RetryRun;
 
 // What one attempt gets.
 struct AttemptInfo {
@@ -156,7 +159,14 @@ class RetryExecutor {
 
     HandlerResolution resolve(std::string_view handler) const;
 
+    // Begins a run for a driver of its own, such as the asynchronous executor of rebound::asio
+    // (retry_run.hpp). `handler` and `options` must outlive the returned run.
+    RetryRun begin(HandlerResolution resolution, std::string_view handler,
+                   const RunOptions& options) const noexcept;
+
   private:
+    friend class RetryRun;
+
     template <typename Callable>
     static std::optional<Error> as_attempt_result(Callable&& callable, const AttemptInfo& info) {
         using Result = std::invoke_result_t<Callable&, const AttemptInfo&>;

@@ -1,0 +1,102 @@
+// RetryRun: one run of the executor as an iterative state machine, shared by the blocking
+// RetryExecutor and the asynchronous executor of rebound::asio (docs/semantics.md, The executor
+// and The asynchronous executor), so that both make the same decisions, ask the breaker for the
+// same permits, spend the same budget and tell listeners the same events.
+//
+// The driver owns the attempts and the waits; the run owns everything else:
+//
+//   rebound::RetryRun run = executor.begin(resolution, handler, options);
+//   for (rebound::RunStep step = run.start_attempt(); step != rebound::RunStep::Done;) {
+//       if (step == rebound::RunStep::Attempt) {
+//           ... run the work with run.attempt(); then step = run.succeeded()
+//           ... or step = run.failed(run.classify_returned(error)) /
+//           run.failed(run.classify_current())
+//       } else {  // RunStep::Wait
+//           ... wait run.delay(); then step = run.waited(), or step = run.cancel() when stopped
+//       }
+//   }
+//   rebound::RunResult result = run.take_result();
+//
+// Start attempt (a permit from the breaker; a refusal fails the attempt with circuit_open at
+// once) -> record the outcome and decide -> wait the decision's delay, or done. Every step runs
+// in constant time, never allocates (listeners may, see their headers) and never throws, except
+// failed(), which calls RunOptions::on_failure, which may throw to abort the run.
+//
+// A RetryRun keeps references to its executor and to the RunOptions it was begun with: both must
+// outlive it. It is not thread-safe: one driver steps it at a time.
+#pragma once
+
+#include <string_view>
+
+#include "rebound/circuit_breaker.hpp"
+#include "rebound/clock.hpp"
+#include "rebound/decision.hpp"
+#include "rebound/failure.hpp"
+#include "rebound/policy_set.hpp"
+#include "rebound/retry_executor.hpp"
+#include "rebound/retry_listener.hpp"
+
+namespace rebound {
+
+// What the driver of a run does next.
+enum class RunStep {
+    Attempt,  // run the work once, described by RetryRun::attempt()
+    Wait,     // wait RetryRun::delay() (or until cancelled), then call waited()
+    Done,     // the run is over: RetryRun::result() holds the outcome
+};
+
+class RetryRun {
+  public:
+    // Use RetryExecutor::begin().
+    RetryRun(const RetryExecutor& executor, HandlerResolution resolution, std::string_view handler,
+             const RunOptions& options) noexcept;
+
+    // Starts the next attempt: Done (cancelled) when the stop token is set, Attempt when the
+    // work should run, or Wait / Done when the breaker refused the attempt.
+    RunStep start_attempt() noexcept;
+    // The attempt to run (valid after start_attempt() returned Attempt).
+    const AttemptInfo& attempt() const noexcept { return info_; }
+
+    // The attempt succeeded: Done.
+    RunStep succeeded() noexcept;
+    // The attempt failed: records the failure with the breaker, decides, tells on_failure (which
+    // may throw) and returns Wait (a retry after delay()) or Done.
+    RunStep failed(Failure failure);
+
+    // Describes the exception being handled (call inside a catch block) or a returned error,
+    // through the executor's FailureClassifier and ExceptionClassifier.
+    Failure classify_current() const noexcept;
+    Failure classify_returned(Error error) const noexcept;
+
+    // The wait before the next attempt (valid after Wait).
+    Duration delay() const noexcept { return result_.last_decision.delay; }
+    // The wait passed in full: starts the next attempt (see start_attempt()).
+    RunStep waited() noexcept;
+    // Ends the run as cancelled, keeping the last error; a permit taken for an attempt in
+    // progress goes back to the breaker unrecorded.
+    RunStep cancel() noexcept;
+
+    const RunResult& result() const noexcept { return result_; }
+    RunResult take_result() noexcept { return std::move(result_); }
+
+  private:
+    void finish(RetryOutcome outcome) noexcept;
+    Duration elapsed_since_start() const noexcept;
+    RunStep decide_after_failure();
+
+    const RetryExecutor* executor_;
+    const RunOptions* options_;
+    RunResult result_;
+    std::string_view handler_;
+    RetryEvent event_;
+    AttemptInfo info_;
+    AttemptContext context_;
+    CircuitBreaker* breaker_ = nullptr;
+    BreakerPermit permit_;
+    Clock::TimePoint start_{};
+    Clock::TimePoint attempt_start_{};
+    bool timed_ = false;
+    bool in_attempt_ = false;
+};
+
+}  // namespace rebound

@@ -1,0 +1,176 @@
+#include "rebound/retry_run.hpp"
+
+#include <algorithm>
+
+namespace rebound {
+
+RetryRun::RetryRun(const RetryExecutor& executor, HandlerResolution resolution,
+                   std::string_view handler, const RunOptions& options) noexcept
+    : executor_(&executor), options_(&options), handler_(handler) {
+    result_.via = resolution.policy ? resolution.via : ResolvedVia::Builtin;
+    result_.policy = resolution.policy ? std::move(resolution.policy) : PolicySet::builtin();
+    const Policy& policy = *result_.policy;
+    const PolicySpec& spec = policy.spec();
+
+    event_.handler = handler;
+    event_.policy = policy.name();
+    event_.command_id = options.command_id;
+
+    info_.attempt = 0;
+    info_.attempt_timeout = spec.attempt_timeout;
+    info_.stop = options.stop;
+    info_.command_id = options.command_id;
+    info_.handler = handler;
+
+    context_.idempotent = resolution.idempotent;
+    breaker_ = policy.breaker();
+
+    // Without a deadline nothing in the run depends on time; see "Clock" in retry_executor.hpp.
+    timed_ = spec.deadline.has_value() || executor.measure_elapsed_;
+    if (timed_) {
+        start_ = executor.clock_->now();
+    }
+}
+
+Duration RetryRun::elapsed_since_start() const noexcept {
+    return timed_
+               ? std::max(std::chrono::duration_cast<Duration>(executor_->clock_->now() - start_),
+                          Duration{0})
+               : Duration{0};
+}
+
+void RetryRun::finish(RetryOutcome outcome) noexcept {
+    result_.outcome = outcome;
+    if (timed_) {
+        result_.elapsed = elapsed_since_start();
+    }
+    event_.kind =
+        outcome == RetryOutcome::Succeeded ? RetryEventKind::Succeeded : RetryEventKind::Stopped;
+    event_.attempt = result_.attempts;
+    event_.outcome = outcome;
+    event_.delay = Duration{0};
+    event_.error = result_.last_error ? &result_.last_error->description() : nullptr;
+    executor_->notify(outcome == RetryOutcome::Succeeded ? &RetryListener::on_succeeded
+                                                         : &RetryListener::on_stopped,
+                      event_);
+}
+
+RunStep RetryRun::start_attempt() noexcept {
+    if (options_->stop.stop_requested()) {
+        finish(RetryOutcome::Cancelled);
+        return RunStep::Done;
+    }
+    const int number = info_.attempt + 1;
+    const PolicySpec& spec = result_.policy->spec();
+    info_.attempt = number;
+    if (spec.deadline) {
+        // The first attempt starts when the run does: its time left is the whole deadline.
+        const Duration elapsed = number == 1 ? Duration{0} : elapsed_since_start();
+        info_.time_left = std::max(*spec.deadline - elapsed, Duration{0});
+    }
+    result_.attempts = number;
+    event_.kind = RetryEventKind::AttemptStarted;
+    event_.attempt = number;
+    event_.delay = Duration{0};
+    event_.error = nullptr;
+    executor_->notify(&RetryListener::on_attempt_started, event_);
+
+    // The breaker, if any, is asked before every attempt (docs/resilience.md): a refused attempt
+    // does not run, counts as an attempt and fails with circuit_open.
+    permit_ = BreakerPermit{};
+    if (breaker_ != nullptr) {
+        attempt_start_ = executor_->clock_->now();
+        permit_ = breaker_->acquire(attempt_start_);
+        if (!permit_) {
+            ErrorDescription refusal = ErrorDescription::of(ErrorCategory::CircuitOpen);
+            refusal.server_delay = permit_.retry_after;
+            result_.last_error = Failure::returned(Error(refusal), refusal);
+            return decide_after_failure();
+        }
+    }
+    in_attempt_ = true;
+    return RunStep::Attempt;
+}
+
+RunStep RetryRun::succeeded() noexcept {
+    in_attempt_ = false;
+    if (breaker_ != nullptr) {
+        const Clock::TimePoint now = executor_->clock_->now();
+        breaker_->record_success(permit_,
+                                 std::chrono::duration_cast<Duration>(now - attempt_start_), now);
+    }
+    result_.policy->record_success();
+    finish(RetryOutcome::Succeeded);
+    return RunStep::Done;
+}
+
+RunStep RetryRun::failed(Failure failure) {
+    in_attempt_ = false;
+    result_.last_error = std::move(failure);
+    if (breaker_ != nullptr) {
+        breaker_->record_error(permit_, result_.last_error->description(),
+                               executor_->clock_->now());
+    }
+    return decide_after_failure();
+}
+
+RunStep RetryRun::decide_after_failure() {
+    const Policy& policy = *result_.policy;
+    const int number = info_.attempt;
+    context_.attempt = number;
+    context_.elapsed = elapsed_since_start();
+    const ErrorDescription& error = result_.last_error->description();
+    result_.last_decision = decide(policy, error, context_, *executor_->random_);
+    const Decision& decision = result_.last_decision;
+    if (options_->on_failure) {
+        options_->on_failure(FailureEvent{handler_, number, *result_.last_error, decision});
+    }
+
+    if (!decision.retry) {
+        const bool refused = breaker_ != nullptr && !permit_;
+        RetryOutcome outcome = refused ? RetryOutcome::CircuitOpen : outcome_of(decision.reason);
+        DeadLetterSink* const sink = executor_->dead_letter_sink_;
+        if (outcome == RetryOutcome::Exhausted &&
+            policy.spec().on_exhausted == ExhaustedAction::DeadLetter && sink != nullptr &&
+            sink->accept(DeadLetter{handler_, options_->command_id, policy.name(), number,
+                                    *result_.last_error, options_->item})) {
+            outcome = RetryOutcome::DeadLettered;
+        }
+        finish(outcome);
+        return RunStep::Done;
+    }
+
+    event_.kind = RetryEventKind::RetryScheduled;
+    event_.attempt = number;
+    event_.category = decision.category;
+    event_.delay = decision.delay;
+    event_.error = &error;
+    executor_->notify(&RetryListener::on_retry_scheduled, event_);
+    context_.previous_delay = decision.delay;
+    return RunStep::Wait;
+}
+
+RunStep RetryRun::waited() noexcept {
+    return start_attempt();
+}
+
+RunStep RetryRun::cancel() noexcept {
+    if (in_attempt_) {
+        in_attempt_ = false;
+        if (breaker_ != nullptr && permit_) {
+            breaker_->release(permit_, executor_->clock_->now());
+        }
+    }
+    finish(RetryOutcome::Cancelled);
+    return RunStep::Done;
+}
+
+Failure RetryRun::classify_current() const noexcept {
+    return executor_->classify_current();
+}
+
+Failure RetryRun::classify_returned(Error error) const noexcept {
+    return executor_->classify_returned(std::move(error));
+}
+
+}  // namespace rebound
