@@ -1,6 +1,6 @@
 // Classification of std::error_code / asio::error_code failures of asynchronous operations
-// (docs/semantics.md, The asynchronous executor). The first piece of rebound::asio; the
-// asynchronous executor itself is not built yet (docs/protocols.md, Not yet).
+// (docs/semantics.md, The asynchronous executor), as the asynchronous executor
+// (retry_executor.hpp) describes an attempt that threw a std::system_error.
 #pragma once
 
 #include <system_error>

@@ -1,0 +1,568 @@
+// The asynchronous executor (docs/async.md): the same decisions as the blocking executor,
+// cancellation, attempt_timeout, stop tokens and completion tokens. Waits run in virtual time
+// (rebound::asio::VirtualTime) unless a test cancels them; the cancelled waits are an hour long,
+// so a wait that did not end at once would hang the test rather than pass it.
+#include <catch2/catch.hpp>
+
+#include <asio/bind_cancellation_slot.hpp>
+#include <asio/bind_executor.hpp>
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/error.hpp>
+#include <asio/experimental/deferred.hpp>
+#include <asio/io_context.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/this_coro.hpp>
+#include <asio/use_awaitable.hpp>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "rebound/asio.hpp"
+#include "rebound/retry_executor.hpp"
+#include "rebound/testing.hpp"
+
+using namespace std::chrono_literals;
+using rebound::ErrorCategory;
+using rebound::RetryOutcome;
+using Events = std::vector<std::string>;
+
+namespace {
+
+// Records every listener event as one line of text.
+class EventLog final : public rebound::RetryListener {
+  public:
+    void on_attempt_started(const rebound::RetryEvent& e) noexcept override {
+        lines.push_back("start " + std::to_string(e.attempt));
+    }
+    void on_retry_scheduled(const rebound::RetryEvent& e) noexcept override {
+        lines.push_back("retry " + std::to_string(e.attempt) + " " + std::string(e.reason()) + " " +
+                        std::to_string(e.delay.count()) + "us");
+    }
+    void on_succeeded(const rebound::RetryEvent& e) noexcept override {
+        lines.push_back("succeeded after " + std::to_string(e.attempt));
+    }
+    void on_stopped(const rebound::RetryEvent& e) noexcept override {
+        lines.push_back("stopped " + std::string(e.reason()) + " after " +
+                        std::to_string(e.attempt));
+    }
+    Events lines;
+};
+
+rebound::HandlerResolution resolved(std::shared_ptr<const rebound::Policy> policy) {
+    rebound::HandlerResolution resolution;
+    resolution.policy = std::move(policy);
+    resolution.via = rebound::ResolvedVia::Code;
+    return resolution;
+}
+
+// What a run did, as both executors report it.
+struct Trace {
+    RetryOutcome outcome = RetryOutcome::Succeeded;
+    int attempts = 0;
+    rebound::DecisionReason reason = rebound::DecisionReason::Retry;
+    std::optional<ErrorCategory> last_error;
+    std::optional<rebound::Duration> elapsed;
+    std::vector<rebound::Duration> delays;
+    Events events;
+};
+
+Trace trace_of(const rebound::RunResult& result, std::vector<rebound::Duration> delays,
+               Events events) {
+    Trace trace;
+    trace.outcome = result.outcome;
+    trace.attempts = result.attempts;
+    trace.reason = result.last_decision.reason;
+    if (result.last_error) {
+        trace.last_error = result.last_error->description().category;
+    }
+    trace.elapsed = result.elapsed;
+    trace.delays = std::move(delays);
+    trace.events = std::move(events);
+    return trace;
+}
+
+// One scripted failure per call of the work (nullopt: success); each call takes 10ms.
+using Script = std::vector<std::optional<ErrorCategory>>;
+using PolicyFactory =
+    std::function<std::shared_ptr<const rebound::Policy>(const rebound::Clock& clock)>;
+
+void play(const Script& script, std::size_t& calls, rebound::testing::ManualClock& clock) {
+    const std::optional<ErrorCategory> next = script.at(calls++);
+    clock.advance(10ms);
+    if (next) {
+        throw rebound::Error(*next, "scripted");
+    }
+}
+
+// Runs the script `runs` times under one policy (breakers and budgets carry over) through the
+// blocking executor, and returns the trace of the last run.
+Trace run_blocking(const PolicyFactory& make_policy, const Script& script, int runs) {
+    rebound::testing::ManualClock clock;
+    rebound::testing::RecordingSleeper sleeper(&clock);
+    rebound::testing::ScriptedRandomSource random{0.25, 0.75, 0.5};
+    EventLog log;
+    const rebound::RetryExecutor executor(
+        {.clock = &clock, .sleeper = &sleeper, .random = &random, .listeners = {&log}});
+    const auto policy = make_policy(clock);
+    rebound::RunResult result;
+    for (int run = 0; run < runs; ++run) {
+        std::size_t calls = 0;
+        result = executor.run(resolved(policy), "Transfer", [&] { play(script, calls, clock); });
+    }
+    return trace_of(result, sleeper.delays(), log.lines);
+}
+
+// The same through the asynchronous executor, in virtual time.
+Trace run_async(const PolicyFactory& make_policy, const Script& script, int runs) {
+    rebound::testing::ManualClock clock;
+    rebound::asio::VirtualTime time(clock);
+    rebound::testing::ScriptedRandomSource random{0.25, 0.75, 0.5};
+    EventLog log;
+    const rebound::asio::RetryExecutor executor(
+        {.clock = &clock, .random = &random, .listeners = {&log}}, &time);
+    const auto policy = make_policy(clock);
+    asio::io_context io;
+    rebound::RunResult result;
+    for (int run = 0; run < runs; ++run) {
+        std::size_t calls = 0;
+        executor.run(
+            resolved(policy), "Transfer",
+            [&]() -> asio::awaitable<void> {
+                play(script, calls, clock);
+                co_return;
+            },
+            asio::bind_executor(io, [&](std::exception_ptr error, rebound::asio::Result<void> r) {
+                CHECK_FALSE(error);
+                result = std::move(r);
+            }));
+        io.restart();
+        io.run();
+    }
+    return trace_of(result, time.delays(), log.lines);
+}
+
+void check_same(const PolicyFactory& make_policy, const Script& script, int runs = 1) {
+    const Trace blocking = run_blocking(make_policy, script, runs);
+    const Trace async = run_async(make_policy, script, runs);
+    CHECK(async.outcome == blocking.outcome);
+    CHECK(async.attempts == blocking.attempts);
+    CHECK(async.reason == blocking.reason);
+    CHECK(async.last_error == blocking.last_error);
+    CHECK(async.elapsed == blocking.elapsed);
+    CHECK(async.delays == blocking.delays);
+    CHECK(async.events == blocking.events);
+}
+
+std::shared_ptr<rebound::CircuitBreaker> one_failure_breaker(const rebound::Clock& clock) {
+    rebound::BreakerSettings settings;
+    settings.name = "ledger";
+    settings.trip = rebound::BreakerTrip::Consecutive;
+    settings.consecutive_failures = 1;
+    settings.open_for = 5s;
+    return std::make_shared<rebound::CircuitBreaker>(settings, clock.now());
+}
+
+}  // namespace
+
+TEST_CASE("blocking and async runs of the same script make the same decisions and delays",
+          "[asio][equivalence]") {
+    const PolicyFactory jittered = [](const rebound::Clock&) {
+        return rebound::PolicyBuilder("jittered")
+            .max_attempts(5)
+            .backoff(rebound::Backoff::exponential(100ms, 2.0, 1s))
+            .jitter(rebound::Jitter::full())
+            .deadline(10s)
+            .retry_on(rebound::Matcher::transient())
+            .never_retry_on(rebound::Matcher::of_category(ErrorCategory::ConstraintViolation))
+            .build();
+    };
+    SECTION("retries, then success") {
+        check_same(jittered, {ErrorCategory::Deadlock, ErrorCategory::LockTimeout,
+                              ErrorCategory::ConnectionLost, std::nullopt});
+        CHECK(run_async(jittered, {ErrorCategory::Deadlock, std::nullopt}, 1).events ==
+              Events{"start 1", "retry 1 deadlock 25000us", "start 2", "succeeded after 2"});
+    }
+    SECTION("exhausted") {
+        check_same(jittered, Script(5, ErrorCategory::SerializationFailure));
+    }
+    SECTION("a failure that is never retried") {
+        check_same(jittered, {ErrorCategory::Deadlock, ErrorCategory::ConstraintViolation});
+    }
+    SECTION("the deadline") {
+        const PolicyFactory short_deadline = [](const rebound::Clock&) {
+            return rebound::PolicyBuilder("short")
+                .max_attempts(10)
+                .backoff(rebound::Backoff::exponential(100ms, 3.0, 5s))
+                .jitter(rebound::Jitter::equal())
+                .deadline(1s)
+                .retry_on(rebound::Matcher::transient())
+                .build();
+        };
+        const Trace trace = run_async(short_deadline, Script(10, ErrorCategory::Deadlock), 1);
+        CHECK(trace.reason == rebound::DecisionReason::Deadline);
+        check_same(short_deadline, Script(10, ErrorCategory::Deadlock));
+    }
+    SECTION("a breaker's refusal and its half-open probe") {
+        const PolicyFactory guarded = [](const rebound::Clock& clock) {
+            return rebound::PolicyBuilder("background")
+                .max_attempts(5)
+                .backoff(rebound::Backoff::fixed(100ms))
+                .jitter(rebound::Jitter::none())
+                .deadline(1min)
+                .retry_on(rebound::Matcher::transient())
+                .breaker(one_failure_breaker(clock))
+                .build();
+        };
+        const Script script{ErrorCategory::ServiceUnavailable, std::nullopt};
+        const Trace trace = run_async(guarded, script, 1);
+        CHECK(trace.attempts == 3);  // failed, refused, probe
+        CHECK(trace.delays == std::vector<rebound::Duration>{100ms, 4900ms});
+        check_same(guarded, script);
+    }
+    SECTION("a budget spent by an earlier run") {
+        const PolicyFactory budgeted = [](const rebound::Clock&) {
+            return rebound::PolicyBuilder("budgeted")
+                .max_attempts(2)
+                .backoff(rebound::Backoff::fixed(1ms))
+                .jitter(rebound::Jitter::none())
+                .retry_on(rebound::Matcher::transient())
+                .budget({4, 1.0})
+                .build();
+        };
+        const Script script(2, ErrorCategory::Deadlock);
+        CHECK(run_async(budgeted, script, 2).outcome == RetryOutcome::Throttled);
+        check_same(budgeted, script, 2);
+    }
+}
+
+namespace {
+
+std::shared_ptr<const rebound::Policy> hourly_policy(int attempts) {
+    return rebound::PolicyBuilder("hourly")
+        .max_attempts(attempts)
+        .backoff(rebound::Backoff::fixed(1h))
+        .jitter(rebound::Jitter::none())
+        .retry_on(rebound::Matcher::transient())
+        .build();
+}
+
+// An attempt that waits an hour on a timer, unless cancelled.
+struct SlowAttempt {
+    bool* waiting;
+    bool* aborted;
+    asio::awaitable<int> operator()() const {
+        asio::steady_timer timer(co_await asio::this_coro::executor, 1h);
+        *waiting = true;
+        try {
+            co_await timer.async_wait(asio::use_awaitable);
+        } catch (const std::system_error& error) {
+            *aborted = error.code() == asio::error::operation_aborted;
+            throw;
+        }
+        co_return 1;
+    }
+};
+
+// Runs the io_context one handler at a time until `reached` (at most 1000 handlers).
+template <typename Condition>
+void run_until(asio::io_context& io, Condition reached) {
+    for (int i = 0; i < 1000 && !reached(); ++i) {
+        io.run_one();
+    }
+    REQUIRE(reached());
+}
+
+}  // namespace
+
+TEST_CASE("terminal cancellation while waiting ends the run at once, keeping the last error",
+          "[asio][cancellation]") {
+    EventLog log;
+    const rebound::asio::RetryExecutor executor({.listeners = {&log}});
+    asio::io_context io;
+    asio::cancellation_signal signal;
+    std::optional<rebound::asio::Result<void>> result;
+    executor.run(
+        hourly_policy(3),
+        []() -> asio::awaitable<void> {
+            throw rebound::Error(ErrorCategory::Deadlock, "victim");
+            co_return;
+        },
+        asio::bind_cancellation_slot(
+            signal.slot(),
+            asio::bind_executor(io, [&](std::exception_ptr error, rebound::asio::Result<void> r) {
+                CHECK_FALSE(error);
+                result = std::move(r);
+            })));
+    run_until(io, [&] { return log.lines.size() == 2; });  // waiting an hour
+    signal.emit(asio::cancellation_type::terminal);
+    io.run();
+    REQUIRE(result);
+    CHECK(result->outcome == RetryOutcome::Cancelled);
+    CHECK(result->attempts == 1);
+    REQUIRE(result->last_error);
+    CHECK(result->last_error->description().category == ErrorCategory::Deadlock);
+    CHECK(log.lines ==
+          Events{"start 1", "retry 1 deadlock 3600000000us", "stopped cancelled after 1"});
+}
+
+TEST_CASE("terminal cancellation inside an attempt cancels the attempt and ends the run",
+          "[asio][cancellation]") {
+    const rebound::asio::RetryExecutor executor;
+    asio::io_context io;
+    asio::cancellation_signal signal;
+    bool waiting = false;
+    bool aborted = false;
+    std::optional<rebound::asio::Result<int>> result;
+    executor.run(hourly_policy(3), SlowAttempt{&waiting, &aborted},
+                 asio::bind_cancellation_slot(
+                     signal.slot(), asio::bind_executor(io, [&](std::exception_ptr error,
+                                                                rebound::asio::Result<int> r) {
+                         CHECK_FALSE(error);
+                         result = std::move(r);
+                     })));
+    run_until(io, [&] { return waiting; });
+    signal.emit(asio::cancellation_type::terminal);
+    io.run();
+    REQUIRE(result);
+    CHECK(result->outcome == RetryOutcome::Cancelled);
+    CHECK(result->attempts == 1);
+    CHECK_FALSE(result->value);
+    CHECK_FALSE(result->last_error);
+    CHECK(aborted);  // the attempt received the cancellation
+}
+
+TEST_CASE("a stop token ends the run while it waits and while it is inside an attempt",
+          "[asio][cancellation]") {
+    const rebound::asio::RetryExecutor executor;
+    asio::io_context io;
+    std::stop_source stop;
+    bool waiting = false;
+    bool aborted = false;
+    int calls = 0;
+    std::optional<rebound::asio::Result<int>> result;
+    auto on_done =
+        asio::bind_executor(io, [&](std::exception_ptr error, rebound::asio::Result<int> r) {
+            CHECK_FALSE(error);
+            result = std::move(r);
+        });
+    SECTION("waiting") {
+        executor.run(hourly_policy(3),
+                     [&]() -> asio::awaitable<int> {
+                         ++calls;
+                         throw rebound::Error(ErrorCategory::Deadlock, "victim");
+                         co_return 0;
+                     },
+                     on_done, {.stop = stop.get_token()});
+        run_until(io, [&] { return calls == 1; });
+        io.poll();  // the decision and the start of the wait
+        stop.request_stop();
+        io.run();
+        REQUIRE(result);
+        CHECK(result->outcome == RetryOutcome::Cancelled);
+        CHECK(calls == 1);
+        REQUIRE(result->last_error);
+    }
+    SECTION("inside an attempt") {
+        executor.run(hourly_policy(3), SlowAttempt{&waiting, &aborted}, on_done,
+                     {.stop = stop.get_token()});
+        run_until(io, [&] { return waiting; });
+        stop.request_stop();
+        io.run();
+        REQUIRE(result);
+        CHECK(result->outcome == RetryOutcome::Cancelled);
+        CHECK(aborted);
+    }
+    SECTION("set before the run starts: no attempt") {
+        stop.request_stop();
+        executor.run(hourly_policy(3), SlowAttempt{&waiting, &aborted}, on_done,
+                     {.stop = stop.get_token()});
+        io.run();
+        REQUIRE(result);
+        CHECK(result->outcome == RetryOutcome::Cancelled);
+        CHECK(result->attempts == 0);
+        CHECK_FALSE(waiting);
+    }
+}
+
+TEST_CASE("attempt_timeout cancels a slow attempt, which fails with statement_timeout",
+          "[asio][timeout]") {
+    rebound::testing::ManualClock clock;
+    rebound::asio::VirtualTime time(clock);
+    EventLog log;
+    const rebound::asio::RetryExecutor executor({.clock = &clock, .listeners = {&log}}, &time);
+    const auto policy =
+        rebound::PolicyBuilder("bounded")
+            .max_attempts(3)
+            .backoff(rebound::Backoff::fixed(50ms))
+            .jitter(rebound::Jitter::none())
+            .attempt_timeout(20ms)
+            .retry_on(rebound::Matcher::of_category(ErrorCategory::StatementTimeout))
+            .build();
+    asio::io_context io;
+    bool waiting = false;
+    bool aborted = false;
+    int calls = 0;
+    std::optional<rebound::asio::Result<int>> result;
+    executor.run(
+        policy,
+        [&](const rebound::AttemptInfo& attempt) -> asio::awaitable<int> {
+            ++calls;
+            CHECK(attempt.attempt_timeout == rebound::Duration{20ms});
+            if (attempt.attempt == 1) {
+                co_return co_await SlowAttempt{&waiting, &aborted}();
+            }
+            co_return 42;
+        },
+        asio::bind_executor(io, [&](std::exception_ptr error, rebound::asio::Result<int> r) {
+            CHECK_FALSE(error);
+            result = std::move(r);
+        }));
+    io.run();
+    REQUIRE(result);
+    CHECK(result->outcome == RetryOutcome::Succeeded);
+    CHECK(result->value == 42);
+    CHECK(calls == 2);
+    CHECK(aborted);
+    REQUIRE(result->last_error);
+    CHECK(result->last_error->description().category == ErrorCategory::StatementTimeout);
+    CHECK(log.lines ==
+          Events{"start 1", "retry 1 statement_timeout 50000us", "start 2", "succeeded after 2"});
+}
+
+TEST_CASE("error codes of a failed attempt classify as semantics.md says", "[asio][errors]") {
+    const rebound::asio::RetryExecutor executor;
+    const auto policy = rebound::PolicyBuilder("once").max_attempts(1).build();
+    const auto category_after = [&](std::error_code code) {
+        asio::io_context io;
+        std::optional<ErrorCategory> category;
+        executor.run(
+            policy,
+            [code]() -> asio::awaitable<void> {
+                throw std::system_error(code);
+                co_return;
+            },
+            asio::bind_executor(io, [&](std::exception_ptr, rebound::asio::Result<void> r) {
+                if (r.last_error) {
+                    category = r.last_error->description().category;
+                }
+            }));
+        io.run();
+        return category;
+    };
+    CHECK(category_after(asio::error::connection_refused) == ErrorCategory::ConnectionFailure);
+    CHECK(category_after(asio::error::eof) == ErrorCategory::ConnectionLost);
+    CHECK(category_after(asio::error::timed_out) == ErrorCategory::StatementTimeout);
+}
+
+TEST_CASE("a returned rebound::Error fails the attempt as in the blocking executor",
+          "[asio][errors]") {
+    rebound::testing::ManualClock clock;
+    rebound::asio::VirtualTime time(clock);
+    const rebound::asio::RetryExecutor executor({.clock = &clock}, &time);
+    asio::io_context io;
+    int calls = 0;
+    std::optional<rebound::asio::Result<std::optional<rebound::Error>>> result;
+    executor.run(
+        hourly_policy(3),
+        [&]() -> asio::awaitable<std::optional<rebound::Error>> {
+            if (++calls == 1) {
+                co_return rebound::Error(ErrorCategory::Deadlock, "returned");
+            }
+            co_return std::nullopt;
+        },
+        asio::bind_executor(
+            io, [&](std::exception_ptr, rebound::asio::Result<std::optional<rebound::Error>> r) {
+                result = std::move(r);
+            }));
+    io.run();
+    REQUIRE(result);
+    CHECK(result->outcome == RetryOutcome::Succeeded);
+    CHECK(calls == 2);
+    CHECK(time.delays() == std::vector<rebound::Duration>{1h});
+}
+
+TEST_CASE("the run takes any completion token", "[asio][tokens]") {
+    rebound::testing::ManualClock clock;
+    rebound::asio::VirtualTime time(clock);
+    const rebound::asio::RetryExecutor executor({.clock = &clock}, &time);
+    asio::io_context io;
+    int calls = 0;
+    const auto flaky = [&]() -> asio::awaitable<std::string> {
+        if (++calls % 2 == 1) {
+            throw std::system_error(asio::error::connection_reset);
+        }
+        co_return "reply " + std::to_string(calls);
+    };
+    std::vector<std::string> replies;
+    SECTION("use_awaitable") {
+        asio::co_spawn(
+            io,
+            [&]() -> asio::awaitable<void> {
+                const auto r = co_await executor.run(hourly_policy(3), flaky, asio::use_awaitable);
+                CHECK(r.attempts == 2);
+                replies.push_back(r.value.value_or("none"));
+            },
+            asio::detached);
+        io.run();
+        CHECK(replies == std::vector<std::string>{"reply 2"});
+    }
+    SECTION("deferred, then a callback and use_awaitable") {
+        auto deferred = executor.run(hourly_policy(3), flaky, asio::experimental::deferred);
+        CHECK(calls == 0);  // nothing starts before the deferred operation is given a token
+        std::move(deferred)(
+            asio::bind_executor(io, [&](std::exception_ptr, rebound::asio::Result<std::string> r) {
+                replies.push_back(r.value.value_or("none"));
+            }));
+        asio::co_spawn(
+            io,
+            [&]() -> asio::awaitable<void> {
+                const auto r = co_await executor.run(
+                    hourly_policy(3), flaky, asio::experimental::deferred)(asio::use_awaitable);
+                replies.push_back(r.value.value_or("none"));
+            },
+            asio::detached);
+        io.run();
+        CHECK(calls == 4);
+        CHECK(replies.size() == 2);
+    }
+    SECTION("a callback") {
+        executor.run(hourly_policy(3), flaky,
+                     asio::bind_executor(
+                         io, [&](std::exception_ptr error, rebound::asio::Result<std::string> r) {
+                             CHECK_FALSE(error);
+                             replies.push_back(r.value.value_or("none"));
+                         }));
+        CHECK(calls == 0);  // the run never completes inside its initiating function
+        io.run();
+        CHECK(replies == std::vector<std::string>{"reply 2"});
+    }
+}
+
+TEST_CASE("an on_failure hook that throws aborts the run with its exception", "[asio][tokens]") {
+    const rebound::asio::RetryExecutor executor;
+    asio::io_context io;
+    std::string caught;
+    const auto abort = [](const rebound::FailureEvent&) {
+        throw std::runtime_error("rollback failed");
+    };
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            try {
+                co_await executor.run(hourly_policy(3),
+                                      []() -> asio::awaitable<void> {
+                                          throw rebound::Error(ErrorCategory::Deadlock, "victim");
+                                          co_return;
+                                      },
+                                      asio::use_awaitable, {.on_failure = abort});
+            } catch (const std::runtime_error& error) {
+                caught = error.what();
+            }
+        },
+        asio::detached);
+    io.run();
+    CHECK(caught == "rollback failed");
+}
