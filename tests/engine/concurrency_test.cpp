@@ -388,18 +388,25 @@ TEST_CASE("more threads than stripes count every call of a closed breaker",
     CHECK(snapshot.calls_in_window == std::uint64_t{kThreads} * kCalls);
 }
 
+// A ratio breaker that trips at half failures over 10 calls or more.
+namespace {
+rebound::BreakerSettings half_ratio_settings() {
+    rebound::BreakerSettings settings;
+    settings.name = "db";
+    settings.failure_ratio = 0.5;
+    settings.minimum_calls = 10;
+    settings.window = 10s;
+    return settings;
+}
+}  // namespace
+
 // Two live threads hold different stripes. The failing thread's stripe is over the ratio and the
 // succeeding thread's is under it, so the succeeding thread's checks must sum both stripes: the
 // success that brings the window to minimum_calls trips the breaker.
 TEST_CASE(
     "a success on one thread trips the breaker once another thread's failures reach the ratio",
     "[concurrency][breaker]") {
-    rebound::BreakerSettings settings;
-    settings.name = "db";
-    settings.failure_ratio = 0.5;
-    settings.minimum_calls = 10;
-    settings.window = 10s;
-    rebound::CircuitBreaker breaker(settings, rebound::Clock::TimePoint{});
+    rebound::CircuitBreaker breaker(half_ratio_settings(), rebound::Clock::TimePoint{});
     const auto now = rebound::Clock::TimePoint{} + 1s;
     const auto failure = ErrorDescription::of(ErrorCategory::ConnectionLost);
     std::promise<void> failures_recorded;
@@ -434,12 +441,7 @@ TEST_CASE(
 // every call.
 TEST_CASE("two threads each under the failure ratio never trip the breaker",
           "[concurrency][breaker]") {
-    rebound::BreakerSettings settings;
-    settings.name = "db";
-    settings.failure_ratio = 0.5;
-    settings.minimum_calls = 10;
-    settings.window = 10s;
-    rebound::CircuitBreaker breaker(settings, rebound::Clock::TimePoint{});
+    rebound::CircuitBreaker breaker(half_ratio_settings(), rebound::Clock::TimePoint{});
     const auto now = rebound::Clock::TimePoint{} + 1s;
     const auto failure = ErrorDescription::of(ErrorCategory::ConnectionLost);
     constexpr int kCalls = 3000;
