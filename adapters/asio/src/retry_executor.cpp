@@ -22,6 +22,9 @@ std::optional<ErrorDescription> ErrorCodeClassifier::classify_exception(
         throw;
     } catch (const std::system_error& error) {
         ErrorDescription description = describe(error.code());
+        if (description.category == ErrorCategory::Unknown) {
+            return std::nullopt;  // the exception classifier's std::errc table, as when blocking
+        }
         description.message = error.what();  // lives as long as the exception the Failure keeps
         return description;
     } catch (...) {

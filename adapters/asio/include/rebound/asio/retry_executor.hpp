@@ -79,7 +79,8 @@ template <>
 struct Result<void> : RunResult {};
 
 // Describes a thrown std::system_error by its code (error_code.hpp), after the caller's
-// classifier, which is asked first.
+// classifier, which is asked first; a code describe() does not know is left to the
+// ExceptionClassifier, as in the blocking executor.
 class ErrorCodeClassifier final : public FailureClassifier {
   public:
     explicit ErrorCodeClassifier(const FailureClassifier* next) noexcept : next_(next) {}
