@@ -19,3 +19,6 @@ build=${BUILD_DIR:-build}
 # delivering them to a flaky loopback dependency under the policies of
 # examples/outbox_worker/outbox_worker.yaml, on SQLite (--dsn for PostgreSQL or MariaDB).
 "$build/examples/rebound_example_outbox_worker"
+# The asynchronous gateway (docs/async.md): an Asio service calling two flaky loopback
+# dependencies at once under the policies and breakers of examples/async_gateway/async_gateway.yaml.
+"$build/examples/rebound_example_async_gateway"
