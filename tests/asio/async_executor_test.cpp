@@ -432,7 +432,8 @@ TEST_CASE("attempt_timeout cancels a slow attempt, which fails with statement_ti
           Events{"start 1", "retry 1 statement_timeout 50000us", "start 2", "succeeded after 2"});
 }
 
-TEST_CASE("error codes of a failed attempt classify by their meaning for retrying", "[asio][errors]") {
+TEST_CASE("error codes of a failed attempt classify by their meaning for retrying",
+          "[asio][errors]") {
     const rebound::asio::RetryExecutor executor;
     const auto policy = rebound::PolicyBuilder("once").max_attempts(1).build();
     const auto category_after = [&](std::error_code code) {
