@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "event_log.hpp"
 #include "rebound/asio.hpp"
 #include "rebound/retry_executor.hpp"
 #include "rebound/testing.hpp"
@@ -31,25 +32,8 @@ using Events = std::vector<std::string>;
 
 namespace {
 
-// Records every listener event as one line of text.
-class EventLog final : public rebound::RetryListener {
-  public:
-    void on_attempt_started(const rebound::RetryEvent& e) noexcept override {
-        lines.push_back("start " + std::to_string(e.attempt));
-    }
-    void on_retry_scheduled(const rebound::RetryEvent& e) noexcept override {
-        lines.push_back("retry " + std::to_string(e.attempt) + " " + std::string(e.reason()) + " " +
-                        std::to_string(e.delay.count()) + "us");
-    }
-    void on_succeeded(const rebound::RetryEvent& e) noexcept override {
-        lines.push_back("succeeded after " + std::to_string(e.attempt));
-    }
-    void on_stopped(const rebound::RetryEvent& e) noexcept override {
-        lines.push_back("stopped " + std::string(e.reason()) + " after " +
-                        std::to_string(e.attempt));
-    }
-    Events lines;
-};
+using rebound::test_support::EventLog;
+using rebound::test_support::one_failure_breaker;
 
 rebound::HandlerResolution resolved(std::shared_ptr<const rebound::Policy> policy) {
     rebound::HandlerResolution resolution;
@@ -154,15 +138,6 @@ void check_same(const PolicyFactory& make_policy, const Script& script, int runs
     CHECK(async.elapsed == blocking.elapsed);
     CHECK(async.delays == blocking.delays);
     CHECK(async.events == blocking.events);
-}
-
-std::shared_ptr<rebound::CircuitBreaker> one_failure_breaker(const rebound::Clock& clock) {
-    rebound::BreakerSettings settings;
-    settings.name = "ledger";
-    settings.trip = rebound::BreakerTrip::Consecutive;
-    settings.consecutive_failures = 1;
-    settings.open_for = 5s;
-    return std::make_shared<rebound::CircuitBreaker>(settings, clock.now());
 }
 
 }  // namespace

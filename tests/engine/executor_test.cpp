@@ -8,6 +8,7 @@
 #include <system_error>
 #include <vector>
 
+#include "event_log.hpp"
 #include "rebound/retry_executor.hpp"
 #include "rebound/testing.hpp"
 
@@ -17,27 +18,7 @@ using rebound::RetryOutcome;
 
 namespace {
 
-// Records every listener event as one line of text.
-class EventLog final : public rebound::RetryListener {
-  public:
-    void on_attempt_started(const rebound::RetryEvent& e) noexcept override {
-        add("start " + std::to_string(e.attempt));
-    }
-    void on_retry_scheduled(const rebound::RetryEvent& e) noexcept override {
-        add("retry " + std::to_string(e.attempt) + " " + std::string(e.reason()) + " " +
-            std::to_string(e.delay.count()) + "us");
-    }
-    void on_succeeded(const rebound::RetryEvent& e) noexcept override {
-        add("succeeded after " + std::to_string(e.attempt));
-    }
-    void on_stopped(const rebound::RetryEvent& e) noexcept override {
-        add("stopped " + std::string(e.reason()) + " after " + std::to_string(e.attempt));
-    }
-    std::vector<std::string> lines;
-
-  private:
-    void add(std::string line) { lines.push_back(std::move(line)); }
-};
+using rebound::test_support::EventLog;
 
 rebound::HandlerResolution resolved(std::shared_ptr<const rebound::Policy> policy,
                                     bool idempotent = false) {
@@ -639,18 +620,7 @@ TEST_CASE("the command id is the same on every attempt, event and dead letter", 
 }
 
 // Circuit breakers and server hints in the executor (docs/resilience.md), in virtual time.
-namespace {
-
-std::shared_ptr<rebound::CircuitBreaker> one_failure_breaker(const rebound::Clock& clock) {
-    rebound::BreakerSettings settings;
-    settings.name = "ledger-db";
-    settings.trip = rebound::BreakerTrip::Consecutive;
-    settings.consecutive_failures = 1;
-    settings.open_for = 5s;
-    return std::make_shared<rebound::CircuitBreaker>(settings, clock.now());
-}
-
-}  // namespace
+using rebound::test_support::one_failure_breaker;
 
 TEST_CASE("an interactive policy fails fast with circuit_open while its breaker is open",
           "[executor][breaker]") {
