@@ -83,10 +83,12 @@ void wait_drained(Connection& c) {
     }
 }
 
-std::shared_ptr<rebound::queue::QueueHandlers> noop_handlers() {
+std::shared_ptr<rebound::queue::QueueHandlers> noop_handlers(
+    rebound::queue::Completion completion = rebound::queue::Completion::WithHandlerWrites) {
     auto handlers = std::make_shared<rebound::queue::QueueHandlers>();
-    handlers->add(rebound::HandlerRegistration{.name = "bench.noop"},
-                  [](rebound::queue::Delivery&) {});
+    handlers->add(
+        rebound::HandlerRegistration{.name = "bench.noop"}, [](rebound::queue::Delivery&) {},
+        completion);
     return handlers;
 }
 
@@ -106,10 +108,13 @@ void record_rate(benchmark::State& state, std::int64_t per_iteration) {
     state.counters["messages_per_second"] = benchmark::Counter(rate, benchmark::Counter::kIsRate);
 }
 
+// Arg 1: grouped completion (queue_handlers.hpp) instead of one transaction per message.
 void queue_skip_locked(benchmark::State& state) {
     const int workers = static_cast<int>(state.range(0));
     Connection c = connect();
-    const auto handlers = noop_handlers();
+    const auto handlers =
+        noop_handlers(state.range(1) != 0 ? rebound::queue::Completion::Grouped
+                                          : rebound::queue::Completion::WithHandlerWrites);
     for (auto _ : state) {
         state.PauseTiming();
         fill(c, kMessages, 0);
@@ -268,10 +273,8 @@ BENCHMARK(queue_naive_for_update)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(queue_skip_locked)
-    ->ArgName("workers")
-    ->Arg(1)
-    ->Arg(2)
-    ->Arg(4)
+    ->ArgNames({"workers", "grouped"})
+    ->ArgsProduct({{1, 2, 4}, {0, 1}})
     ->Iterations(3)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);

@@ -296,7 +296,8 @@ std::optional<std::string> Connection::query_value(std::string_view sql,
 namespace {
 
 // Allocates a statement, applies the timeout, binds the parameters, runs `sql` and hands the
-// statement to `body`. `fail(handle_type, handle)` throws the diagnostics of a failed call.
+// statement to `body`, with whether the execution answered SQL_NO_DATA (then no cursor is open).
+// `fail(handle_type, handle)` throws the diagnostics of a failed call.
 template <class Fail, class Body>
 auto run_statement(SQLHDBC connection, std::optional<std::chrono::milliseconds> timeout,
                    std::string_view sql, const std::vector<SqlValue>& parameters, const Fail& fail,
@@ -328,7 +329,7 @@ auto run_statement(SQLHDBC connection, std::optional<std::chrono::milliseconds> 
     if (rc != SQL_NO_DATA && !SQL_SUCCEEDED(rc)) {
         fail(SQL_HANDLE_STMT, handle);
     }
-    return body(handle);
+    return body(handle, rc == SQL_NO_DATA);
 }
 
 }  // namespace
@@ -351,7 +352,7 @@ void Connection::apply_session_statement_limit() {
     };
     run_statement(handle(), std::nullopt,
                   "SET SESSION max_statement_time = " + std::to_string(seconds), none, on_failure,
-                  [](SQLHSTMT) { return 0; });
+                  [](SQLHSTMT, bool) { return 0; });
 }
 
 std::int64_t Connection::execute(std::string_view sql, const std::vector<SqlValue>& parameters) {
@@ -360,7 +361,10 @@ std::int64_t Connection::execute(std::string_view sql, const std::vector<SqlValu
         fail(type, handle, DatabasePhase::Execute);
     };
     return run_statement(handle(), query_timeout_, sql, parameters, on_failure,
-                         [&](SQLHSTMT statement) -> std::int64_t {
+                         [&](SQLHSTMT statement, bool no_data) -> std::int64_t {
+                             if (no_data) {
+                                 return 0;  // a searched UPDATE or DELETE that matched no row
+                             }
                              SQLLEN count = -1;
                              if (!SQL_SUCCEEDED(SQLRowCount(statement, &count))) {
                                  return -1;
@@ -376,8 +380,15 @@ std::vector<SqlRow> Connection::query(std::string_view sql,
         fail(type, handle, DatabasePhase::Execute);
     };
     return run_statement(
-        handle(), query_timeout_, sql, parameters, on_failure, [&](SQLHSTMT statement) {
+        handle(), query_timeout_, sql, parameters, on_failure,
+        [&](SQLHSTMT statement, bool no_data) {
             std::vector<SqlRow> rows;
+            // SQL_NO_DATA from the execution (psqlODBC's answer to an UPDATE ... RETURNING that
+            // matched no row) leaves no cursor: asking for columns or rows would be SQLSTATE
+            // 24000, invalid cursor state.
+            if (no_data) {
+                return rows;
+            }
             SQLSMALLINT columns = 0;
             if (!SQL_SUCCEEDED(SQLNumResultCols(statement, &columns))) {
                 on_failure(SQL_HANDLE_STMT, statement);

@@ -215,16 +215,13 @@ std::vector<Message> QueueStore::claim(Connection& connection,
         std::chrono::duration_cast<std::chrono::microseconds>(lease).count();
     std::vector<Message> claimed;
     if (vendor_ == Vendor::PostgreSql || vendor_ == Vendor::CockroachDb) {
-        // One round trip: lease the locked candidates and return them. A SELECT at the top, so
-        // that no candidate is an empty result set, not SQL_NO_DATA.
-        std::vector<SqlValue> all = parameters;
-        all.emplace_back(std::string(lease_owner));
-        all.emplace_back(lease_us);
-        for (const SqlRow& row : connection.query(
-                 "WITH c AS (" + candidates + " FOR UPDATE SKIP LOCKED), u AS (" + lease_sql +
-                     "id IN (SELECT id FROM c) RETURNING " + std::string(kColumns) + ") SELECT " +
-                     std::string(kColumns) + " FROM u",
-                 all)) {
+        // One round trip: lease the locked candidates and return them.
+        std::vector<SqlValue> all{std::string(lease_owner), lease_us};
+        all.insert(all.end(), parameters.begin(), parameters.end());
+        for (const SqlRow& row :
+             connection.query(lease_sql + "id IN (" + candidates +
+                                  " FOR UPDATE SKIP LOCKED) RETURNING " + std::string(kColumns),
+                              all)) {
             claimed.push_back(parse_message(row));
         }
         std::sort(claimed.begin(), claimed.end(), [](const Message& a, const Message& b) {
@@ -277,6 +274,22 @@ bool QueueStore::complete(Connection& connection, std::int64_t id, std::string_v
                               {id, std::string(lease_owner)}) == 1;
 }
 
+std::size_t QueueStore::complete_many(Connection& connection, std::span<const std::int64_t> ids,
+                                      std::string_view lease_owner, bool delete_done) const {
+    if (ids.empty()) {
+        return 0;
+    }
+    const std::string where =
+        " WHERE id IN (" + id_list(ids) + ") AND lease_owner = ? AND state = 'leased'";
+    const std::int64_t changed =
+        delete_done
+            ? connection.execute("DELETE FROM " + kMessages + where, {std::string(lease_owner)})
+            : connection.execute("UPDATE " + kMessages + " SET state = 'done', finished_at = " +
+                                     now_sql() + ", lease_owner = NULL, lease_until = NULL" + where,
+                                 {std::string(lease_owner)});
+    return static_cast<std::size_t>(std::max<std::int64_t>(changed, 0));
+}
+
 bool QueueStore::record_failure(Connection& connection, std::int64_t id,
                                 std::string_view lease_owner, const AttemptFailure& failure) const {
     const LastError& e = failure.error;
@@ -316,6 +329,47 @@ bool QueueStore::release(Connection& connection, std::int64_t id,
                    "first_attempt_at END, attempt = attempt - 1, state = 'ready', lease_owner = "
                    "NULL, lease_until = NULL WHERE id = ? AND lease_owner = ? AND state = 'leased'",
                {id, std::string(lease_owner)}) == 1;
+}
+
+std::size_t QueueStore::renew_leases(Connection& connection,
+                                     std::span<const std::string> lease_owners,
+                                     Duration lease) const {
+    if (lease_owners.empty()) {
+        return 0;
+    }
+    const std::int64_t lease_us =
+        std::chrono::duration_cast<std::chrono::microseconds>(lease).count();
+    const std::vector<SqlValue> owners(lease_owners.begin(), lease_owners.end());
+    const std::string held =
+        "state = 'leased' AND lease_owner IN (" + placeholders(lease_owners.size()) + ")";
+    const std::string renew =
+        "UPDATE " + kMessages + " SET lease_until = " + now_sql() + " + ? WHERE ";
+    OwnTransaction transaction(connection, vendor_);
+    std::int64_t renewed = 0;
+    if (vendor_ == Vendor::PostgreSql || vendor_ == Vendor::CockroachDb) {
+        std::vector<SqlValue> all{lease_us};
+        all.insert(all.end(), owners.begin(), owners.end());
+        renewed = connection.execute(renew + "id IN (SELECT id FROM " + kMessages + " WHERE " +
+                                         held + " FOR UPDATE SKIP LOCKED)",
+                                     all);
+    } else if (skip_locked_) {
+        // MariaDB cannot UPDATE a table it reads in a subquery.
+        std::vector<std::int64_t> ids;
+        for (const SqlRow& row : connection.query(
+                 "SELECT id FROM " + kMessages + " WHERE " + held + " FOR UPDATE SKIP LOCKED",
+                 owners)) {
+            ids.push_back(to_int64(row.at(0)));
+        }
+        if (!ids.empty()) {
+            renewed = connection.execute(renew + "id IN (" + id_list(ids) + ")", {lease_us});
+        }
+    } else {
+        std::vector<SqlValue> all{lease_us};
+        all.insert(all.end(), owners.begin(), owners.end());
+        renewed = connection.execute(renew + held, all);
+    }
+    transaction.commit();
+    return static_cast<std::size_t>(std::max<std::int64_t>(renewed, 0));
 }
 
 std::vector<ExpiredLease> QueueStore::expired_leases(Connection& connection, int limit) const {
