@@ -73,6 +73,14 @@ TEST_CASE("postgresql: an UPDATE RETURNING that matches no row leaves the transa
     CHECK(rows[0].at(0) == "7");
     CHECK(connection.query("DELETE FROM rb_returning WHERE id = 3 RETURNING id").empty());
     CHECK_NOTHROW(connection.commit());
+    // The same through a prepared statement, twice.
+    for (int run = 0; run < 2; ++run) {
+        CHECK(connection
+                  .query_prepared("UPDATE rb_returning SET value = ? WHERE id = ? RETURNING id",
+                                  {std::int64_t{9}, std::int64_t{4}})
+                  .empty());
+        CHECK_NOTHROW(connection.commit());
+    }
     connection.set_autocommit(true);
     CHECK(connection.query_value("SELECT value FROM rb_returning WHERE id = 1") == "7");
 }

@@ -198,6 +198,14 @@ class WorkerThread {
                 loop_failed(false, stop);
             }
         }
+        try {
+            if (connection_ && !grouped_done_.empty()) {
+                complete_grouped();
+            }
+        } catch (const std::exception&) {
+            // Left leased: their leases run out and they are delivered again.
+            metrics_.database_errors.fetch_add(1, std::memory_order_relaxed);
+        }
     }
 
   private:
@@ -255,38 +263,55 @@ class WorkerThread {
     // False when nothing was claimed.
     bool claim_and_run(const std::stop_token& stop) {
         const std::string owner = owner_prefix_ + std::to_string(++claims_);
+        // The previous claim's grouped completions are written in this claim's transaction: one
+        // commit fewer per claim. Should the claim fail, they are written again next time.
+        const std::size_t pending = grouped_done_.size();
+        const std::size_t marked =
+            pending == 0 ? 0
+                         : store_->complete_many(*connection_, grouped_done_, grouped_owner_,
+                                                 options_.delete_done);
         const std::vector<Message> messages =
             store_->claim(*connection_, names_, options_.batch, options_.lease, owner);
+        if (pending > 0) {
+            count_grouped(pending, marked);
+        }
+        grouped_owner_ = owner;
         metrics_.claimed.fetch_add(messages.size(), std::memory_order_relaxed);
         const HeldClaim held(messages.empty() ? nullptr : held_claims_, owner);
-        grouped_done_.clear();
         for (std::size_t i = 0; i < messages.size(); ++i) {
             if (stop.stop_requested()) {
-                complete_grouped(owner);
+                complete_grouped();
                 release(messages, i, owner);
                 break;
             }
             const bool grouped = handlers_.completion(messages[i].handler) == Completion::Grouped;
             if (!grouped) {
                 // Its own transaction commits or rolls back: the completions so far go first.
-                complete_grouped(owner);
+                complete_grouped();
             }
             run_attempt(messages[i], owner, grouped, stop);
         }
-        complete_grouped(owner);
+        if (stop.stop_requested()) {
+            complete_grouped();
+        }
         return !messages.empty();
     }
 
     // Writes and commits the completions of the grouped successes so far (queue_handlers.hpp).
-    void complete_grouped(const std::string& owner) {
+    void complete_grouped() {
         if (grouped_done_.empty()) {
             return;
         }
-        const std::size_t marked =
-            store_->complete_many(*connection_, grouped_done_, owner, options_.delete_done);
+        const std::size_t marked = store_->complete_many(*connection_, grouped_done_,
+                                                         grouped_owner_, options_.delete_done);
         connection_->commit();
+        count_grouped(grouped_done_.size(), marked);
+    }
+
+    // `marked` of `pending` grouped completions committed; the others had lost their lease.
+    void count_grouped(std::size_t pending, std::size_t marked) {
         metrics_.succeeded.fetch_add(marked, std::memory_order_relaxed);
-        metrics_.lost_leases.fetch_add(grouped_done_.size() - marked, std::memory_order_relaxed);
+        metrics_.lost_leases.fetch_add(pending - marked, std::memory_order_relaxed);
         grouped_done_.clear();
     }
 
@@ -428,7 +453,9 @@ class WorkerThread {
     std::optional<Connection> connection_;
     std::optional<QueueStore> store_;
     std::uint64_t claims_ = 0;
-    std::vector<std::int64_t> grouped_done_;  // grouped successes of the current claim
+    // Grouped successes not yet completed, all of the claim `grouped_owner_`.
+    std::vector<std::int64_t> grouped_done_;
+    std::string grouped_owner_;
 };
 
 }  // namespace

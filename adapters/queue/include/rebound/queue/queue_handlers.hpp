@@ -48,8 +48,9 @@ enum class Completion {
     WithHandlerWrites,
     // The handler writes nothing through `Delivery::connection` (its effect is elsewhere and
     // idempotent, or there is none): the completions of one claim's successes are written in one
-    // statement and one commit after the handlers ran. Delivery stays at least once; a worker that
-    // dies before that commit has the whole claim delivered again.
+    // statement after the handlers ran, committed with the worker's next claim (or before an
+    // attempt of a WithHandlerWrites handler, or when the pool stops). Delivery stays at least
+    // once; a worker that dies before that commit has the whole claim delivered again.
     Grouped,
 };
 

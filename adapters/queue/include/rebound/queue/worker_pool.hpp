@@ -12,6 +12,8 @@
 //      then decide() (policy budget included) with the attempt number and the time since the
 //      first attempt, and store the outcome: ready at now + delay with the route, or dead with
 //      the reason. A stopping pool puts messages it has not started back as ready.
+//      A Completion::Grouped handler runs outside that transaction, and its successes are marked
+//      done in one statement that commits with the thread's next claim (queue_handlers.hpp).
 // With `renew_leases`, one more thread with its own connection extends, every third of the lease,
 // the leases of the claims the threads are working through (docs/queue.md, "Lease renewal"), so
 // a handler that runs longer than the lease keeps its message and the rest of its claim.
