@@ -355,6 +355,36 @@ std::optional<std::string> Connection::query_value(std::string_view sql,
 
 namespace {
 
+// SQL_ATTR_QUERY_TIMEOUT of `statement`: whole seconds rounded up, at least 1; 0 (no limit) for
+// nullopt.
+template <class Fail>
+void set_timeout(SQLHSTMT statement, std::optional<std::chrono::milliseconds> timeout,
+                 const Fail& fail) {
+    const auto milliseconds = timeout ? timeout->count() : 0;
+    const auto seconds = static_cast<std::uintptr_t>(
+        !timeout ? 0 : (milliseconds <= 0 ? 1 : (milliseconds + 999) / 1000));
+    if (!SQL_SUCCEEDED(
+            SQLSetStmtAttr(statement, SQL_ATTR_QUERY_TIMEOUT, integer_attribute(seconds), 0))) {
+        fail(SQL_HANDLE_STMT, statement);
+    }
+}
+
+// Binds `parameters` to `statement` and runs `execute` (SQLExecDirect or SQLExecute); true when
+// it answered SQL_NO_DATA.
+template <class Fail, class Execute>
+bool bind_and_execute(SQLHSTMT statement, const std::vector<SqlValue>& parameters, const Fail& fail,
+                      Execute&& execute) {
+    BoundParameters bound(parameters);
+    if (!SQL_SUCCEEDED(bound.bind(statement))) {
+        fail(SQL_HANDLE_STMT, statement);
+    }
+    const SQLRETURN rc = execute();
+    if (rc != SQL_NO_DATA && !SQL_SUCCEEDED(rc)) {
+        fail(SQL_HANDLE_STMT, statement);
+    }
+    return rc == SQL_NO_DATA;
+}
+
 // Allocates a statement, applies the timeout, binds the parameters, runs `sql` and hands the
 // statement to `body`, with whether the execution answered SQL_NO_DATA (then no cursor is open).
 // `fail(handle_type, handle)` throws the diagnostics of a failed call.
@@ -371,25 +401,14 @@ auto run_statement(SQLHDBC connection, std::optional<std::chrono::milliseconds> 
     }
     Statement statement(handle);
     if (timeout) {
-        const auto milliseconds = timeout->count();
-        const auto seconds =
-            static_cast<std::uintptr_t>(milliseconds <= 0 ? 1 : (milliseconds + 999) / 1000);
-        if (!SQL_SUCCEEDED(
-                SQLSetStmtAttr(handle, SQL_ATTR_QUERY_TIMEOUT, integer_attribute(seconds), 0))) {
-            fail(SQL_HANDLE_STMT, handle);
-        }
-    }
-    BoundParameters bound(parameters);
-    if (!SQL_SUCCEEDED(bound.bind(handle))) {
-        fail(SQL_HANDLE_STMT, handle);
+        set_timeout(handle, timeout, fail);
     }
     std::string text(sql);
-    const SQLRETURN rc = SQLExecDirect(handle, reinterpret_cast<SQLCHAR*>(text.data()),
-                                       static_cast<SQLINTEGER>(text.size()));
-    if (rc != SQL_NO_DATA && !SQL_SUCCEEDED(rc)) {
-        fail(SQL_HANDLE_STMT, handle);
-    }
-    return body(handle, rc == SQL_NO_DATA);
+    const bool no_data = bind_and_execute(handle, parameters, fail, [&] {
+        return SQLExecDirect(handle, reinterpret_cast<SQLCHAR*>(text.data()),
+                             static_cast<SQLINTEGER>(text.size()));
+    });
+    return body(handle, no_data);
 }
 
 }  // namespace
@@ -480,24 +499,10 @@ auto run_prepared(SQLHSTMT statement, std::optional<std::chrono::milliseconds> t
             SQLFreeStmt(statement, SQL_RESET_PARAMS);
         }
     } release{statement};
-    const auto milliseconds = timeout ? timeout->count() : 0;
-    const auto seconds =
-        static_cast<std::uintptr_t>(!timeout            ? 0
-                                    : milliseconds <= 0 ? 1
-                                                        : (milliseconds + 999) / 1000);
-    if (!SQL_SUCCEEDED(
-            SQLSetStmtAttr(statement, SQL_ATTR_QUERY_TIMEOUT, integer_attribute(seconds), 0))) {
-        fail(SQL_HANDLE_STMT, statement);
-    }
-    BoundParameters bound(parameters);
-    if (!SQL_SUCCEEDED(bound.bind(statement))) {
-        fail(SQL_HANDLE_STMT, statement);
-    }
-    const SQLRETURN rc = SQLExecute(statement);
-    if (rc != SQL_NO_DATA && !SQL_SUCCEEDED(rc)) {
-        fail(SQL_HANDLE_STMT, statement);
-    }
-    return body(statement, rc == SQL_NO_DATA);
+    set_timeout(statement, timeout, fail);  // also back to none: the statement keeps it
+    const bool no_data =
+        bind_and_execute(statement, parameters, fail, [&] { return SQLExecute(statement); });
+    return body(statement, no_data);
 }
 
 }  // namespace
@@ -543,23 +548,9 @@ SQLHSTMT Connection::prepared(std::string_view sql) {
     return statement;
 }
 
-std::int64_t Connection::execute_prepared(std::string_view sql,
-                                          const std::vector<SqlValue>& parameters) {
-    apply_session_statement_limit();
-    const SQLHSTMT statement = prepared(sql);
-    const auto on_failure = [this](SQLSMALLINT type, SQLHANDLE handle) {
-        fail(type, handle, DatabasePhase::Execute);
-    };
-    try {
-        return run_prepared(statement, query_timeout_, parameters, on_failure, row_count);
-    } catch (...) {
-        prepared_.remove(sql);  // a failed run may leave the statement unusable
-        throw;
-    }
-}
-
-std::vector<SqlRow> Connection::query_prepared(std::string_view sql,
-                                               const std::vector<SqlValue>& parameters) {
+template <class Body>
+auto Connection::run_prepared_statement(std::string_view sql,
+                                        const std::vector<SqlValue>& parameters, Body&& body) {
     apply_session_statement_limit();
     const SQLHSTMT statement = prepared(sql);
     const auto on_failure = [this](SQLSMALLINT type, SQLHANDLE handle) {
@@ -568,11 +559,27 @@ std::vector<SqlRow> Connection::query_prepared(std::string_view sql,
     try {
         return run_prepared(
             statement, query_timeout_, parameters, on_failure,
-            [&](SQLHSTMT handle, bool no_data) { return fetch_rows(handle, no_data, on_failure); });
+            [&](SQLHSTMT handle, bool no_data) { return body(handle, no_data, on_failure); });
     } catch (...) {
-        prepared_.remove(sql);
+        prepared_.remove(sql);  // a failed run may leave the statement unusable
         throw;
     }
+}
+
+std::int64_t Connection::execute_prepared(std::string_view sql,
+                                          const std::vector<SqlValue>& parameters) {
+    return run_prepared_statement(sql, parameters,
+                                  [](SQLHSTMT statement, bool no_data, const auto&) {
+                                      return row_count(statement, no_data);
+                                  });
+}
+
+std::vector<SqlRow> Connection::query_prepared(std::string_view sql,
+                                               const std::vector<SqlValue>& parameters) {
+    return run_prepared_statement(sql, parameters,
+                                  [](SQLHSTMT statement, bool no_data, const auto& on_failure) {
+                                      return fetch_rows(statement, no_data, on_failure);
+                                  });
 }
 
 void Connection::commit() {

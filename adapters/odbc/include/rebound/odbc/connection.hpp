@@ -182,6 +182,11 @@ class Connection {
     void apply_session_statement_limit();
     // The prepared statement of `sql`, preparing it on first use.
     SQLHSTMT prepared(std::string_view sql);
+    // Runs the prepared statement of `sql` and hands it to `body(statement, no_data, fail)`; a
+    // failed run frees the statement.
+    template <class Body>
+    auto run_prepared_statement(std::string_view sql, const std::vector<SqlValue>& parameters,
+                                Body&& body);
     [[noreturn]] void fail(SQLSMALLINT handle_type, SQLHANDLE handle, DatabasePhase phase) const;
 
     std::shared_ptr<const Environment> environment_;
