@@ -15,7 +15,7 @@
 #   cmake -S . -B build-perf -G Ninja -DCMAKE_BUILD_TYPE=Release -DREBOUND_BUILD_TESTS=OFF
 #   cmake --build build-perf -j2 --target rebound_decision_bench rebound_compile_bench \
 #       rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli \
-#       rebound_protocols_bench rebound_breaker_bench
+#       rebound_protocols_bench rebound_breaker_bench rebound_queue_bench
 # A binary that is missing is skipped with a note (in the report too). The contention experiment
 # starts its own PostgreSQL through tests/odbc/database-server.sh and always stops it.
 # The whole run takes about 5-8 minutes on 2 cores.
@@ -180,7 +180,7 @@ else
 fi
 
 # --- Retry queue (PostgreSQL) --------------------------------------------------------------------
-# Raw results only (queue.json); docs/queue.md quotes the figures with the command.
+# queue.json: bench/report.py writes its section of docs/performance.md (docs/queue.md quotes it).
 if [ -x "$build_dir/bench/rebound_queue_bench" ]; then
   echo "== retry queue (PostgreSQL)" >&2
   echo "bench/queue_bench.sh $build_dir queue.json" >>"$commands"
