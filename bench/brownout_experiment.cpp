@@ -20,7 +20,8 @@
 // simulation, a request whose attempt the breaker refuses fails at once (the run is ended from
 // on_failure) instead of waiting for the breaker to half-open, which would hold a client thread
 // for seconds. Recovery and peak amplification are computed by the simulation's own
-// summarize_brownout, and the CSV and SVG are the simulation's formats.
+// summarize_brownout, and the CSV and SVG are the simulation's formats. The summary (--json) also
+// holds the simulation's figures for the same settings.
 //
 // The experiment talks only to 127.0.0.1 (the server binds nothing else, and the driver builds
 // every URL from the port the server reports), stops every server it starts, and each server
@@ -83,6 +84,7 @@ struct Settings {
     std::string csv_path;
     std::string svg_path;
     std::string json_path;
+    std::string simulated_svg_path;
 
     int run_ms() const { return brownout_start_ms + brownout_ms + after_ms; }
     double arrival_rate() const { return 0.8 * capacity; }
@@ -358,13 +360,17 @@ void write_file(const std::string& path, const std::string& text) {
     }
 }
 
-nlohmann::json summary_json(const Settings& s, const std::vector<StrategyOutcome>& outcomes) {
+nlohmann::json recovery_json(const sim::BrownoutResult& result) {
+    return result.recovery_s ? nlohmann::json(*result.recovery_s) : nlohmann::json(nullptr);
+}
+
+nlohmann::json summary_json(const Settings& s, const std::vector<StrategyOutcome>& outcomes,
+                            const std::vector<sim::BrownoutResult>& simulated) {
     nlohmann::json strategies = nlohmann::json::array();
     for (const StrategyOutcome& o : outcomes) {
         strategies.push_back({
             {"strategy", o.result.strategy},
-            {"recovery_s",
-             o.result.recovery_s ? nlohmann::json(*o.result.recovery_s) : nlohmann::json(nullptr)},
+            {"recovery_s", recovery_json(o.result)},
             {"peak_amplification", o.result.peak_amplification},
             {"largest_queue", o.server.largest_queue},
             {"server_received", o.server.received},
@@ -374,6 +380,13 @@ nlohmann::json summary_json(const Settings& s, const std::vector<StrategyOutcome
             {"client_threads", o.client_threads},
             {"server_pid", o.server_pid},
         });
+    }
+    nlohmann::json simulated_json = nlohmann::json::array();
+    for (const sim::BrownoutResult& r : simulated) {
+        simulated_json.push_back({{"strategy", r.strategy},
+                                  {"recovery_s", recovery_json(r)},
+                                  {"peak_amplification", r.peak_amplification},
+                                  {"largest_queue", r.largest_queue}});
     }
     return {
         {"host", "127.0.0.1"},
@@ -393,6 +406,7 @@ nlohmann::json summary_json(const Settings& s, const std::vector<StrategyOutcome
         {"max_tokens", s.max_tokens},
         {"token_ratio", s.token_ratio},
         {"strategies", strategies},
+        {"simulated", simulated_json},
     };
 }
 
@@ -451,6 +465,8 @@ int main(int argc, char** argv) {
     app.add_option("--csv", settings.csv_path, "write the samples as CSV");
     app.add_option("--svg", settings.svg_path, "write goodput and offered load as SVG");
     app.add_option("--json", settings.json_path, "write the summary as JSON");
+    app.add_option("--simulated-svg", settings.simulated_svg_path,
+                   "write the simulation's chart for the same settings as SVG");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -494,6 +510,9 @@ int main(int argc, char** argv) {
         results.push_back(o.result);
     }
     const sim::BrownoutSettings summary = simulation_settings(settings);
+    // The simulation of docs/simulate.md with the same settings, for comparison (its queue has
+    // no bound and never sheds; milliseconds of CPU).
+    const std::vector<sim::BrownoutResult> simulated = sim::run_brownout(strategies, summary);
     std::cout << sim::format_brownout_table(results, summary);
     for (const StrategyOutcome& o : outcomes) {
         std::cout << o.result.strategy << ": server received " << o.server.received << ", served "
@@ -508,7 +527,11 @@ int main(int argc, char** argv) {
             write_file(settings.svg_path, sim::format_brownout_svg(results, summary));
         }
         if (!settings.json_path.empty()) {
-            write_file(settings.json_path, summary_json(settings, outcomes).dump(1) + '\n');
+            write_file(settings.json_path,
+                       summary_json(settings, outcomes, simulated).dump(1) + '\n');
+        }
+        if (!settings.simulated_svg_path.empty()) {
+            write_file(settings.simulated_svg_path, sim::format_brownout_svg(simulated, summary));
         }
     } catch (const std::exception& e) {
         std::cerr << "rebound_brownout_experiment: " << e.what() << '\n';
