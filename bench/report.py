@@ -475,6 +475,44 @@ def section_executor(report, program):
                         f"{scaling:.2f}x", scaling >= 1.8)
 
 
+BREAKER_PROSE = """\
+`bench/breaker_bench.cpp` (target `rebound_breaker_bench`) measures a closed circuit breaker's
+bookkeeping: `acquire` plus the record of the outcome, every 16th call a failure (far below the
+trip ratio), on one thread and on two threads sharing one breaker. The model is the usual design,
+Resilience4j's sliding window: a mutex-guarded ring of the last 100 outcomes with running counts.
+Both read the time from a per-thread counter, so only the bookkeeping is compared. The breaker's
+design (per-thread stripes, a published verdict per stripe) is described in
+`engine/src/circuit_breaker.cpp`.
+"""
+
+
+def section_breaker(report, program):
+    if not report.section("Circuit breaker, closed state", program is not None,
+                          "rebound_breaker_bench", BREAKER_PROSE):
+        return
+    rows = []
+    for name, run in program["runs"].items():
+        items = run["counters"].get("items_per_second")
+        rows.append([f"`{name}`", fmt_ns(median_ns(run)),
+                     "–" if items is None else f"{items / 1e6:,.1f} M/s", fmt_cv(run)])
+    report.table(["benchmark", "median (real time)", "items/s (all threads)", "cv"], rows)
+    one = find_run(program, r"^BM_breaker_closed_admit_record/.*threads:1$")
+    two = find_run(program, r"^BM_breaker_closed_admit_record/.*threads:2$")
+    ring_two = find_run(program, r"^BM_mutex_ring_admit_record/.*threads:2$")
+    if one is not None:
+        report.goal("circuit breaker", "closed, admit + record, 1 thread <= 15 ns",
+                    fmt_ns(median_ns(one)), median_ns(one) <= 15.0)
+    items = lambda run: (run or {}).get("counters", {}).get("items_per_second")
+    if items(one) and items(two):
+        scaling = items(two) / items(one)
+        report.goal("circuit breaker", "2 threads >= 1.8x the items/s of 1",
+                    f"{scaling:.2f}x", scaling >= 1.8)
+    if items(two) and items(ring_two):
+        ratio = items(two) / items(ring_two)
+        report.goal("circuit breaker", ">= 3x the mutex-guarded ring at 2 threads",
+                    f"{ratio:.1f}x", ratio >= 3.0)
+
+
 PROTOCOLS_PROSE = """\
 `bench/protocols_bench.cpp` (target `rebound_protocols_bench`) classifies HTTP responses with
 `http::classify_response` (four response headers, `Retry-After` last: delay-seconds, each of the
@@ -936,12 +974,14 @@ def main():
     executor = program("rebound_executor_bench")
     compile_ = program("rebound_compile_bench")
     protocols = program("rebound_protocols_bench")
+    breaker = program("rebound_breaker_bench")
     odbc = {"SQLite": program("rebound_odbc_bench"),
             "PostgreSQL": program("rebound_odbc_bench-postgresql")}
 
     body = Report()
     section_decision(body, decision)
     section_executor(body, executor)
+    section_breaker(body, breaker)
     section_compile(body, compile_)
     section_protocols(body, protocols)
     section_odbc(body, odbc)
@@ -1013,7 +1053,8 @@ def main():
              "-DREBOUND_BUILD_EXAMPLES=OFF")
     head.add(f"cmake --build {build} -j2 --target rebound_decision_bench rebound_compile_bench \\")
     head.add("    rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli \\")
-    head.add("    rebound_protocols_bench rebound_queue_bench rebound_brownout_experiment")
+    head.add("    rebound_protocols_bench rebound_breaker_bench rebound_queue_bench \\")
+    head.add("    rebound_brownout_experiment")
     head.add(f"bench/run.sh {build}")
     head.add("# which ran:")
     head.add(commands.strip())
