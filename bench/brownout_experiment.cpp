@@ -114,14 +114,16 @@ sim::BrownoutSettings simulation_settings(const Settings& s) {
 // Counts per sample period from the start of the run; safe from every client thread.
 class Timeline : public rebound::RetryListener {
   public:
-    Timeline(Clock::time_point start, Millis sample, std::size_t samples)
-        : start_(start),
-          sample_(sample),
+    Timeline(Millis sample, std::size_t samples)
+        : sample_(sample),
           arrivals_(samples),
           started_(samples),
           refused_(samples),
           goodput_(samples) {}
 
+    // Sets the start of the first sample. Call it before the first arrival is handed to a client
+    // thread (the hand-over publishes it to them).
+    void start_at(Clock::time_point start) { start_ = start; }
     void arrival(Clock::time_point at) { count(arrivals_, at); }
     void refusal(Clock::time_point at) { count(refused_, at); }
     void success(Clock::time_point at) { count(goodput_, at); }
@@ -154,7 +156,7 @@ class Timeline : public rebound::RetryListener {
         }
     }
 
-    Clock::time_point start_;
+    Clock::time_point start_{};
     Millis sample_;
     Counters arrivals_;
     Counters started_;
@@ -276,8 +278,7 @@ StrategyOutcome run_strategy(const sim::ClientStrategy& strategy, const Settings
     const std::shared_ptr<const rebound::Policy> policy = strategy.make_policy();
     const auto samples =
         static_cast<std::size_t>((settings.run_ms() + settings.sample_ms - 1) / settings.sample_ms);
-    const Clock::time_point start = Clock::now() + Millis(100);  // once the threads are up
-    Timeline timeline(start, Millis(settings.sample_ms), samples);
+    Timeline timeline(Millis(settings.sample_ms), samples);
     const rebound::RetryExecutor executor(rebound::ExecutorOptions{
         .listeners = {&timeline},
         .resolver = [policy](std::string_view) { return resolution_of(policy); },
@@ -315,9 +316,21 @@ StrategyOutcome run_strategy(const sim::ClientStrategy& strategy, const Settings
     };
     std::vector<std::jthread> threads;
     threads.reserve(static_cast<std::size_t>(outcome.client_threads));
+    // Declared after the threads, so destroyed (and the threads told to finish) before they are
+    // joined, however this function is left.
+    const struct Finish {
+        std::stop_source& stop;
+        ArrivalQueue& arrivals;
+        ~Finish() {
+            stop.request_stop();  // cancels retry waits; transfers end within the client timeout
+            arrivals.close();
+        }
+    } finish{stop, arrivals};
     for (int t = 0; t < outcome.client_threads; ++t) {
         threads.emplace_back(call);
     }
+    const Clock::time_point start = Clock::now() + Millis(100);
+    timeline.start_at(start);
 
     std::optional<std::string> control_failure;
     std::jthread brownout([&] {
@@ -339,7 +352,7 @@ StrategyOutcome run_strategy(const sim::ClientStrategy& strategy, const Settings
     }
     std::this_thread::sleep_until(end);
     brownout.join();
-    stop.request_stop();  // cancels retry waits; transfers end within the client timeout
+    stop.request_stop();
     arrivals.close();
     threads.clear();  // joins
     if (control_failure) {
