@@ -182,7 +182,7 @@ else
 fi
 
 # --- Retry queue (PostgreSQL) --------------------------------------------------------------------
-# Raw results only (queue.json); docs/queue.md quotes the figures with the command.
+# queue.json: bench/report.py writes its section of docs/performance.md (docs/queue.md quotes it).
 if [ -x "$build_dir/bench/rebound_queue_bench" ]; then
   echo "== retry queue (PostgreSQL)" >&2
   echo "bench/queue_bench.sh $build_dir queue.json" >>"$commands"

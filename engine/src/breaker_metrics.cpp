@@ -9,11 +9,6 @@ namespace {
 
 constexpr std::array kStates{BreakerState::Closed, BreakerState::Open, BreakerState::HalfOpen};
 
-void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
-    out.append("# HELP ").append(name).append(" ").append(help).append("\n");
-    out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
-}
-
 std::string labels(const std::string& service, const CircuitBreaker& breaker) {
     return "service=\"" + escape_label_value(service) + "\",breaker=\"" +
            escape_label_value(breaker.name()) + "\"";
@@ -31,14 +26,14 @@ std::string render_breaker_metrics(const ResilienceRegistry& registry, Clock::Ti
         rows.push_back({labels(service, *breaker), breaker->snapshot(now)});
     }
     std::string out;
-    header(out, "rebound_circuit_state", "gauge",
-           "Circuit breaker state: 0 closed, 1 open, 2 half-open.");
+    append_metric_header(out, "rebound_circuit_state", "gauge",
+                         "Circuit breaker state: 0 closed, 1 open, 2 half-open.");
     for (const Row& row : rows) {
         out += "rebound_circuit_state{" + row.labels + "} " +
                std::to_string(static_cast<int>(row.snapshot.state)) + "\n";
     }
-    header(out, "rebound_circuit_transitions_total", "counter",
-           "Circuit breaker changes of state, by the state entered.");
+    append_metric_header(out, "rebound_circuit_transitions_total", "counter",
+                         "Circuit breaker changes of state, by the state entered.");
     for (const Row& row : rows) {
         for (const BreakerState state : kStates) {
             const auto count = row.snapshot.transitions_to[static_cast<std::size_t>(state)];
@@ -48,8 +43,8 @@ std::string render_breaker_metrics(const ResilienceRegistry& registry, Clock::Ti
             }
         }
     }
-    header(out, "rebound_circuit_refused_total", "counter",
-           "Calls a circuit breaker refused before they ran.");
+    append_metric_header(out, "rebound_circuit_refused_total", "counter",
+                         "Calls a circuit breaker refused before they ran.");
     for (const Row& row : rows) {
         out += "rebound_circuit_refused_total{" + row.labels + "} " +
                std::to_string(row.snapshot.refused) + "\n";

@@ -30,13 +30,7 @@ void append_seconds(std::string& out, std::int64_t microseconds) {
 }
 
 void append_header(std::string& out, std::string_view name, std::string_view help) {
-    out += "# HELP ";
-    out += name;
-    out += ' ';
-    out += help;
-    out += "\n# TYPE ";
-    out += name;
-    out += " counter\n";
+    append_metric_header(out, name, "counter", help);
 }
 
 void append_series_start(std::string& out, std::string_view name, std::string_view handler) {
@@ -67,6 +61,12 @@ std::string escape_label_value(std::string_view text) {
         }
     }
     return escaped;
+}
+
+void append_metric_header(std::string& out, std::string_view name, std::string_view type,
+                          std::string_view help) {
+    out.append("# HELP ").append(name).append(" ").append(help).append("\n");
+    out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
 }
 
 RetryMetrics::HandlerCounters* RetryMetrics::counters(std::string_view handler) noexcept {

@@ -3,6 +3,7 @@
 #
 #   tests/odbc/database-server.sh start postgresql|mariadb STATE_DIR
 #   tests/odbc/database-server.sh stop  postgresql|mariadb STATE_DIR
+#   tests/odbc/database-server.sh restart postgresql|mariadb STATE_DIR
 #
 # `start` creates a data directory under a fresh temporary directory, starts the server on
 # 127.0.0.1 with a free port, waits until it accepts connections, and writes the ODBC connection
@@ -12,7 +13,9 @@
 # A server must never outlive the test run, even when ctest is killed: `start` leaves a watchdog
 # that stops the server once the process that ran `start` (ctest, or REBOUND_DB_OWNER_PID) is gone,
 # or after REBOUND_DB_MAX_SECONDS (default 1800). `start` also stops a server left in STATE_DIR
-# by an earlier run. `stop` is idempotent.
+# by an earlier run. `stop` is idempotent. `restart` stops the running server (a clean shutdown
+# that ends every session) and starts it again on the same port and data directory, for the tests
+# of clients that live through a restart.
 #
 # A start that fails (initdb, pg_ctl, mariadb-install-db or mariadbd) exits 1 after printing the
 # logs of the attempt. REBOUND_POSTGRESQL_BIN names the directory of initdb and pg_ctl (default
@@ -105,10 +108,10 @@ start_postgresql() {
   echo "Driver={PostgreSQL Unicode};Server=127.0.0.1;Port=$port;Database=postgres;Uid=postgres;Pwd=;CommLog=0;Debug=0;Protocol=7.4-1"
 }
 
-start_mariadb() {
+# Starts mariadbd on an installed data directory and waits until it accepts connections.
+launch_mariadb() {
   local runtime_dir=$1 port=$2
-  mariadb-install-db --no-defaults --datadir="$runtime_dir/data" --user=root \
-    --auth-root-authentication-method=normal --skip-test-db >"$runtime_dir/install.log" 2>&1
+  echo "$port" >"$runtime_dir/port"
   mariadbd --no-defaults --datadir="$runtime_dir/data" --socket="$runtime_dir/mariadbd.sock" \
     --port="$port" --bind-address=127.0.0.1 --user=root --pid-file="$runtime_dir/mariadbd.pid" \
     --skip-name-resolve --innodb-buffer-pool-size=64M --innodb-log-file-size=16M \
@@ -133,6 +136,13 @@ start_mariadb() {
     echo "mariadbd did not accept connections within 30 s" >&2
     return 1
   fi
+}
+
+start_mariadb() {
+  local runtime_dir=$1 port=$2
+  mariadb-install-db --no-defaults --datadir="$runtime_dir/data" --user=root \
+    --auth-root-authentication-method=normal --skip-test-db >"$runtime_dir/install.log" 2>&1
+  launch_mariadb "$runtime_dir" "$port"
   mariadb --no-defaults --socket="$runtime_dir/mariadbd.sock" -uroot -e "
     CREATE DATABASE rebound;
     CREATE USER 'rebound'@'127.0.0.1' IDENTIFIED BY 'rebound';
@@ -168,8 +178,31 @@ case $action in
     stop_server
     echo "$kind stopped"
     ;;
+  restart)
+    runtime_dir=$(cat "$state_dir/runtime-dir")
+    case $kind in
+      postgresql)
+        runuser -u postgres -- "$postgresql_bin/pg_ctl" -D "$runtime_dir/data" \
+          -l "$runtime_dir/server.log" -m fast -w -t 60 restart >/dev/null
+        ;;
+      mariadb)
+        pid=$(cat "$runtime_dir/mariadbd.pid")
+        kill "$pid"
+        for _ in $(seq 1 600); do
+          kill -0 "$pid" 2>/dev/null || break
+          sleep 0.1
+        done
+        if kill -0 "$pid" 2>/dev/null; then
+          echo "mariadbd $pid did not stop within 60 s" >&2
+          exit 1
+        fi
+        launch_mariadb "$runtime_dir" "$(cat "$runtime_dir/port")"
+        ;;
+    esac
+    echo "$kind restarted"
+    ;;
   *)
-    echo "usage: $0 start|stop postgresql|mariadb STATE_DIR" >&2
+    echo "usage: $0 start|stop|restart postgresql|mariadb STATE_DIR" >&2
     exit 2
     ;;
 esac

@@ -56,6 +56,35 @@ TEST_CASE("postgresql: a serialization failure is retried", "[postgresql]") {
     CHECK(admin.query_value("SELECT value FROM rb_serializable WHERE id = 1") == "11");
 }
 
+// psqlODBC answers SQL_NO_DATA to an UPDATE ... RETURNING that matches no row; the statement must
+// still be closed so that the commit after it finds no open cursor (it failed with SQLSTATE 24000).
+TEST_CASE("postgresql: an UPDATE RETURNING that matches no row leaves the transaction usable",
+          "[postgresql]") {
+    odbc::Connection connection = open_connection(server_connection_string("postgresql"));
+    connection.execute("DROP TABLE IF EXISTS rb_returning");
+    connection.execute("CREATE TABLE rb_returning (id INTEGER PRIMARY KEY, value INTEGER)");
+    connection.execute("INSERT INTO rb_returning VALUES (1, 0)");
+    connection.set_autocommit(false);
+    CHECK(connection.query("UPDATE rb_returning SET value = 5 WHERE id = 2 RETURNING id").empty());
+    CHECK_NOTHROW(connection.commit());
+    const auto rows =
+        connection.query("UPDATE rb_returning SET value = 7 WHERE id = 1 RETURNING value");
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0].at(0) == "7");
+    CHECK(connection.query("DELETE FROM rb_returning WHERE id = 3 RETURNING id").empty());
+    CHECK_NOTHROW(connection.commit());
+    // The same through a prepared statement, twice.
+    for (int run = 0; run < 2; ++run) {
+        CHECK(connection
+                  .query_prepared("UPDATE rb_returning SET value = ? WHERE id = ? RETURNING id",
+                                  {std::int64_t{9}, std::int64_t{4}})
+                  .empty());
+        CHECK_NOTHROW(connection.commit());
+    }
+    connection.set_autocommit(true);
+    CHECK(connection.query_value("SELECT value FROM rb_returning WHERE id = 1") == "7");
+}
+
 TEST_CASE("postgresql: a lock timeout is retried", "[postgresql]") {
     lock_timeout_is_retried(kPostgreSql);
 }

@@ -64,6 +64,52 @@ TEST_CASE("sqlite: a moved connection keeps its session and settings", "[sqlite]
     other.rollback();
 }
 
+// A prepared statement runs again with new parameters; more distinct statements than the cache
+// holds still run; a failed run reports the classified error and the statement runs again; the
+// cache does not outlive the session (reconnect, move assignment).
+TEST_CASE("sqlite: prepared statements run again with new parameters", "[sqlite]") {
+    TemporarySqliteDatabase database;
+    Connection connection = open_connection(database.connection_string());
+    create_table(connection);
+    const std::string insert = "INSERT INTO items (id, value) VALUES (?, ?)";
+    const std::string select = "SELECT value FROM items WHERE id = ?";
+    for (std::int64_t id = 3; id < 8; ++id) {
+        CHECK(connection.execute_prepared(insert, {id, id * 10}) == 1);
+    }
+    CHECK(connection.query_prepared(select, {std::int64_t{5}}) ==
+          std::vector<odbc::SqlRow>{{"50"}});
+    CHECK(connection.query_prepared(select, {std::int64_t{42}}).empty());
+    for (std::size_t i = 0; i < odbc::PreparedStatements::kCapacity + 4; ++i) {
+        const auto rows = connection.query_prepared(
+            "SELECT COUNT(*) + " + std::to_string(i) + " FROM items WHERE value >= ?",
+            {std::int64_t{40}});
+        REQUIRE(rows.size() == 1);
+        CHECK(rows[0][0] == std::to_string(4 + i));  // ids 4 to 7
+    }
+    try {
+        connection.execute_prepared(insert, {std::int64_t{3}, std::int64_t{1}});
+        FAIL("a duplicate key was inserted");
+    } catch (const odbc::DatabaseError& error) {
+        CHECK(error.category() == ErrorCategory::ConstraintViolation);
+    }
+    CHECK(connection.execute_prepared(insert, {std::int64_t{8}, std::int64_t{80}}) == 1);
+    try {
+        connection.query_prepared("SELEC value FROM items", {});
+        FAIL("a statement with a syntax error was prepared");
+    } catch (const odbc::DatabaseError& error) {
+        CHECK(error.category() == ErrorCategory::SyntaxError);
+    }
+    connection.reconnect();
+    CHECK(connection.query_prepared(select, {std::int64_t{8}}) ==
+          std::vector<odbc::SqlRow>{{"80"}});
+    Connection other = open_connection(database.connection_string());
+    CHECK(other.query_prepared(select, {std::int64_t{3}}) == std::vector<odbc::SqlRow>{{"30"}});
+    other = std::move(connection);
+    CHECK(other.query_prepared(select, {std::int64_t{4}}) == std::vector<odbc::SqlRow>{{"40"}});
+    CHECK(other.execute_prepared("UPDATE items SET value = ? WHERE id = ?",
+                                 {std::int64_t{1}, std::int64_t{99}}) == 0);
+}
+
 TEST_CASE("sqlite: database is locked is retried", "[sqlite]") {
     TemporarySqliteDatabase database;
     Connection admin = open_connection(database.connection_string());

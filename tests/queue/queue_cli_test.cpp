@@ -67,6 +67,17 @@ TEST_CASE("queue sqlite: the queue command line operates a real queue", "[sqlite
     CHECK(report["handlers"][1]["ready"] == 1);
     CHECK(report["handlers"][1]["due"] == 1);  // due, though its key is blocked
     CHECK(report["blocked_keys"][0]["dead_id"] == dead);
+    status = rebound_queue({"status", "--format", "prometheus"}, database);
+    CHECK(status.exit_code == 0);
+    CHECK_THAT(status.out, Contains("# TYPE rebound_queue_messages gauge\n"));
+    CHECK_THAT(status.out,
+               Contains("rebound_queue_messages{handler=\"order.placed\",state=\"dead\"} 1\n"));
+    CHECK_THAT(status.out,
+               Contains("rebound_queue_messages{handler=\"order.placed\",state=\"ready\"} 1\n"));
+    CHECK_THAT(status.out, Contains("rebound_queue_due_messages{handler=\"order.placed\"} 1\n"));
+    CHECK_THAT(status.out, Contains("rebound_queue_blocked_keys{handler=\"order.placed\"} 1\n"));
+    CHECK_THAT(status.out, Contains("rebound_queue_blocked_keys{handler=\"mail.send\"} 0\n"));
+    CHECK_THAT(status.out, Contains("rebound_queue_paused{handler=\"mail.send\"} 0\n"));
 
     CommandResult listed = rebound_queue({"dead", "--handler", "order.placed"}, database);
     CHECK(listed.exit_code == 0);
@@ -115,6 +126,10 @@ TEST_CASE("queue sqlite: the queue command line rejects bad arguments clearly", 
     CHECK(result.exit_code == 2);
     result = rebound_queue({"status", "--format", "xml"}, database);
     CHECK(result.exit_code == 2);
+    // Prometheus text is for status only, never a silent fallback to text.
+    result = rebound_queue({"dead", "--format", "prometheus"}, database);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.err, Contains("prometheus"));
 
     odbc::Connection connection = database.connect();
     connection.execute("DROP TABLE rebound_queue_schema");

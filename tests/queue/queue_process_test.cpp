@@ -1,8 +1,8 @@
 // Worker processes on PostgreSQL and MariaDB (docs/queue.md, "Guarantees"): four processes of
 // tests/queue/queue_test_worker.cpp share the queue while their handlers fail at random and the
-// test kills workers with SIGKILL at random moments (and, on PostgreSQL, restarts the server
-// mid-run). Afterwards every message is done exactly once to effect (one row in queue_effects and
-// one in the command-id table) or dead with its reason, and nothing is left ready or leased.
+// test kills workers with SIGKILL at random moments (and restarts the server mid-run). Afterwards
+// every message is done exactly once to effect (one row in queue_effects and one in the command-id
+// table) or dead with its reason, and nothing is left ready or leased.
 //
 // CI runs 400 messages; REBOUND_QUEUE_LOAD_MESSAGES=5000 runs the issue's full size.
 #include <fcntl.h>
@@ -87,18 +87,11 @@ std::int64_t query_int_retrying(odbc::Connection& connection, const std::string&
     }
 }
 
-void restart_postgresql() {
-    const std::filesystem::path state =
-        std::filesystem::path(REBOUND_DATABASE_STATE_DIR) / "postgresql";
-    std::string runtime = read_file(state / "runtime-dir");
-    while (!runtime.empty() && (runtime.back() == '\n' || runtime.back() == ' ')) {
-        runtime.pop_back();
-    }
-    REQUIRE_FALSE(runtime.empty());
+// Restarts the fixture's server on its port and data directory (tests/odbc/database-server.sh).
+void restart_server(const std::string& name) {
     const CommandResult result =
-        run_command({"/usr/sbin/runuser", "-u", "postgres", "--",
-                     "/usr/lib/postgresql/15/bin/pg_ctl", "-D", runtime + "/data", "-l",
-                     runtime + "/server.log", "-m", "fast", "-w", "-t", "60", "restart"});
+        run_command({"/bin/bash", REBOUND_DATABASE_SERVER_SCRIPT, "restart", name,
+                     (std::filesystem::path(REBOUND_DATABASE_STATE_DIR) / name).string()});
     INFO(result.out << result.err);
     REQUIRE(result.exit_code == 0);
 }
@@ -140,6 +133,7 @@ void killed_workers_still_apply_every_message_once(const std::string& name, bool
     const std::string open_sql =
         "SELECT COUNT(*) FROM rebound_queue_messages WHERE state IN ('ready', 'leased')";
     int kills = 0;
+    bool restarted = false;
     const auto end = std::chrono::steady_clock::now() + 60s;
     while (std::chrono::steady_clock::now() < end && kills < 6 &&
            query_int_retrying(connection, open_sql) > 0) {
@@ -150,8 +144,9 @@ void killed_workers_still_apply_every_message_once(const std::string& name, bool
         workers[victim] = spawn_worker(database.connection_string(),
                                        seed + 100 + static_cast<unsigned>(kills), log);
         ++kills;
-        if (restart && kills == 2) {
-            restart_postgresql();
+        if (restart && !restarted) {
+            restart_server(name);
+            restarted = true;
         }
     }
     // The workers exit once nothing is ready or leased for 1.5 s.
@@ -174,6 +169,7 @@ void killed_workers_still_apply_every_message_once(const std::string& name, bool
     std::filesystem::remove_all(directory);
     CHECK(all_exited);
     CHECK(kills >= 1);
+    CHECK(restarted == restart);
 
     const auto count = [&](const std::string& sql) { return query_int_retrying(connection, sql); };
     const std::int64_t done =
@@ -206,6 +202,10 @@ TEST_CASE("queue mariadb: killed worker processes still apply every message once
 
 TEST_CASE("queue postgresql: workers carry on across a server restart", "[postgresql]") {
     killed_workers_still_apply_every_message_once("postgresql", true);
+}
+
+TEST_CASE("queue mariadb: workers carry on across a server restart", "[mariadb]") {
+    killed_workers_still_apply_every_message_once("mariadb", true);
 }
 
 }  // namespace

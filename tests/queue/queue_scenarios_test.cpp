@@ -14,6 +14,7 @@
 
 #include "queue_test_support.hpp"
 #include "rebound/error_exception.hpp"
+#include "rebound/queue/queue_metrics.hpp"
 #include "rebound/queue/queue_schema.hpp"
 #include "rebound/queue/worker_pool.hpp"
 
@@ -415,6 +416,64 @@ void racing_workers_claim_disjoint_rows(const std::string& name) {
     CHECK(query_int(connection, "SELECT MIN(attempt) FROM rebound_queue_messages") == 1);
 }
 
+// A grouped handler (no row lock during its attempt) that runs three leases long on its first
+// delivery, while a second pool of the same handler settles expired leases and claims. With
+// renewal the first pool keeps the message: one delivery, nothing settled, nothing lost. Without
+// it the second pool settles the lease as lost and delivers the message again.
+void a_long_handler_keeps_its_message_while_its_lease_is_renewed(const std::string& name,
+                                                                 bool renew) {
+    QueueDatabase database(name);
+    odbc::Connection connection = database.connect();
+    const std::int64_t id = enqueue(database, connection, "t.slow");
+    std::atomic<int> deliveries{0};
+    auto handlers = std::make_shared<QueueHandlers>();
+    handlers->add(
+        registration("t.slow", retry_policy(5, 1ms)),
+        [&](Delivery&) {
+            if (deliveries.fetch_add(1) == 0) {
+                std::this_thread::sleep_for(1600ms);
+            }
+        },
+        queue::Completion::Grouped);
+    WorkerOptions options = worker_options(database, 1);
+    options.lease = 500ms;
+    options.batch = 1;
+    options.renew_leases = renew;
+    WorkerPool first(odbc_environment(), handlers, options);
+    first.start();
+    REQUIRE(wait_until([&] { return deliveries.load() == 1; }));
+    options.name = "other";
+    WorkerPool second(odbc_environment(), handlers, options);
+    second.start();
+    REQUIRE(wait_until([&] { return count_in(connection, "done") == 1; }));
+    // The first pool's grouped completion comes after its handler returned.
+    std::this_thread::sleep_for(2000ms);
+    second.stop();
+    first.stop();
+    const auto message = database.store().find(connection, id);
+    REQUIRE(message);
+    CHECK(message->state == MessageState::Done);
+    if (renew) {
+        CHECK(deliveries.load() == 1);
+        CHECK(message->attempt == 1);
+        CHECK(first.metrics().renewed_leases >= 2);
+        CHECK(first.metrics().lost_leases == 0);
+        CHECK(first.metrics().succeeded == 1);
+        CHECK(second.metrics().expired_settled == 0);
+        CHECK(second.metrics().claimed == 0);
+        const std::string exposed = queue::render_worker_metrics(first.metrics());
+        CHECK_THAT(exposed,
+                   Contains("rebound_queue_worker_messages_total{outcome=\"succeeded\"} 1\n"));
+        CHECK_THAT(exposed, Contains("# TYPE rebound_queue_retry_lateness_seconds gauge\n"));
+    } else {
+        CHECK(deliveries.load() == 2);
+        CHECK(message->attempt == 2);
+        CHECK(message->last_error.category == "connection_lost");
+        CHECK(second.metrics().expired_settled + first.metrics().expired_settled == 1);
+        CHECK(first.metrics().lost_leases + second.metrics().lost_leases == 1);
+    }
+}
+
 #define QUEUE_SCENARIOS(database)                                                                \
     TEST_CASE("queue " database ": migrations are versioned and idempotent", "[" database "]") { \
         migrations_are_versioned_and_idempotent(database);                                       \
@@ -443,6 +502,14 @@ void racing_workers_claim_disjoint_rows(const std::string& name) {
     }                                                                                            \
     TEST_CASE("queue " database ": racing workers claim disjoint rows", "[" database "]") {      \
         racing_workers_claim_disjoint_rows(database);                                            \
+    }                                                                                            \
+    TEST_CASE("queue " database ": a renewed lease keeps a long handler's message",              \
+              "[" database "]") {                                                                \
+        a_long_handler_keeps_its_message_while_its_lease_is_renewed(database, true);             \
+    }                                                                                            \
+    TEST_CASE("queue " database ": without renewal a long handler's message is delivered again", \
+              "[" database "]") {                                                                \
+        a_long_handler_keeps_its_message_while_its_lease_is_renewed(database, false);            \
     }
 
 QUEUE_SCENARIOS("sqlite")

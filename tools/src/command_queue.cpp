@@ -1,4 +1,5 @@
-// rebound queue init|status|dead|requeue|discard|pause|resume --dsn DSN [--format text|json]:
+// rebound queue init|status|dead|requeue|discard|pause|resume --dsn DSN [--format text|json]
+// (status also --format prometheus):
 // operating the retry queue (docs/queue.md, docs/cli.md). Every command is one short transaction
 // of its own, safe while workers run: requeue and discard only touch dead messages, which no
 // worker holds.
@@ -11,6 +12,7 @@
 
 #include "cli_support.hpp"
 #include "rebound/odbc/connection.hpp"
+#include "rebound/queue/queue_metrics.hpp"
 #include "rebound/queue/queue_schema.hpp"
 #include "rebound/queue/queue_store.hpp"
 #include "vendor_maps.hpp"
@@ -214,6 +216,10 @@ int run_status(const QueueOptions& options) {
     return command.run([&](odbc::Connection& connection, const queue::QueueStore& store) {
         queue::require_current_schema(connection);
         const queue::QueueStatus status = store.status(connection);
+        if (options.format == "prometheus") {
+            std::cout << queue::render_status_metrics(status);
+            return kExitOk;
+        }
         if (!command.json()) {
             print_status_text(status);
             return kExitOk;
@@ -345,12 +351,12 @@ int run_pause_or_resume(const QueueOptions& options, bool pause) {
 }
 
 CLI::App* add_command(CLI::App& queue, const std::string& name, const std::string& description,
-                      QueueOptions& options) {
+                      QueueOptions& options,
+                      const std::vector<std::string>& formats = {"text", "json"}) {
     CLI::App* command = queue.add_subcommand(name, description);
     command->add_option("--dsn", options.dsn, "ODBC connection string of the queue's database")
         ->required();
-    command->add_option("--format", options.format, "Output format")
-        ->check(CLI::IsMember({"text", "json"}));
+    command->add_option("--format", options.format, "Output format")->check(CLI::IsMember(formats));
     command->add_option("--vendor-maps", options.vendor_maps,
                         "Directory of vendor error maps (default: the installed ones)");
     return command;
@@ -366,7 +372,8 @@ void register_queue(CLI::App& app, CommandOutcome& outcome) {
 
     add_command(*queue, "init", "Create or migrate the queue's tables", *options)
         ->callback([options, &outcome] { outcome.exit_code = run_init(*options); });
-    add_command(*queue, "status", "Counts by handler and state, oldest due, blocked keys", *options)
+    add_command(*queue, "status", "Counts by handler and state, oldest due, blocked keys", *options,
+                {"text", "json", "prometheus"})
         ->callback([options, &outcome] { outcome.exit_code = run_status(*options); });
     CLI::App* dead =
         add_command(*queue, "dead", "List dead messages with their last error", *options);

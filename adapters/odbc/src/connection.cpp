@@ -1,5 +1,6 @@
 #include "rebound/odbc/connection.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <stdexcept>
@@ -218,7 +219,66 @@ void Connection::connect() {
 
 void Connection::disconnect() noexcept {
     session_statement_limit_.reset();
+    prepared_.clear();
     handle_.reset();
+}
+
+Connection::~Connection() {
+    prepared_.clear();
+}
+
+PreparedStatements::PreparedStatements(PreparedStatements&& other) noexcept
+    : statements_(std::exchange(other.statements_, {})) {}
+
+PreparedStatements& PreparedStatements::operator=(PreparedStatements&& other) noexcept {
+    if (this != &other) {
+        clear();
+        statements_ = std::exchange(other.statements_, {});
+    }
+    return *this;
+}
+
+PreparedStatements::~PreparedStatements() {
+    clear();
+}
+
+SQLHSTMT PreparedStatements::find(std::string_view sql) noexcept {
+    const auto found = std::find_if(statements_.begin(), statements_.end(),
+                                    [sql](const auto& entry) { return entry.first == sql; });
+    if (found == statements_.end()) {
+        return SQL_NULL_HSTMT;
+    }
+    std::rotate(found, found + 1, statements_.end());
+    return statements_.back().second;
+}
+
+void PreparedStatements::add(std::string sql, SQLHSTMT statement) {
+    try {
+        if (statements_.size() >= kCapacity) {
+            SQLFreeHandle(SQL_HANDLE_STMT, statements_.front().second);
+            statements_.erase(statements_.begin());
+        }
+        statements_.emplace_back(std::move(sql), statement);
+    } catch (...) {
+        SQLFreeHandle(SQL_HANDLE_STMT, statement);
+        throw;
+    }
+}
+
+void PreparedStatements::remove(std::string_view sql) noexcept {
+    const auto found = std::find_if(statements_.begin(), statements_.end(),
+                                    [sql](const auto& entry) { return entry.first == sql; });
+    if (found != statements_.end()) {
+        SQLFreeHandle(SQL_HANDLE_STMT, found->second);
+        statements_.erase(found);
+    }
+}
+
+void PreparedStatements::clear() noexcept {
+    for (const auto& entry : statements_) {
+        SQLFreeHandle(SQL_HANDLE_STMT, entry.second);
+    }
+    statements_.clear();
 }
 
 void Connection::reconnect() {
@@ -295,8 +355,39 @@ std::optional<std::string> Connection::query_value(std::string_view sql,
 
 namespace {
 
+// SQL_ATTR_QUERY_TIMEOUT of `statement`: whole seconds rounded up, at least 1; 0 (no limit) for
+// nullopt.
+template <class Fail>
+void set_timeout(SQLHSTMT statement, std::optional<std::chrono::milliseconds> timeout,
+                 const Fail& fail) {
+    const auto milliseconds = timeout ? timeout->count() : 0;
+    const auto seconds = static_cast<std::uintptr_t>(
+        !timeout ? 0 : (milliseconds <= 0 ? 1 : (milliseconds + 999) / 1000));
+    if (!SQL_SUCCEEDED(
+            SQLSetStmtAttr(statement, SQL_ATTR_QUERY_TIMEOUT, integer_attribute(seconds), 0))) {
+        fail(SQL_HANDLE_STMT, statement);
+    }
+}
+
+// Binds `parameters` to `statement` and runs `execute` (SQLExecDirect or SQLExecute); true when
+// it answered SQL_NO_DATA.
+template <class Fail, class Execute>
+bool bind_and_execute(SQLHSTMT statement, const std::vector<SqlValue>& parameters, const Fail& fail,
+                      Execute&& execute) {
+    BoundParameters bound(parameters);
+    if (!SQL_SUCCEEDED(bound.bind(statement))) {
+        fail(SQL_HANDLE_STMT, statement);
+    }
+    const SQLRETURN rc = execute();
+    if (rc != SQL_NO_DATA && !SQL_SUCCEEDED(rc)) {
+        fail(SQL_HANDLE_STMT, statement);
+    }
+    return rc == SQL_NO_DATA;
+}
+
 // Allocates a statement, applies the timeout, binds the parameters, runs `sql` and hands the
-// statement to `body`. `fail(handle_type, handle)` throws the diagnostics of a failed call.
+// statement to `body`, with whether the execution answered SQL_NO_DATA (then no cursor is open).
+// `fail(handle_type, handle)` throws the diagnostics of a failed call.
 template <class Fail, class Body>
 auto run_statement(SQLHDBC connection, std::optional<std::chrono::milliseconds> timeout,
                    std::string_view sql, const std::vector<SqlValue>& parameters, const Fail& fail,
@@ -310,25 +401,14 @@ auto run_statement(SQLHDBC connection, std::optional<std::chrono::milliseconds> 
     }
     Statement statement(handle);
     if (timeout) {
-        const auto milliseconds = timeout->count();
-        const auto seconds =
-            static_cast<std::uintptr_t>(milliseconds <= 0 ? 1 : (milliseconds + 999) / 1000);
-        if (!SQL_SUCCEEDED(
-                SQLSetStmtAttr(handle, SQL_ATTR_QUERY_TIMEOUT, integer_attribute(seconds), 0))) {
-            fail(SQL_HANDLE_STMT, handle);
-        }
-    }
-    BoundParameters bound(parameters);
-    if (!SQL_SUCCEEDED(bound.bind(handle))) {
-        fail(SQL_HANDLE_STMT, handle);
+        set_timeout(handle, timeout, fail);
     }
     std::string text(sql);
-    const SQLRETURN rc = SQLExecDirect(handle, reinterpret_cast<SQLCHAR*>(text.data()),
-                                       static_cast<SQLINTEGER>(text.size()));
-    if (rc != SQL_NO_DATA && !SQL_SUCCEEDED(rc)) {
-        fail(SQL_HANDLE_STMT, handle);
-    }
-    return body(handle);
+    const bool no_data = bind_and_execute(handle, parameters, fail, [&] {
+        return SQLExecDirect(handle, reinterpret_cast<SQLCHAR*>(text.data()),
+                             static_cast<SQLINTEGER>(text.size()));
+    });
+    return body(handle, no_data);
 }
 
 }  // namespace
@@ -351,22 +431,88 @@ void Connection::apply_session_statement_limit() {
     };
     run_statement(handle(), std::nullopt,
                   "SET SESSION max_statement_time = " + std::to_string(seconds), none, on_failure,
-                  [](SQLHSTMT) { return 0; });
+                  [](SQLHSTMT, bool) { return 0; });
 }
+
+namespace {
+
+// The affected row count of an executed statement (-1 when the driver does not know).
+std::int64_t row_count(SQLHSTMT statement, bool no_data) {
+    if (no_data) {
+        return 0;  // a searched UPDATE or DELETE that matched no row
+    }
+    SQLLEN count = -1;
+    if (!SQL_SUCCEEDED(SQLRowCount(statement, &count))) {
+        return -1;
+    }
+    return static_cast<std::int64_t>(count);
+}
+
+// Every row of the executed statement's result set as text.
+template <class Fail>
+std::vector<SqlRow> fetch_rows(SQLHSTMT statement, bool no_data, const Fail& on_failure) {
+    std::vector<SqlRow> rows;
+    // SQL_NO_DATA from the execution (psqlODBC's answer to an UPDATE ... RETURNING that matched
+    // no row) leaves no cursor: asking for columns or rows would be SQLSTATE 24000, invalid
+    // cursor state.
+    if (no_data) {
+        return rows;
+    }
+    SQLSMALLINT columns = 0;
+    if (!SQL_SUCCEEDED(SQLNumResultCols(statement, &columns))) {
+        on_failure(SQL_HANDLE_STMT, statement);
+    }
+    if (columns <= 0) {
+        return rows;
+    }
+    for (;;) {
+        const SQLRETURN rc = SQLFetch(statement);
+        if (rc == SQL_NO_DATA) {
+            break;
+        }
+        if (!SQL_SUCCEEDED(rc)) {
+            on_failure(SQL_HANDLE_STMT, statement);
+        }
+        SqlRow row;
+        row.reserve(static_cast<std::size_t>(columns));
+        for (SQLSMALLINT column = 1; column <= columns; ++column) {
+            bool ok = true;
+            row.push_back(read_text(statement, static_cast<SQLUSMALLINT>(column), ok));
+            if (!ok) {
+                on_failure(SQL_HANDLE_STMT, statement);
+            }
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+// Runs a prepared statement with `parameters` and hands it to `body` like run_statement; the
+// cursor and the parameter bindings are released afterwards, so the statement can run again.
+template <class Fail, class Body>
+auto run_prepared(SQLHSTMT statement, std::optional<std::chrono::milliseconds> timeout,
+                  const std::vector<SqlValue>& parameters, const Fail& fail, Body&& body) {
+    struct Release {
+        SQLHSTMT statement;
+        ~Release() {
+            SQLFreeStmt(statement, SQL_CLOSE);
+            SQLFreeStmt(statement, SQL_RESET_PARAMS);
+        }
+    } release{statement};
+    set_timeout(statement, timeout, fail);  // also back to none: the statement keeps it
+    const bool no_data =
+        bind_and_execute(statement, parameters, fail, [&] { return SQLExecute(statement); });
+    return body(statement, no_data);
+}
+
+}  // namespace
 
 std::int64_t Connection::execute(std::string_view sql, const std::vector<SqlValue>& parameters) {
     apply_session_statement_limit();
     const auto on_failure = [this](SQLSMALLINT type, SQLHANDLE handle) {
         fail(type, handle, DatabasePhase::Execute);
     };
-    return run_statement(handle(), query_timeout_, sql, parameters, on_failure,
-                         [&](SQLHSTMT statement) -> std::int64_t {
-                             SQLLEN count = -1;
-                             if (!SQL_SUCCEEDED(SQLRowCount(statement, &count))) {
-                                 return -1;
-                             }
-                             return static_cast<std::int64_t>(count);
-                         });
+    return run_statement(handle(), query_timeout_, sql, parameters, on_failure, row_count);
 }
 
 std::vector<SqlRow> Connection::query(std::string_view sql,
@@ -375,37 +521,65 @@ std::vector<SqlRow> Connection::query(std::string_view sql,
     const auto on_failure = [this](SQLSMALLINT type, SQLHANDLE handle) {
         fail(type, handle, DatabasePhase::Execute);
     };
-    return run_statement(
-        handle(), query_timeout_, sql, parameters, on_failure, [&](SQLHSTMT statement) {
-            std::vector<SqlRow> rows;
-            SQLSMALLINT columns = 0;
-            if (!SQL_SUCCEEDED(SQLNumResultCols(statement, &columns))) {
-                on_failure(SQL_HANDLE_STMT, statement);
-            }
-            if (columns <= 0) {
-                return rows;
-            }
-            for (;;) {
-                const SQLRETURN rc = SQLFetch(statement);
-                if (rc == SQL_NO_DATA) {
-                    break;
-                }
-                if (!SQL_SUCCEEDED(rc)) {
-                    on_failure(SQL_HANDLE_STMT, statement);
-                }
-                SqlRow row;
-                row.reserve(static_cast<std::size_t>(columns));
-                for (SQLSMALLINT column = 1; column <= columns; ++column) {
-                    bool ok = true;
-                    row.push_back(read_text(statement, static_cast<SQLUSMALLINT>(column), ok));
-                    if (!ok) {
-                        on_failure(SQL_HANDLE_STMT, statement);
-                    }
-                }
-                rows.push_back(std::move(row));
-            }
-            return rows;
-        });
+    return run_statement(handle(), query_timeout_, sql, parameters, on_failure,
+                         [&](SQLHSTMT statement, bool no_data) {
+                             return fetch_rows(statement, no_data, on_failure);
+                         });
+}
+
+SQLHSTMT Connection::prepared(std::string_view sql) {
+    if (SQLHSTMT found = prepared_.find(sql)) {
+        return found;
+    }
+    if (!is_open()) {
+        fail(SQL_HANDLE_DBC, nullptr, DatabasePhase::Execute);
+    }
+    SQLHSTMT statement = SQL_NULL_HSTMT;
+    if (!SQL_SUCCEEDED(SQLAllocHandle(SQL_HANDLE_STMT, handle(), &statement))) {
+        fail(SQL_HANDLE_DBC, handle(), DatabasePhase::Execute);
+    }
+    std::string text(sql);
+    if (!SQL_SUCCEEDED(SQLPrepare(statement, reinterpret_cast<SQLCHAR*>(text.data()),
+                                  static_cast<SQLINTEGER>(text.size())))) {
+        const Statement owner(statement);  // freed once the diagnostics are read
+        fail(SQL_HANDLE_STMT, statement, DatabasePhase::Execute);
+    }
+    prepared_.add(std::move(text), statement);
+    return statement;
+}
+
+template <class Body>
+auto Connection::run_prepared_statement(std::string_view sql,
+                                        const std::vector<SqlValue>& parameters, Body&& body) {
+    apply_session_statement_limit();
+    const SQLHSTMT statement = prepared(sql);
+    const auto on_failure = [this](SQLSMALLINT type, SQLHANDLE handle) {
+        fail(type, handle, DatabasePhase::Execute);
+    };
+    try {
+        return run_prepared(
+            statement, query_timeout_, parameters, on_failure,
+            [&](SQLHSTMT handle, bool no_data) { return body(handle, no_data, on_failure); });
+    } catch (...) {
+        prepared_.remove(sql);  // a failed run may leave the statement unusable
+        throw;
+    }
+}
+
+std::int64_t Connection::execute_prepared(std::string_view sql,
+                                          const std::vector<SqlValue>& parameters) {
+    return run_prepared_statement(sql, parameters,
+                                  [](SQLHSTMT statement, bool no_data, const auto&) {
+                                      return row_count(statement, no_data);
+                                  });
+}
+
+std::vector<SqlRow> Connection::query_prepared(std::string_view sql,
+                                               const std::vector<SqlValue>& parameters) {
+    return run_prepared_statement(sql, parameters,
+                                  [](SQLHSTMT statement, bool no_data, const auto& on_failure) {
+                                      return fetch_rows(statement, no_data, on_failure);
+                                  });
 }
 
 void Connection::commit() {

@@ -108,6 +108,18 @@ std::string random_hex() {
     return text;
 }
 
+// The messages `lease_owner` holds, oldest due first.
+std::vector<Message> leased_by(Connection& connection, std::string_view lease_owner) {
+    std::vector<Message> messages;
+    for (const SqlRow& row : connection.query_prepared(
+             "SELECT " + std::string(kColumns) + " FROM " + kMessages +
+                 " WHERE state = 'leased' AND lease_owner = ? ORDER BY due_at, id",
+             {std::string(lease_owner)})) {
+        messages.push_back(parse_message(row));
+    }
+    return messages;
+}
+
 // SQLite: a statement that takes the write lock at once. A transaction that reads first and
 // writes later can deadlock with another writer (both hold SHARED, both want more), which SQLite
 // reports as "database is locked" without waiting; taking the write lock first waits instead.
@@ -181,10 +193,10 @@ std::int64_t QueueStore::enqueue(Connection& connection, const NewMessage& messa
         message.payload, command_id,
         std::chrono::duration_cast<std::chrono::microseconds>(message.delay).count()};
     if (vendor_ == Vendor::PostgreSql || vendor_ == Vendor::CockroachDb) {
-        const auto rows = connection.query(insert + " RETURNING id", parameters);
+        const auto rows = connection.query_prepared(insert + " RETURNING id", parameters);
         return rows.empty() || rows[0].empty() ? 0 : to_int64(rows[0][0]);
     }
-    connection.execute(insert, parameters);
+    connection.execute_prepared(insert, parameters);
     return to_int64(connection.query_value(
         vendor_ == Vendor::MySql ? "SELECT LAST_INSERT_ID()" : "SELECT last_insert_rowid()"));
 }
@@ -215,15 +227,14 @@ std::vector<Message> QueueStore::claim(Connection& connection,
         std::chrono::duration_cast<std::chrono::microseconds>(lease).count();
     std::vector<Message> claimed;
     if (vendor_ == Vendor::PostgreSql || vendor_ == Vendor::CockroachDb) {
-        // One round trip: lease the locked candidates and return them. A SELECT at the top, so
-        // that no candidate is an empty result set, not SQL_NO_DATA.
-        std::vector<SqlValue> all = parameters;
-        all.emplace_back(std::string(lease_owner));
-        all.emplace_back(lease_us);
-        for (const SqlRow& row : connection.query(
-                 "WITH c AS (" + candidates + " FOR UPDATE SKIP LOCKED), u AS (" + lease_sql +
-                     "id IN (SELECT id FROM c) RETURNING " + std::string(kColumns) + ") SELECT " +
-                     std::string(kColumns) + " FROM u",
+        // One round trip: lease the locked candidates and return them. `id = ANY(ARRAY(...))`
+        // runs the candidate query once and leases by primary key; with `id IN (SELECT ...)`
+        // the planner may join the candidates to a sequential scan of the whole table.
+        std::vector<SqlValue> all{std::string(lease_owner), lease_us};
+        all.insert(all.end(), parameters.begin(), parameters.end());
+        for (const SqlRow& row : connection.query_prepared(
+                 lease_sql + "id = ANY(ARRAY(" + candidates +
+                     " FOR UPDATE SKIP LOCKED)) RETURNING " + std::string(kColumns),
                  all)) {
             claimed.push_back(parse_message(row));
         }
@@ -234,31 +245,25 @@ std::vector<Message> QueueStore::claim(Connection& connection,
         // MariaDB cannot UPDATE a table it reads in a subquery, nor UPDATE ... RETURNING.
         std::vector<std::int64_t> ids;
         for (const SqlRow& row :
-             connection.query(candidates + " FOR UPDATE SKIP LOCKED", parameters)) {
+             connection.query_prepared(candidates + " FOR UPDATE SKIP LOCKED", parameters)) {
             ids.push_back(to_int64(row.at(0)));
         }
         if (ids.empty()) {
             connection.commit();
             return {};
         }
-        connection.execute(lease_sql + "id IN (" + id_list(ids) + ")",
-                           {std::string(lease_owner), lease_us});
-        for (const SqlRow& row :
-             connection.query("SELECT " + std::string(kColumns) + " FROM " + kMessages +
-                              " WHERE id IN (" + id_list(ids) + ") ORDER BY due_at, id")) {
-            claimed.push_back(parse_message(row));
-        }
+        std::vector<SqlValue> lease_parameters{std::string(lease_owner), lease_us};
+        lease_parameters.insert(lease_parameters.end(), ids.begin(), ids.end());
+        connection.execute_prepared(lease_sql + "id IN (" + placeholders(ids.size()) + ")",
+                                    lease_parameters);
+        claimed = leased_by(connection, lease_owner);
     } else {
         // SQLite: the UPDATE takes the write lock before it reads, so no other writer can slip
         // in between choosing the rows and leasing them.
-        if (connection.execute(lease_sql + "id IN (" + candidates + ")",
-                               prepend(std::string(lease_owner), lease_us, parameters)) != 0) {
-            for (const SqlRow& row : connection.query(
-                     "SELECT " + std::string(kColumns) + " FROM " + kMessages +
-                         " WHERE state = 'leased' AND lease_owner = ? ORDER BY due_at, id",
-                     {std::string(lease_owner)})) {
-                claimed.push_back(parse_message(row));
-            }
+        if (connection.execute_prepared(lease_sql + "id IN (" + candidates + ")",
+                                        prepend(std::string(lease_owner), lease_us, parameters)) !=
+            0) {
+            claimed = leased_by(connection, lease_owner);
         }
     }
     connection.commit();
@@ -269,12 +274,34 @@ bool QueueStore::complete(Connection& connection, std::int64_t id, std::string_v
                           bool delete_done) const {
     const std::string where = " WHERE id = ? AND lease_owner = ? AND state = 'leased'";
     if (delete_done) {
-        return connection.execute("DELETE FROM " + kMessages + where,
-                                  {id, std::string(lease_owner)}) == 1;
+        return connection.execute_prepared("DELETE FROM " + kMessages + where,
+                                           {id, std::string(lease_owner)}) == 1;
     }
-    return connection.execute("UPDATE " + kMessages + " SET state = 'done', finished_at = " +
-                                  now_sql() + ", lease_owner = NULL, lease_until = NULL" + where,
-                              {id, std::string(lease_owner)}) == 1;
+    return connection.execute_prepared("UPDATE " + kMessages +
+                                           " SET state = 'done', finished_at = " + now_sql() +
+                                           ", lease_owner = NULL, lease_until = NULL" + where,
+                                       {id, std::string(lease_owner)}) == 1;
+}
+
+std::size_t QueueStore::complete_many(Connection& connection, std::span<const std::int64_t> ids,
+                                      std::string_view lease_owner, bool delete_done) const {
+    if (ids.empty()) {
+        return 0;
+    }
+    // Placeholders rather than the ids in the text: a claim's full batches share one prepared
+    // statement.
+    const std::string where =
+        " WHERE lease_owner = ? AND state = 'leased' AND id IN (" + placeholders(ids.size()) + ")";
+    std::vector<SqlValue> parameters{std::string(lease_owner)};
+    parameters.insert(parameters.end(), ids.begin(), ids.end());
+    const std::int64_t changed =
+        delete_done
+            ? connection.execute_prepared("DELETE FROM " + kMessages + where, parameters)
+            : connection.execute_prepared("UPDATE " + kMessages +
+                                              " SET state = 'done', finished_at = " + now_sql() +
+                                              ", lease_owner = NULL, lease_until = NULL" + where,
+                                          parameters);
+    return static_cast<std::size_t>(std::max<std::int64_t>(changed, 0));
 }
 
 bool QueueStore::record_failure(Connection& connection, std::int64_t id,
@@ -304,18 +331,59 @@ bool QueueStore::record_failure(Connection& connection, std::int64_t id,
     sql += " WHERE id = ? AND lease_owner = ? AND state = 'leased'";
     parameters.emplace_back(id);
     parameters.emplace_back(std::string(lease_owner));
-    return connection.execute(sql, parameters) == 1;
+    return connection.execute_prepared(sql, parameters) == 1;
 }
 
 bool QueueStore::release(Connection& connection, std::int64_t id,
                          std::string_view lease_owner) const {
     // MariaDB assigns left to right with the new values: first_attempt_at reads the old attempt.
-    return connection.execute(
+    return connection.execute_prepared(
                "UPDATE " + kMessages +
                    " SET first_attempt_at = CASE WHEN attempt <= 1 THEN NULL ELSE "
                    "first_attempt_at END, attempt = attempt - 1, state = 'ready', lease_owner = "
                    "NULL, lease_until = NULL WHERE id = ? AND lease_owner = ? AND state = 'leased'",
                {id, std::string(lease_owner)}) == 1;
+}
+
+std::size_t QueueStore::renew_leases(Connection& connection,
+                                     std::span<const std::string> lease_owners,
+                                     Duration lease) const {
+    if (lease_owners.empty()) {
+        return 0;
+    }
+    const std::int64_t lease_us =
+        std::chrono::duration_cast<std::chrono::microseconds>(lease).count();
+    const std::vector<SqlValue> owners(lease_owners.begin(), lease_owners.end());
+    const std::string held =
+        "state = 'leased' AND lease_owner IN (" + placeholders(lease_owners.size()) + ")";
+    const std::string renew =
+        "UPDATE " + kMessages + " SET lease_until = " + now_sql() + " + ? WHERE ";
+    OwnTransaction transaction(connection, vendor_);
+    std::int64_t renewed = 0;
+    if (vendor_ == Vendor::PostgreSql || vendor_ == Vendor::CockroachDb) {
+        std::vector<SqlValue> all{lease_us};
+        all.insert(all.end(), owners.begin(), owners.end());
+        renewed = connection.execute_prepared(renew + "id = ANY(ARRAY(SELECT id FROM " + kMessages +
+                                                  " WHERE " + held + " FOR UPDATE SKIP LOCKED))",
+                                              all);
+    } else if (skip_locked_) {
+        // MariaDB cannot UPDATE a table it reads in a subquery.
+        std::vector<std::int64_t> ids;
+        for (const SqlRow& row : connection.query(
+                 "SELECT id FROM " + kMessages + " WHERE " + held + " FOR UPDATE SKIP LOCKED",
+                 owners)) {
+            ids.push_back(to_int64(row.at(0)));
+        }
+        if (!ids.empty()) {
+            renewed = connection.execute(renew + "id IN (" + id_list(ids) + ")", {lease_us});
+        }
+    } else {
+        std::vector<SqlValue> all{lease_us};
+        all.insert(all.end(), owners.begin(), owners.end());
+        renewed = connection.execute(renew + held, all);
+    }
+    transaction.commit();
+    return static_cast<std::size_t>(std::max<std::int64_t>(renewed, 0));
 }
 
 std::vector<ExpiredLease> QueueStore::expired_leases(Connection& connection, int limit) const {
@@ -329,7 +397,7 @@ std::vector<ExpiredLease> QueueStore::expired_leases(Connection& connection, int
         connection.execute(kSqliteBeginWrite);
     }
     std::vector<ExpiredLease> expired;
-    for (const SqlRow& row : connection.query(sql)) {
+    for (const SqlRow& row : connection.query_prepared(sql, {})) {
         expired.push_back(ExpiredLease{.id = to_int64(row.at(0)),
                                        .handler = row.at(1).value_or(""),
                                        .lease_owner = row.at(2).value_or(""),

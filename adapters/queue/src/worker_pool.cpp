@@ -17,7 +17,57 @@
 
 namespace rebound::queue {
 
+namespace detail {
+
+// The lease owners of the claims in progress, shared by the worker threads and the renewer.
+class HeldClaims {
+  public:
+    void hold(const std::string& owner) {
+        const std::lock_guard lock(mutex_);
+        owners_.push_back(owner);
+    }
+    void drop(const std::string& owner) {
+        const std::lock_guard lock(mutex_);
+        const auto found = std::find(owners_.begin(), owners_.end(), owner);
+        if (found != owners_.end()) {
+            owners_.erase(found);
+        }
+    }
+    std::vector<std::string> owners() const {
+        const std::lock_guard lock(mutex_);
+        return owners_;
+    }
+
+  private:
+    mutable std::mutex mutex_;
+    std::vector<std::string> owners_;
+};
+
+}  // namespace detail
+
 namespace {
+
+// Lists a claim's owner in HeldClaims for as long as the worker works through it.
+class HeldClaim {
+  public:
+    HeldClaim(detail::HeldClaims* claims, std::string owner)
+        : claims_(claims), owner_(std::move(owner)) {
+        if (claims_ != nullptr) {
+            claims_->hold(owner_);
+        }
+    }
+    HeldClaim(const HeldClaim&) = delete;
+    HeldClaim& operator=(const HeldClaim&) = delete;
+    ~HeldClaim() {
+        if (claims_ != nullptr) {
+            claims_->drop(owner_);
+        }
+    }
+
+  private:
+    detail::HeldClaims* claims_;
+    std::string owner_;
+};
 
 using odbc::Connection;
 
@@ -101,16 +151,28 @@ void check_options(const WorkerOptions& options, const QueueHandlers* handlers) 
     }
 }
 
+// A worker's connection: autocommit off, READ COMMITTED on the servers.
+Connection open_worker_connection(const std::shared_ptr<const odbc::Environment>& environment,
+                                  const WorkerOptions& options) {
+    Connection connection(environment, options.classifier, options.connection_string);
+    connection.set_autocommit(false);
+    if (connection.vendor() != Vendor::Sqlite) {
+        connection.set_isolation(odbc::IsolationLevel::ReadCommitted);
+    }
+    return connection;
+}
+
 // One worker thread's connection, store and claim counter.
 class WorkerThread {
   public:
     WorkerThread(const std::shared_ptr<const odbc::Environment>& environment,
                  const QueueHandlers& handlers, const WorkerOptions& options,
-                 WorkerMetrics& metrics, std::string owner_prefix)
+                 WorkerMetrics& metrics, detail::HeldClaims* held_claims, std::string owner_prefix)
         : environment_(environment),
           handlers_(handlers),
           options_(options),
           metrics_(metrics),
+          held_claims_(held_claims),
           owner_prefix_(std::move(owner_prefix)),
           names_(handlers.names()) {}
 
@@ -136,6 +198,14 @@ class WorkerThread {
                 loop_failed(false, stop);
             }
         }
+        try {
+            if (connection_ && !grouped_done_.empty()) {
+                complete_grouped();
+            }
+        } catch (const std::exception&) {
+            // Left leased: their leases run out and they are delivered again.
+            metrics_.database_errors.fetch_add(1, std::memory_order_relaxed);
+        }
     }
 
   private:
@@ -144,11 +214,7 @@ class WorkerThread {
             return;
         }
         connection_.reset();
-        Connection connection(environment_, options_.classifier, options_.connection_string);
-        connection.set_autocommit(false);
-        if (connection.vendor() != Vendor::Sqlite) {
-            connection.set_isolation(odbc::IsolationLevel::ReadCommitted);
-        }
+        Connection connection = open_worker_connection(environment_, options_);
         if (!store_ || store_->vendor() != connection.vendor()) {
             store_.emplace(connection.vendor().value_or(Vendor::Generic));
         }
@@ -197,17 +263,56 @@ class WorkerThread {
     // False when nothing was claimed.
     bool claim_and_run(const std::stop_token& stop) {
         const std::string owner = owner_prefix_ + std::to_string(++claims_);
+        // The previous claim's grouped completions are written in this claim's transaction: one
+        // commit fewer per claim. Should the claim fail, they are written again next time.
+        const std::size_t pending = grouped_done_.size();
+        const std::size_t marked =
+            pending == 0 ? 0
+                         : store_->complete_many(*connection_, grouped_done_, grouped_owner_,
+                                                 options_.delete_done);
         const std::vector<Message> messages =
             store_->claim(*connection_, names_, options_.batch, options_.lease, owner);
+        if (pending > 0) {
+            count_grouped(pending, marked);
+        }
+        grouped_owner_ = owner;
         metrics_.claimed.fetch_add(messages.size(), std::memory_order_relaxed);
+        const HeldClaim held(messages.empty() ? nullptr : held_claims_, owner);
         for (std::size_t i = 0; i < messages.size(); ++i) {
             if (stop.stop_requested()) {
+                complete_grouped();
                 release(messages, i, owner);
                 break;
             }
-            run_attempt(messages[i], owner, stop);
+            const bool grouped = handlers_.completion(messages[i].handler) == Completion::Grouped;
+            if (!grouped) {
+                // Its own transaction commits or rolls back: the completions so far go first.
+                complete_grouped();
+            }
+            run_attempt(messages[i], owner, grouped, stop);
+        }
+        if (stop.stop_requested()) {
+            complete_grouped();
         }
         return !messages.empty();
+    }
+
+    // Writes and commits the completions of the grouped successes so far (queue_handlers.hpp).
+    void complete_grouped() {
+        if (grouped_done_.empty()) {
+            return;
+        }
+        const std::size_t marked = store_->complete_many(*connection_, grouped_done_,
+                                                         grouped_owner_, options_.delete_done);
+        connection_->commit();
+        count_grouped(grouped_done_.size(), marked);
+    }
+
+    // `marked` of `pending` grouped completions committed; the others had lost their lease.
+    void count_grouped(std::size_t pending, std::size_t marked) {
+        metrics_.succeeded.fetch_add(marked, std::memory_order_relaxed);
+        metrics_.lost_leases.fetch_add(pending - marked, std::memory_order_relaxed);
+        grouped_done_.clear();
     }
 
     void release(const std::vector<Message>& messages, std::size_t from, const std::string& owner) {
@@ -222,7 +327,8 @@ class WorkerThread {
         (decision.retry ? metrics_.retried : metrics_.dead).fetch_add(1, std::memory_order_relaxed);
     }
 
-    void run_attempt(const Message& message, const std::string& owner,
+    // `grouped`: the handler's completion waits for complete_grouped() (queue_handlers.hpp).
+    void run_attempt(const Message& message, const std::string& owner, bool grouped,
                      const std::stop_token& stop) {
         if (message.attempt > 1 && message.claimed_at) {
             metrics_.retry_lateness.record(*message.claimed_at - message.due_at);
@@ -249,9 +355,11 @@ class WorkerThread {
             try {
                 // The completion goes first: it locks the row under the claim's lease for the
                 // whole attempt, and a failure rolls it back together with the handler's writes.
-                const bool held =
-                    store_->complete(*connection_, message.id, owner, options_.delete_done) &&
-                    run_handler(message, stop);
+                // A grouped handler writes nothing here: its completion is written afterwards.
+                const bool held = grouped ? run_handler(message, stop)
+                                          : store_->complete(*connection_, message.id, owner,
+                                                             options_.delete_done) &&
+                                                run_handler(message, stop);
                 if (!held) {
                     // The lease ran out and another worker took the message: nothing of this
                     // attempt may commit.
@@ -262,14 +370,18 @@ class WorkerThread {
                     }
                     return;
                 }
-                connection_->commit();
+                if (grouped) {
+                    grouped_done_.push_back(message.id);
+                } else {
+                    connection_->commit();
+                    metrics_.succeeded.fetch_add(1, std::memory_order_relaxed);
+                }
                 if (breaker != nullptr) {
                     const Clock::TimePoint now = default_clock().now();
                     breaker->record_success(
                         permit, std::chrono::duration_cast<Duration>(now - started), now);
                 }
                 policy.record_success();
-                metrics_.succeeded.fetch_add(1, std::memory_order_relaxed);
                 return;
             } catch (const odbc::DatabaseError& failure) {
                 thrown = std::current_exception();
@@ -335,11 +447,15 @@ class WorkerThread {
     const QueueHandlers& handlers_;
     const WorkerOptions& options_;
     WorkerMetrics& metrics_;
+    detail::HeldClaims* held_claims_;  // null without lease renewal
     std::string owner_prefix_;
     std::vector<std::string> names_;
     std::optional<Connection> connection_;
     std::optional<QueueStore> store_;
     std::uint64_t claims_ = 0;
+    // Grouped successes not yet completed, all of the claim `grouped_owner_`.
+    std::vector<std::int64_t> grouped_done_;
+    std::string grouped_owner_;
 };
 
 }  // namespace
@@ -351,6 +467,9 @@ WorkerPool::WorkerPool(std::shared_ptr<const odbc::Environment> environment,
       options_(std::move(options)),
       metrics_(std::make_unique<WorkerMetrics>()) {
     check_options(options_, handlers_.get());
+    if (options_.renew_leases) {
+        held_claims_ = std::make_unique<detail::HeldClaims>();
+    }
     if (!environment_) {
         throw std::invalid_argument("WorkerPool: no ODBC environment");
     }
@@ -370,6 +489,9 @@ void WorkerPool::start() {
     for (int i = 0; i < options_.threads; ++i) {
         threads_.emplace_back([this, i](std::stop_token stop) { run_thread(std::move(stop), i); });
     }
+    if (held_claims_) {
+        threads_.emplace_back([this](std::stop_token stop) { run_renewer(std::move(stop)); });
+    }
 }
 
 void WorkerPool::stop() noexcept {
@@ -385,9 +507,36 @@ void WorkerPool::stop() noexcept {
 }
 
 void WorkerPool::run_thread(std::stop_token stop, int index) {
-    WorkerThread worker(environment_, *handlers_, options_, *metrics_,
+    WorkerThread worker(environment_, *handlers_, options_, *metrics_, held_claims_.get(),
                         options_.name + "/" + std::to_string(index) + "/");
     worker.run(stop);
+}
+
+void WorkerPool::run_renewer(std::stop_token stop) {
+    const Duration every = std::max<Duration>(options_.lease / 3, std::chrono::milliseconds(1));
+    std::optional<Connection> connection;
+    std::optional<QueueStore> store;
+    while (!stop.stop_requested()) {
+        pause_for(every, stop);
+        const std::vector<std::string> owners = held_claims_->owners();
+        if (owners.empty() || stop.stop_requested()) {
+            continue;
+        }
+        try {
+            if (!connection || !connection->is_open() || connection->is_dead()) {
+                connection.reset();
+                connection.emplace(open_worker_connection(environment_, options_));
+                store.emplace(connection->vendor().value_or(Vendor::Generic));
+            }
+            metrics_->renewed_leases.fetch_add(
+                store->renew_leases(*connection, owners, options_.lease),
+                std::memory_order_relaxed);
+        } catch (const std::exception&) {
+            // A restart or a lost session: counted, reconnected at the next round.
+            metrics_->database_errors.fetch_add(1, std::memory_order_relaxed);
+            connection.reset();
+        }
+    }
 }
 
 }  // namespace rebound::queue

@@ -63,4 +63,9 @@ class RetryMetrics final : public RetryListener {
 // `text` escaped for a Prometheus label value (backslash, double quote and newline).
 std::string escape_label_value(std::string_view text);
 
+// Appends the `# HELP` and `# TYPE` lines of metric `name` (`type`: counter, gauge, ...); every
+// Prometheus writer of the project starts its metrics with it.
+void append_metric_header(std::string& out, std::string_view name, std::string_view type,
+                          std::string_view help);
+
 }  // namespace rebound

@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -85,6 +86,30 @@ class ConnectionHandle {
     SQLHDBC handle_ = SQL_NULL_HDBC;
 };
 
+// Statements a Connection prepared, by SQL text, most recently used last; at most kCapacity
+// (the least recently used is freed first). Freed before the session ends.
+class PreparedStatements {
+  public:
+    static constexpr std::size_t kCapacity = 16;
+
+    PreparedStatements() noexcept = default;
+    PreparedStatements(PreparedStatements&& other) noexcept;
+    PreparedStatements& operator=(PreparedStatements&& other) noexcept;
+    ~PreparedStatements();
+
+    // The statement prepared for `sql`, or SQL_NULL_HSTMT; marks it recently used.
+    SQLHSTMT find(std::string_view sql) noexcept;
+    // Takes ownership of `statement`, prepared for `sql` (freeing the least recently used one
+    // when full). Throws std::bad_alloc, after freeing `statement`.
+    void add(std::string sql, SQLHSTMT statement);
+    // Frees `sql`'s statement (after it failed in a way that may have spoiled it).
+    void remove(std::string_view sql) noexcept;
+    void clear() noexcept;
+
+  private:
+    std::vector<std::pair<std::string, SQLHSTMT>> statements_;
+};
+
 class Connection {
   public:
     // Connects with SQLDriverConnect (no dialog) and detects the vendor from SQL_DBMS_NAME unless
@@ -97,8 +122,9 @@ class Connection {
     Connection& operator=(const Connection&) = delete;
     Connection(Connection&&) noexcept = default;
     Connection& operator=(Connection&&) noexcept = default;
-    // Disconnects (ConnectionHandle); an open transaction is rolled back by the server.
-    ~Connection() = default;
+    // Frees the prepared statements, then disconnects (ConnectionHandle); an open transaction is
+    // rolled back by the server.
+    ~Connection();
 
     // Drops the current session (if any) and connects again with the same settings. Autocommit,
     // query timeout and isolation are applied again to the new session. Throws DatabaseError
@@ -132,6 +158,13 @@ class Connection {
     std::vector<SqlRow> query(std::string_view sql,
                               std::initializer_list<SqlValue> parameters = {});
     std::vector<SqlRow> query(std::string_view sql, const std::vector<SqlValue>& parameters);
+    // execute() and query() for a statement a loop runs again and again: it is prepared once per
+    // session (SQLPrepare) and kept, so the server parses and plans it once rather than at
+    // every run (PreparedStatements::kCapacity statements per connection). The SQL text is the
+    // key: put values in parameters, not in the text.
+    std::int64_t execute_prepared(std::string_view sql, const std::vector<SqlValue>& parameters);
+    std::vector<SqlRow> query_prepared(std::string_view sql,
+                                       const std::vector<SqlValue>& parameters);
     // The first column of the first row, or nullopt when there is no row or it is NULL.
     std::optional<std::string> query_value(std::string_view sql,
                                            std::initializer_list<SqlValue> parameters = {});
@@ -147,6 +180,13 @@ class Connection {
     void disconnect() noexcept;
     void apply_settings();
     void apply_session_statement_limit();
+    // The prepared statement of `sql`, preparing it on first use.
+    SQLHSTMT prepared(std::string_view sql);
+    // Runs the prepared statement of `sql` and hands it to `body(statement, no_data, fail)`; a
+    // failed run frees the statement.
+    template <class Body>
+    auto run_prepared_statement(std::string_view sql, const std::vector<SqlValue>& parameters,
+                                Body&& body);
     [[noreturn]] void fail(SQLSMALLINT handle_type, SQLHANDLE handle, DatabasePhase phase) const;
 
     std::shared_ptr<const Environment> environment_;
@@ -155,6 +195,8 @@ class Connection {
     std::optional<Vendor> configured_vendor_;
     std::optional<Vendor> vendor_;
     std::string dbms_name_;
+    // Before handle_: a move assignment frees the old statements before the old session.
+    PreparedStatements prepared_;
     ConnectionHandle handle_;
     bool autocommit_ = true;
     std::optional<std::chrono::milliseconds> query_timeout_;

@@ -83,6 +83,11 @@ class QueueStore {
     // handler, so that a failed attempt rolls it back with the handler's writes.
     bool complete(odbc::Connection& connection, std::int64_t id, std::string_view lease_owner,
                   bool delete_done) const;
+    // complete() for several messages of one claim in one statement (grouped completion,
+    // queue_handlers.hpp); returns how many it marked (those whose lease `lease_owner` still
+    // held). Does not commit.
+    std::size_t complete_many(odbc::Connection& connection, std::span<const std::int64_t> ids,
+                              std::string_view lease_owner, bool delete_done) const;
     // Records a failed attempt: ready again at now + delay, or dead. Does not commit. False when
     // the lease was lost.
     bool record_failure(odbc::Connection& connection, std::int64_t id, std::string_view lease_owner,
@@ -90,6 +95,13 @@ class QueueStore {
     // Makes a claimed message ready again at once without counting its attempt (a worker that
     // stops before running it). Does not commit.
     bool release(odbc::Connection& connection, std::int64_t id, std::string_view lease_owner) const;
+
+    // Lease renewal (docs/queue.md, "Lease renewal"): the leased messages of the listed claims
+    // are leased until now + lease again. Rows another transaction holds are skipped (SKIP LOCKED
+    // on the servers): that is a worker's attempt in progress, whose row lock keeps it from being
+    // settled or claimed anyway. Commits; returns how many leases it renewed.
+    std::size_t renew_leases(odbc::Connection& connection,
+                             std::span<const std::string> lease_owners, Duration lease) const;
 
     // Leased messages whose lease ran out, locked for this transaction (SKIP LOCKED), at most
     // `limit`. Settle each with record_failure(lease_owner from the row) and commit.

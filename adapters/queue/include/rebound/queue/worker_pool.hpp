@@ -12,6 +12,11 @@
 //      then decide() (policy budget included) with the attempt number and the time since the
 //      first attempt, and store the outcome: ready at now + delay with the route, or dead with
 //      the reason. A stopping pool puts messages it has not started back as ready.
+//      A Completion::Grouped handler runs outside that transaction, and its successes are marked
+//      done in one statement that commits with the thread's next claim (queue_handlers.hpp).
+// With `renew_leases`, one more thread with its own connection extends, every third of the lease,
+// the leases of the claims the threads are working through (docs/queue.md, "Lease renewal"), so
+// a handler that runs longer than the lease keeps its message and the rest of its claim.
 // A database error in the loop (a restart, a lost connection) is counted, the connection is
 // reopened, and the loop goes on after a pause: messages stay leased until their lease runs out.
 //
@@ -36,6 +41,10 @@
 
 namespace rebound::queue {
 
+namespace detail {
+class HeldClaims;  // the lease owners of the claims the threads are working through
+}  // namespace detail
+
 struct WorkerOptions {
     std::string connection_string;
     std::shared_ptr<const SqlErrorClassifier> classifier;
@@ -45,8 +54,9 @@ struct WorkerOptions {
     Duration lease = std::chrono::seconds(30);  // > the longest attempt
     int batch = 10;                             // 1..1000
     Duration poll_interval = std::chrono::milliseconds(100);
-    bool delete_done = false;  // delete a message when it succeeds instead of keeping it `done`
-    std::string name{};        // worker identity in lease owners; empty: host:pid
+    bool delete_done = false;   // delete a message when it succeeds instead of keeping it `done`
+    std::string name{};         // worker identity in lease owners; empty: host:pid
+    bool renew_leases = false;  // renew the leases of claims in progress (see above)
 };
 
 // Counters since start; safe to read while the pool runs.
@@ -59,6 +69,7 @@ struct WorkerMetrics {
     std::atomic<std::uint64_t> lost_leases{0};      // lease expired before completion: rolled back
     std::atomic<std::uint64_t> expired_settled{0};  // expired leases of vanished workers settled
     std::atomic<std::uint64_t> database_errors{0};  // in the loop itself (claim, settle, connect)
+    std::atomic<std::uint64_t> renewed_leases{0};   // message leases extended by the renewer
     LatenessHistogram retry_lateness;  // claimed_at - due_at of attempts after the first
 };
 
@@ -81,12 +92,14 @@ class WorkerPool {
 
   private:
     void run_thread(std::stop_token stop, int index);
+    void run_renewer(std::stop_token stop);
 
     std::shared_ptr<const odbc::Environment> environment_;
     std::shared_ptr<const QueueHandlers> handlers_;
     WorkerOptions options_;
     std::unique_ptr<WorkerMetrics> metrics_;
-    std::vector<std::jthread> threads_;
+    std::unique_ptr<detail::HeldClaims> held_claims_;  // null without renew_leases
+    std::vector<std::jthread> threads_;                // the workers, then the renewer
 };
 
 }  // namespace rebound::queue
