@@ -27,10 +27,13 @@ namespace rebound {
 // instruction when the thread holds the stripe alone, and reads lines that change once per
 // bucket. A success needs no trip check when, in the same bucket and generation, the window
 // already held minimum_calls calls without tripping (`settled`): within one bucket the window
-// only gains outcomes, and a success only lowers the failure share. A check sums the failures of
-// every stripe (written rarely while closed) and the checking thread's own calls: those are a
-// lower bound of the window's calls, so when they make the failure share too low, the other
-// stripes' calls need not be read. One thread alone is therefore exact without reading them.
+// only gains outcomes, and a success only lowers the failure share. A check first judges the
+// checking stripe's own window and publishes the verdict (`verdict`, rewritten only when it
+// changes, so at most once per bucket in a healthy service). When its own share and the latest
+// verdict of every other stripe in use are below the ratio, the window's share is too, being
+// their mediant, so no other stripe's counts are read; only a stripe near or over the ratio makes
+// the check sum every stripe. One thread alone is therefore exact without reading other lines,
+// and two threads' checks read each other's counts only while one of them is failing.
 namespace {
 
 constexpr int kBuckets = 10;
@@ -238,22 +241,51 @@ std::uint64_t CircuitBreaker::window_total(WindowWords CallStripe::*counts,
     return total;
 }
 
+bool CircuitBreaker::other_stripes_below_ratio(std::size_t stripe,
+                                               std::uint64_t tag) const noexcept {
+    const std::uint32_t others =
+        stripes_used_.load(std::memory_order_relaxed) & ~(std::uint32_t{1} << stripe);
+    for (std::uint32_t used = others; used != 0; used &= used - 1) {
+        const auto other = static_cast<std::size_t>(std::countr_zero(used));
+        if (call_stripes_[other].verdict.load(std::memory_order_relaxed) != tag << 1) {
+            return false;  // hot, unknown, from an earlier bucket, or the shared stripe
+        }
+    }
+    return true;
+}
+
 bool CircuitBreaker::ratio_tripped(const Compiled& compiled, std::uint64_t generation,
                                    std::int64_t bucket, std::size_t stripe) noexcept {
     const auto minimum = static_cast<std::uint64_t>(compiled.settings.minimum_calls);
-    const std::uint64_t failures = window_total(&CallStripe::failures, generation, bucket);
-    std::uint64_t calls = window_sum(call_stripes_[stripe].calls, generation, bucket);
-    if (calls < minimum || share_reached(failures, calls, compiled.failure_ratio_ppm)) {
-        // The own stripe's calls did not decide it.
-        calls = window_total(&CallStripe::calls, generation, bucket);
+    const std::uint64_t tag = tag_of(bucket, generation);
+    CallStripe& own = call_stripes_[stripe];
+    const std::uint64_t own_calls = window_sum(own.calls, generation, bucket);
+    const bool own_hot = share_reached(window_sum(own.failures, generation, bucket), own_calls,
+                                       compiled.failure_ratio_ppm);
+    if (stripe != kSharedCallStripe) {
+        const std::uint64_t verdict = tag << 1 | (own_hot ? 1 : 0);
+        if (own.verdict.load(std::memory_order_relaxed) != verdict) {
+            own.verdict.store(verdict, std::memory_order_relaxed);
+        }
     }
+    if (!own_hot && other_stripes_below_ratio(stripe, tag)) {
+        // Every stripe's share is below the ratio, so the window's is too (it is their mediant),
+        // whatever the number of calls: no other stripe's counts need be read.
+        if (own_calls >= minimum ||
+            window_total(&CallStripe::calls, generation, bucket) >= minimum) {
+            own.settled.store(tag, std::memory_order_relaxed);
+        }
+        return false;
+    }
+    const std::uint64_t calls = window_total(&CallStripe::calls, generation, bucket);
     if (calls < minimum) {
         return false;
     }
-    if (share_reached(failures, calls, compiled.failure_ratio_ppm)) {
+    if (share_reached(window_total(&CallStripe::failures, generation, bucket), calls,
+                      compiled.failure_ratio_ppm)) {
         return true;
     }
-    call_stripes_[stripe].settled.store(tag_of(bucket, generation), std::memory_order_relaxed);
+    own.settled.store(tag, std::memory_order_relaxed);
     return false;
 }
 

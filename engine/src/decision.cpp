@@ -1,7 +1,6 @@
 #include "rebound/decision.hpp"
 
 #include <algorithm>
-#include <optional>
 
 namespace rebound {
 namespace {
@@ -31,27 +30,26 @@ bool admitted_by_predicate(const Policy& policy, const ErrorDescription& error,
     return false;
 }
 
-// Step 6: the backoff delay `backoff_delay` combined with the error's hint, or nullopt when the
-// hint is over the cap and the policy says to stop.
-std::optional<Duration> combine_with_hint(const ServerDelaySettings& settings,
-                                          const ErrorDescription& error, Duration backoff_delay,
-                                          RandomSource& random) noexcept {
-    if (!error.server_delay) {
-        return backoff_delay;
-    }
+// Step 6: combines `delay` (the jittered backoff) with the error's hint, in place. Returns false
+// when the hint is over the cap and the policy says to stop. Not std::optional<Duration>: GCC
+// builds the optional with an 8-byte and a 1-byte store and reads it back with one 16-byte load,
+// a store-forwarding stall that cost about 14 ns per decision (docs/performance.md).
+bool combine_with_hint(const ServerDelaySettings& settings, const ErrorDescription& error,
+                       Duration& delay, RandomSource& random) noexcept {
     Duration hint = std::max(*error.server_delay, Duration{0});
     if (error.category == ErrorCategory::CircuitOpen) {
-        return std::max(backoff_delay, hint);  // the breaker's own knowledge: always, uncapped
+        delay = std::max(delay, hint);  // the breaker's own knowledge: always, uncapped
+        return true;
     }
     if (settings.use == ServerDelayUse::Ignore) {
-        return backoff_delay;
+        return true;
     }
     if (hint > settings.cap) {
         switch (settings.over_cap) {
             case OverCapAction::Stop:
-                return std::nullopt;
+                return false;
             case OverCapAction::Ignore:
-                return backoff_delay;
+                return true;
             case OverCapAction::Cap:
                 hint = settings.cap;
                 break;
@@ -61,7 +59,8 @@ std::optional<Duration> combine_with_hint(const ServerDelaySettings& settings,
         const Duration widest = saturating_scale(hint, 1.0 + settings.spread, kDurationInfinity);
         hint = Duration{uniform_between(random, hint.count(), widest.count())};
     }
-    return std::max(backoff_delay, hint);
+    delay = std::max(delay, hint);
+    return true;
 }
 
 std::string_view choose_route(const std::vector<Route>& routes, Duration delay) noexcept {
@@ -107,13 +106,10 @@ Decision decide(const Policy& policy, const ErrorDescription& error, const Attem
     if (attempt >= spec.max_attempts) {
         return stop(category, matched, DecisionReason::Exhausted);
     }
-    const std::optional<Duration> combined =
-        combine_with_hint(spec.server_delay, error,
-                          policy.retry_delay(attempt, context.previous_delay, random), random);
-    if (!combined) {
+    Duration delay = policy.retry_delay(attempt, context.previous_delay, random);
+    if (error.server_delay && !combine_with_hint(spec.server_delay, error, delay, random)) {
         return stop(category, matched, DecisionReason::ServerDelayTooLong);
     }
-    const Duration delay = *combined;
     if (spec.deadline) {
         const Duration elapsed = std::max(context.elapsed, Duration{0});
         const Duration next_start =

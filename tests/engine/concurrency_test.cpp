@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <future>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -385,4 +386,81 @@ TEST_CASE("more threads than stripes count every call of a closed breaker",
     const rebound::BreakerSnapshot snapshot = breaker.snapshot(now);
     CHECK(snapshot.state == rebound::BreakerState::Closed);
     CHECK(snapshot.calls_in_window == std::uint64_t{kThreads} * kCalls);
+}
+
+// A ratio breaker that trips at half failures over 10 calls or more.
+namespace {
+rebound::BreakerSettings half_ratio_settings() {
+    rebound::BreakerSettings settings;
+    settings.name = "db";
+    settings.failure_ratio = 0.5;
+    settings.minimum_calls = 10;
+    settings.window = 10s;
+    return settings;
+}
+}  // namespace
+
+// Two live threads hold different stripes. The failing thread's stripe is over the ratio and the
+// succeeding thread's is under it, so the succeeding thread's checks must sum both stripes: the
+// success that brings the window to minimum_calls trips the breaker.
+TEST_CASE(
+    "a success on one thread trips the breaker once another thread's failures reach the ratio",
+    "[concurrency][breaker]") {
+    rebound::CircuitBreaker breaker(half_ratio_settings(), rebound::Clock::TimePoint{});
+    const auto now = rebound::Clock::TimePoint{} + 1s;
+    const auto failure = ErrorDescription::of(ErrorCategory::ConnectionLost);
+    std::promise<void> failures_recorded;
+    std::promise<void> finished;
+    std::thread failing([&, finished_future = finished.get_future()] {
+        for (int i = 0; i < 5; ++i) {
+            breaker.record_error(breaker.acquire(now), failure, now);
+        }
+        failures_recorded.set_value();
+        finished_future.wait();  // keeps this thread's stripe while the other thread records
+    });
+    failures_recorded.get_future().wait();
+    CHECK(breaker.snapshot(now).state == rebound::BreakerState::Closed);  // 5 calls of 10
+
+    std::vector<rebound::BreakerState> after_each_success;
+    std::thread succeeding([&] {
+        for (int i = 0; i < 5; ++i) {
+            breaker.record_success(breaker.acquire(now), 1ms, now);
+            after_each_success.push_back(breaker.snapshot(now).state);
+        }
+    });
+    succeeding.join();
+    finished.set_value();
+    failing.join();
+    using rebound::BreakerState;
+    CHECK(after_each_success == std::vector{BreakerState::Closed, BreakerState::Closed,
+                                            BreakerState::Closed, BreakerState::Closed,
+                                            BreakerState::Open});
+}
+
+// Both stripes stay under the ratio: no trip, however the calls are spread, and the window counts
+// every call.
+TEST_CASE("two threads each under the failure ratio never trip the breaker",
+          "[concurrency][breaker]") {
+    rebound::CircuitBreaker breaker(half_ratio_settings(), rebound::Clock::TimePoint{});
+    const auto now = rebound::Clock::TimePoint{} + 1s;
+    const auto failure = ErrorDescription::of(ErrorCategory::ConnectionLost);
+    constexpr int kCalls = 3000;
+    const auto run = [&] {
+        for (int i = 0; i < kCalls; ++i) {
+            const rebound::BreakerPermit permit = breaker.acquire(now);
+            if (i % 3 == 0) {
+                breaker.record_error(permit, failure, now);
+            } else {
+                breaker.record_success(permit, 1ms, now);
+            }
+        }
+    };
+    std::thread first(run);
+    std::thread second(run);
+    first.join();
+    second.join();
+    const rebound::BreakerSnapshot snapshot = breaker.snapshot(now);
+    CHECK(snapshot.state == rebound::BreakerState::Closed);
+    CHECK(snapshot.calls_in_window == 2 * kCalls);
+    CHECK(snapshot.failures_in_window == 2 * kCalls / 3);
 }

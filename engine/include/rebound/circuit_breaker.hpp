@@ -215,6 +215,12 @@ class CircuitBreaker {
         // On lines of their own: other threads' checks read them, and must not take the lines
         // this stripe's successes write.
         alignas(64) WindowWords failures{};
+        // The last check's verdict on this stripe's own window, `tag << 1 | hot` (hot: its
+        // failure share reached the ratio); ~0 while unknown, and never set for the shared
+        // stripe. Other stripes' checks read it instead of this stripe's counts. On a line of
+        // its own, written at most once per bucket while the verdict holds, so that readers
+        // keep it cached.
+        alignas(64) std::atomic<std::uint64_t> verdict{~std::uint64_t{0}};
     };
     static constexpr std::size_t kExclusiveCallStripes = 8;
     static constexpr std::size_t kSharedCallStripe = kExclusiveCallStripes;
@@ -232,6 +238,9 @@ class CircuitBreaker {
     std::int64_t bucket_of(const Compiled& compiled, TimePoint now) const noexcept;
     std::int64_t since_creation(TimePoint now) const noexcept;  // microseconds, never negative
     std::optional<BreakerPermit> refusal_while_open(TimePoint now) noexcept;
+    // Whether every stripe in use other than `stripe` last found its own share below the ratio
+    // in the bucket and generation of `tag`.
+    bool other_stripes_below_ratio(std::size_t stripe, std::uint64_t tag) const noexcept;
     // The window's calls, or failures, over every stripe.
     std::uint64_t window_total(WindowWords CallStripe::*counts, std::uint64_t generation,
                                std::int64_t bucket) const noexcept;
