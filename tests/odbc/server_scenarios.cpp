@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -232,6 +234,36 @@ void killed_connection_is_retried_on_a_fresh_session(const ServerDialect& dialec
     REQUIRE(sessions.size() == 2);
     CHECK(sessions[0] != sessions[1]);
     CHECK(scalar(admin, "SELECT value FROM rb_killed WHERE id = 1") == 1);
+}
+
+// A driver may report a session killed under it with a code no vendor map knows (MariaDB
+// Connector/C said 5014, "Write error: Broken pipe", before mysql.yaml listed it). Whatever the
+// code, a failure on a session the driver reports dead is connection_lost: the runner reconnects
+// and retries instead of giving up on `unknown`. A classifier without rules stands for the map
+// that does not know the code.
+void unrecognised_error_on_a_killed_session_is_connection_lost(const ServerDialect& dialect) {
+    Connection admin = connect(dialect);
+    reset_table(admin, "rb_unrecognised");
+    Connection killer = connect(dialect);
+    const auto no_rules =
+        std::make_shared<const SqlErrorClassifier>(std::span<const SqlErrorRule>{});
+    Connection connection(odbc_environment(), no_rules, server_connection_string(dialect.database));
+    const TransactionReport report = odbc::TransactionalRunner().run(
+        connection, *fast_policy(), {.handler = "unrecognised"},
+        [&](Connection& c, const TransactionAttempt& attempt) {
+            if (attempt.number == 1) {
+                REQUIRE(kill_session(killer, dialect,
+                                     c.query_value(dialect.session_id_query).value_or("")));
+            }
+            c.execute("UPDATE rb_unrecognised SET value = value + 1 WHERE id = 1");
+        });
+    INFO(describe(report));
+    CHECK(report.succeeded());
+    REQUIRE(report.failures.size() == 1);
+    CHECK(report.failures[0].failure.category == ErrorCategory::ConnectionLost);
+    CHECK(report.failures[0].failure.matched == "connection_dead");
+    CHECK(report.failures[0].reconnect_next);
+    CHECK(scalar(admin, "SELECT value FROM rb_unrecognised WHERE id = 1") == 1);
 }
 
 void constraint_violation_is_not_retried(const ServerDialect& dialect) {

@@ -33,6 +33,7 @@ void lock_timeout_is_retried(const ServerDialect& dialect);
 void nowait_is_retried(const ServerDialect& dialect);
 void statement_timeout_is_not_retried(const ServerDialect& dialect);
 void killed_connection_is_retried_on_a_fresh_session(const ServerDialect& dialect);
+void unrecognised_error_on_a_killed_session_is_connection_lost(const ServerDialect& dialect);
 void constraint_violation_is_not_retried(const ServerDialect& dialect);
 void syntax_error_is_not_retried(const ServerDialect& dialect);
 void commit_outcome_unknown_is_not_retried_without_idempotency(const ServerDialect& dialect);
