@@ -214,6 +214,10 @@ class Report:
 DECISION_CASES = [
     "rules64_hit",
     "rules64_hit_error_type",
+    "rules64_hit_deep_error_type",
+    "types50_hit_shared_head_tail",
+    "types50_hit_deep",
+    "types50_miss_every_prefix",
     "rules64_hit_server_delay",
     "rules64_miss",
     "rules64_with_budget",
@@ -265,7 +269,13 @@ codes, the transient categories, HTTP statuses, error types and message substrin
 server delay hint of 150 ms (decision step 6: the longer of the jittered delay and the hint, under
 the default cap of 5m), `rules64_miss` a PostgreSQL division by zero (no rule:
 `non_retryable`), `rules64_with_budget` is `rules64_hit` with `budget: {max_tokens: 100,
-token_ratio: 1}` and `record_success()` after every decision. `jitter_*` use a one-rule policy
+token_ratio: 1}` and `record_success()` after every decision, and `rules64_hit_deep_error_type` is
+`io.timeout.read.socket.tls.handshake`, six levels below its rule. `types50_*` use a policy of 50
+error-type rules with the 64-rule policy's schedule (`bench/decision_bench/error_type_cases.hpp`):
+`hit_shared_head_tail` is one of twenty names of one length that share their first and last eight
+bytes; `hit_deep` a name five levels below its rule; `miss_every_prefix` matches nothing although
+every one of its dotted prefixes has the length of some rule, so that none is skipped. Their
+baseline compares each prefix with every name in list order. `jitter_*` use a one-rule policy
 (`retry_on: [category:deadlock]`, exponential 100 ms x2 up to 1 s) with each jitter kind.
 
 Allocations: the program replaces the global `operator new`/`delete` with counting versions; each
@@ -347,48 +357,71 @@ matched) and about 35% the SQLSTATE packing and the three hash probes.
 """
 
 
+# The decision goals: every named case within both, each in the same run as its baseline. They
+# keep a margin below the 25 ns and 2.0x that must hold on a slower machine of the same kind.
+DECISION_GOAL_NS = 21.0
+DECISION_GOAL_RATIO = 1.7
+# Cases reported beside the goals, not under them: they add a budget's atomic operations or a
+# server's hint to `rules64_hit`.
+DECISION_CASES_APART = ("rules64_with_budget", "rules64_hit_server_delay")
+
+
+def margin(value, goal):
+    """The margin of `value` to an upper `goal`, flagged when within 10% of it or over."""
+    share = (goal - value) / goal
+    text = f"{100 * share:+.0f}%"
+    if share < 0:
+        return text + " **over**"
+    return text + (" **near**" if share < 0.10 else "")
+
+
 def section_decision(report, program):
     if not report.section("Decision: `decide()` against hand-written rules",
                           program is not None, "rebound_decision_bench", DECISION_PROSE):
         return
     rows = []
-    worst_ns, worst_case, ratios_ok, allocs_ok = 0.0, "", 0, True
-    budget_ns = None
+    named = []  # (case, ns, ratio) of the cases the goals name
+    allocs_ok = True
     for case in DECISION_CASES:
         engine = find_run(program, f"^{case}/rebound$")
         baseline = find_run(program, f"^{case}/baseline$")
         if engine is None or baseline is None:
             continue
-        ratio = median_ns(engine) / median_ns(baseline)
+        ns = median_ns(engine)
+        ratio = ns / median_ns(baseline)
         allocs = (engine["counters"].get("allocs_per_op", 0), baseline["counters"].get("allocs_per_op", 0))
-        # The issue's time goal names the 64-rule hit and miss cases and every jitter kind; the
-        # budgeted case adds the budget's two atomic read-modify-writes and is reported apart.
-        if case == "rules64_with_budget":
-            budget_ns = median_ns(engine)
-        elif median_ns(engine) > worst_ns:
-            worst_ns, worst_case = median_ns(engine), case
-        ratios_ok += ratio <= 2.0
         allocs_ok = allocs_ok and allocs[0] == 0
-        rows.append([f"`{case}`", fmt_ns(median_ns(engine)), fmt_ns(median_ns(baseline)),
-                     fmt_ratio(ratio), f"{allocs[0]:g} / {allocs[1]:g}",
-                     f"{fmt_cv(engine)} / {fmt_cv(baseline)}"])
+        apart = case in DECISION_CASES_APART
+        if not apart:
+            named.append((case, ns, ratio))
+        rows.append([f"`{case}`" + (" (apart)" if apart else ""), fmt_ns(ns),
+                     fmt_ns(median_ns(baseline)), fmt_ratio(ratio),
+                     margin(ns, DECISION_GOAL_NS), margin(ratio, DECISION_GOAL_RATIO),
+                     f"{allocs[0]:g} / {allocs[1]:g}", f"{fmt_cv(engine)} / {fmt_cv(baseline)}"])
     report.add("### Results")
     report.add()
     report.add("Median real time of the repetitions; ratio = rebound / baseline; cv = stddev / mean "
-               "over the repetitions.")
+               f"over the repetitions. The margins are to the goals of {DECISION_GOAL_NS:g} ns and "
+               f"{DECISION_GOAL_RATIO:g}x (positive: under the goal); **near** marks a case within "
+               "10% of a goal, so that the next regression shows before it is a miss. Cases marked "
+               "(apart) are not under the goals: they add a budget or a server's hint to "
+               "`rules64_hit`.")
     report.add()
-    report.table(["case", "rebound", "baseline", "ratio", "allocs/op rebound / baseline",
+    report.table(["case", "rebound", "baseline", "ratio", f"margin to {DECISION_GOAL_NS:g} ns",
+                  f"margin to {DECISION_GOAL_RATIO:g}x", "allocs/op rebound / baseline",
                   "cv rebound / baseline"], rows)
-    report.goal("decision", "median <= 25 ns per decision (64-rule hit and miss, every jitter kind)",
-                f"slowest case {fmt_ns(worst_ns)} (`{worst_case}`)",
-                worst_ns <= 25.0 if rows else None)
-    if budget_ns is not None:
-        report.goal("decision", "the same with a retry budget (not a case the goal names)",
-                    f"`rules64_with_budget` {fmt_ns(budget_ns)}", budget_ns <= 25.0)
+    if named:
+        slowest = max(named, key=lambda item: item[1])
+        widest = max(named, key=lambda item: item[2])
+        report.goal("decision", f"median <= {DECISION_GOAL_NS:g} ns in every named case "
+                    "(64-rule hit, error type, miss, the error-type cases, every jitter kind)",
+                    f"slowest `{slowest[0]}` {fmt_ns(slowest[1])}, margin "
+                    f"{margin(slowest[1], DECISION_GOAL_NS)}", slowest[1] <= DECISION_GOAL_NS)
+        report.goal("decision", f"<= {DECISION_GOAL_RATIO:g}x the hand-written baseline in every "
+                    "named case", f"widest `{widest[0]}` {fmt_ratio(widest[2])}, margin "
+                    f"{margin(widest[2], DECISION_GOAL_RATIO)}", widest[2] <= DECISION_GOAL_RATIO)
     report.goal("decision", "0 allocations per decision",
                 "0 in every case" if allocs_ok else "allocations seen", allocs_ok if rows else None)
-    report.goal("decision", "<= 2.0x the hand-written baseline",
-                f"{ratios_ok} of {len(rows)} cases within", ratios_ok == len(rows) if rows else None)
 
     report.add("### Against models of well-known designs")
     report.add()
@@ -470,6 +503,44 @@ def section_executor(report, program):
             scaling = two["counters"]["items_per_second"] / one["counters"]["items_per_second"]
             report.goal("shared policy", f"{kind}: 2 threads >= 1.8x the items/s of 1",
                         f"{scaling:.2f}x", scaling >= 1.8)
+
+
+BREAKER_PROSE = """\
+`bench/breaker_bench.cpp` (target `rebound_breaker_bench`) measures a closed circuit breaker's
+bookkeeping: `acquire` plus the record of the outcome, every 16th call a failure (far below the
+trip ratio), on one thread and on two threads sharing one breaker. The model is the usual design,
+Resilience4j's sliding window: a mutex-guarded ring of the last 100 outcomes with running counts.
+Both read the time from a per-thread counter, so only the bookkeeping is compared. The breaker's
+design (per-thread stripes, a published verdict per stripe) is described in
+`engine/src/circuit_breaker.cpp`.
+"""
+
+
+def section_breaker(report, program):
+    if not report.section("Circuit breaker, closed state", program is not None,
+                          "rebound_breaker_bench", BREAKER_PROSE):
+        return
+    rows = []
+    for name, run in program["runs"].items():
+        items = run["counters"].get("items_per_second")
+        rows.append([f"`{name}`", fmt_ns(median_ns(run)),
+                     "–" if items is None else f"{items / 1e6:,.1f} M/s", fmt_cv(run)])
+    report.table(["benchmark", "median (real time)", "items/s (all threads)", "cv"], rows)
+    one = find_run(program, r"^BM_breaker_closed_admit_record/.*threads:1$")
+    two = find_run(program, r"^BM_breaker_closed_admit_record/.*threads:2$")
+    ring_two = find_run(program, r"^BM_mutex_ring_admit_record/.*threads:2$")
+    if one is not None:
+        report.goal("circuit breaker", "closed, admit + record, 1 thread <= 15 ns",
+                    fmt_ns(median_ns(one)), median_ns(one) <= 15.0)
+    items = lambda run: (run or {}).get("counters", {}).get("items_per_second")
+    if items(one) and items(two):
+        scaling = items(two) / items(one)
+        report.goal("circuit breaker", "2 threads >= 1.8x the items/s of 1",
+                    f"{scaling:.2f}x", scaling >= 1.8)
+    if items(two) and items(ring_two):
+        ratio = items(two) / items(ring_two)
+        report.goal("circuit breaker", ">= 3x the mutex-guarded ring at 2 threads",
+                    f"{ratio:.1f}x", ratio >= 3.0)
 
 
 PROTOCOLS_PROSE = """\
@@ -787,12 +858,14 @@ def main():
     executor = program("rebound_executor_bench")
     compile_ = program("rebound_compile_bench")
     protocols = program("rebound_protocols_bench")
+    breaker = program("rebound_breaker_bench")
     odbc = {"SQLite": program("rebound_odbc_bench"),
             "PostgreSQL": program("rebound_odbc_bench-postgresql")}
 
     body = Report()
     section_decision(body, decision)
     section_executor(body, executor)
+    section_breaker(body, breaker)
     section_compile(body, compile_)
     section_protocols(body, protocols)
     section_odbc(body, odbc)
@@ -862,7 +935,8 @@ def main():
     head.add(f"cmake -S . -B {build} -G Ninja -DCMAKE_BUILD_TYPE=Release -DREBOUND_BUILD_TESTS=OFF "
              "-DREBOUND_BUILD_EXAMPLES=OFF")
     head.add(f"cmake --build {build} -j2 --target rebound_decision_bench rebound_compile_bench \\")
-    head.add("    rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli")
+    head.add("    rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli \\")
+    head.add("    rebound_protocols_bench rebound_breaker_bench rebound_queue_bench")
     head.add(f"bench/run.sh {build}")
     head.add("# which ran:")
     head.add(commands.strip())

@@ -15,7 +15,7 @@
 #   cmake -S . -B build-perf -G Ninja -DCMAKE_BUILD_TYPE=Release -DREBOUND_BUILD_TESTS=OFF
 #   cmake --build build-perf -j2 --target rebound_decision_bench rebound_compile_bench \
 #       rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli \
-#       rebound_protocols_bench
+#       rebound_protocols_bench rebound_breaker_bench
 # A binary that is missing is skipped with a note (in the report too). The contention experiment
 # starts its own PostgreSQL through tests/odbc/database-server.sh and always stops it.
 # The whole run takes about 5-8 minutes on 2 cores.
@@ -114,6 +114,7 @@ benchmark_program() {
 
 benchmark_program rebound_decision_bench
 benchmark_program rebound_executor_bench
+benchmark_program rebound_breaker_bench
 benchmark_program rebound_compile_bench
 benchmark_program rebound_protocols_bench
 # The ODBC adapter on its default database (SQLite; REBOUND_BENCH_DSN is not passed on).

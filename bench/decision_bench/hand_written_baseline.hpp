@@ -384,32 +384,13 @@ constexpr std::int64_t kRules64MinAttemptBudget = 100'000;
 // The default server_delay settings: use max, cap 5m, over_cap stop, no spread.
 constexpr std::int64_t kServerDelayCap = 300'000'000;
 
-// kHints: the error may carry a server's refusal or delay hint (decision steps 3 and 6).
-template <bool kWithBudget, auto* kBudget = &g_budget, bool kHints = false>
-[[gnu::noipa]] Decision decide_rules64(const ErrorDescription& e, const AttemptContext& context,
-                                       SeededRandomSource& random) noexcept {
-    Decision d;  // a stop, non_retryable
-    d.category = e.effective_category();
+// Steps 5 to 8 of the 64-rule policy's schedule, for an error a retry_on rule matched (`d`
+// carries the category and the rule): attempts, full jitter, the hint, the deadline, the budget.
+// kHints: the error may carry a server's delay hint (decision step 6).
+template <bool kWithBudget = false, auto* kBudget = &g_budget, bool kHints = false>
+Decision retry_after_rule(Decision d, const ErrorDescription& e, const AttemptContext& context,
+                          SeededRandomSource& random) noexcept {
     const int attempt = std::max(context.attempt, 1);
-    if (const std::uint32_t rule = never_retry_rule(e); rule != kNoRule) {
-        d.matched = kNeverRetryOnText[rule];
-        return d;
-    }
-    if (d.category == ErrorCategory::CommitOutcomeUnknown && !context.idempotent) {
-        d.reason = DecisionReason::OutcomeUnknown;
-        return d;
-    }
-    if constexpr (kHints) {
-        if (e.server_refused) {
-            d.reason = DecisionReason::ServerRefused;
-            return d;
-        }
-    }
-    const std::uint32_t rule = retry_rule(e);
-    if (rule == kNoRule) {
-        return d;
-    }
-    d.matched = kRetryOnText[rule];
     if (attempt >= kMaxAttempts) {
         d.reason = DecisionReason::Exhausted;
         return d;
@@ -442,6 +423,34 @@ template <bool kWithBudget, auto* kBudget = &g_budget, bool kHints = false>
     d.delay = Duration{delay};
     d.next_attempt = attempt + 1;
     return d;
+}
+
+// kHints: the error may carry a server's refusal or delay hint (decision steps 3 and 6).
+template <bool kWithBudget, auto* kBudget = &g_budget, bool kHints = false>
+[[gnu::noipa]] Decision decide_rules64(const ErrorDescription& e, const AttemptContext& context,
+                                       SeededRandomSource& random) noexcept {
+    Decision d;  // a stop, non_retryable
+    d.category = e.effective_category();
+    if (const std::uint32_t rule = never_retry_rule(e); rule != kNoRule) {
+        d.matched = kNeverRetryOnText[rule];
+        return d;
+    }
+    if (d.category == ErrorCategory::CommitOutcomeUnknown && !context.idempotent) {
+        d.reason = DecisionReason::OutcomeUnknown;
+        return d;
+    }
+    if constexpr (kHints) {
+        if (e.server_refused) {
+            d.reason = DecisionReason::ServerRefused;
+            return d;
+        }
+    }
+    const std::uint32_t rule = retry_rule(e);
+    if (rule == kNoRule) {
+        return d;
+    }
+    d.matched = kRetryOnText[rule];
+    return retry_after_rule<kWithBudget, kBudget, kHints>(d, e, context, random);
 }
 
 // simple: exponential 100ms x2 up to 1s, retry_on category:deadlock, one jitter kind.

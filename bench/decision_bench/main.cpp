@@ -21,6 +21,13 @@
 //                    miss            a PostgreSQL division by zero: matches no rule, non_retryable
 //                    with_budget     `hit` with a retry budget; record_success() runs every
 //                                    iteration so the budget never empties
+//                    hit_deep_error_type  `io.timeout.read.socket.tls.handshake`: six levels
+//                                    below the rule error:io.timeout
+//   types50_*      50 error-type rules (error_type_cases.hpp), the 64-rule policy's schedule:
+//                    hit_shared_head_tail  one of twenty names of one length that share their
+//                                    first and last eight bytes
+//                    hit_deep        a name five levels below its rule
+//                    miss_every_prefix  no rule; every dotted prefix has the length of a rule
 //   jitter_*       a one-rule policy with each jitter kind.
 // Models of well-known designs run as further baselines, each checked first to take the engine's
 // retry/stop decisions (their delays: within the policy's range, or identical where they share
@@ -40,11 +47,13 @@
 // each case reports the allocations made by its thread inside the timed loop as the counter
 // `allocs_per_op`.
 //
-// The parts: engine_cases.hpp (the policies and errors, through the engine),
+// The parts: engine_cases.hpp and error_type_cases.hpp (the policies and errors, through the
+// engine; the latter also its hand-written side),
 // hand_written_baseline.hpp, design_models.hpp, harness.hpp (the loop, the checks, registration).
 
 #include "design_models.hpp"
 #include "engine_cases.hpp"
+#include "error_type_cases.hpp"
 #include "hand_written_baseline.hpp"
 #include "harness.hpp"
 
@@ -58,6 +67,7 @@ int main(int argc, char** argv) {
 
     const auto rules64 = make_rules64_policy(false);
     const auto rules64_budget = make_rules64_policy(true);
+    const auto types50 = make_types50_policy();
     const ErrorDescription deadlock = ErrorDescription::of(ErrorCategory::Deadlock);
     using rebound::Jitter;
     const Case cases[] = {
@@ -65,6 +75,16 @@ int main(int argc, char** argv) {
                                                 Expect::Retry),
         make_case<&hand::decide_rules64<false>>("rules64_hit_error_type", rules64,
                                                 io_read_timeout(), Expect::Retry),
+        make_case<&hand::decide_rules64<false>>("rules64_hit_deep_error_type", rules64,
+                                                deep_io_timeout(), Expect::Retry),
+        make_case<&hand::decide_types50>("types50_hit_shared_head_tail", types50,
+                                         error_of_type("payments.tango.timeout"), Expect::Retry),
+        make_case<&hand::decide_types50>("types50_hit_deep", types50,
+                                         error_of_type("storage.s3.slow_down.eu.west.bucket7"),
+                                         Expect::Retry),
+        make_case<&hand::decide_types50>("types50_miss_every_prefix", types50,
+                                         error_of_type("svc.orders.v2.eu-west.shard7.replica.lag"),
+                                         Expect::NonRetryable),
         make_case<&hand::decide_rules64<false, &hand::g_budget, true>>(
             "rules64_hit_server_delay", rules64, mysql_lock_timeout_with_hint(), Expect::Retry),
         make_case<&hand::decide_rules64<false>>("rules64_miss", rules64,

@@ -180,6 +180,12 @@ RuleIndex::NameKey RuleIndex::NameKey::of(std::string_view name) noexcept {
     if (key.size >= sizeof key.head) {
         std::memcpy(&key.head, name.data(), sizeof key.head);
         std::memcpy(&key.tail, name.data() + key.size - sizeof key.tail, sizeof key.tail);
+        // Eight bytes at a time from after the head; the last word may overlap the tail.
+        for (std::size_t at = sizeof key.head; at + sizeof key.tail < key.size; at += 8) {
+            std::uint64_t word = 0;
+            std::memcpy(&word, name.data() + at, sizeof word);
+            key.middle = (key.middle + word) * kGoldenRatio;
+        }
     } else {
         for (std::size_t i = 0; i < key.size; ++i) {
             key.head |= std::uint64_t{static_cast<unsigned char>(name[i])} << (8 * i);
@@ -191,7 +197,8 @@ RuleIndex::NameKey RuleIndex::NameKey::of(std::string_view name) noexcept {
 // One multiplication, as key_hash: every input bit reaches the top bits that slot_of takes. The
 // tail is rotated so that a name whose head and tail coincide does not cancel out.
 std::uint64_t RuleIndex::NameKey::hash() const noexcept {
-    return (head ^ std::rotl(tail, 29) ^ (std::uint64_t{size} << 56)) * kGoldenRatio;
+    return (head ^ std::rotl(tail, 29) ^ std::rotl(middle, 47) ^ (std::uint64_t{size} << 56)) *
+           kGoldenRatio;
 }
 
 RuleIndex RuleIndex::compile(std::span<const Matcher> never_retry_on,
@@ -405,7 +412,7 @@ RuleMatch RuleIndex::find_name(std::string_view name) const noexcept {
             return RuleMatch{};
         }
         if (entry.key.size == key.size && entry.key.head == key.head &&
-            entry.key.tail == key.tail &&
+            entry.key.tail == key.tail && entry.key.middle == key.middle &&
             (key.size <= kKeyCovers ||
              std::memcmp(entry.name.data(), name.data(), key.size) == 0)) {
             return entry.rules;

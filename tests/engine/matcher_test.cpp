@@ -200,8 +200,8 @@ TEST_CASE("native codes match exactly per vendor, whatever their size", "[matche
 }
 
 TEST_CASE("error types that share their first and last eight bytes stay apart", "[matcher]") {
-    // These hash alike on purpose (the hash reads length, head and tail): the table must compare
-    // the names themselves.
+    // These share their length, head and tail on purpose: only the bytes between tell them
+    // apart, in the hash and in the comparison.
     std::vector<Matcher> list;
     for (char c = 'a'; c <= 'z'; ++c) {
         list.push_back(Matcher::error_type(std::string("servicea.") + c + ".timeouts"));

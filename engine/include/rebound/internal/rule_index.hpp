@@ -80,10 +80,12 @@ class RuleIndex {
         RuleMatch rules;
     };
     // An error type name with its length and first and last eight bytes, which decide equality
-    // for names of up to 16 characters without a memcmp.
+    // for names of up to 16 characters without a memcmp, and a mix of the bytes between them
+    // (0 up to 16 characters), so that long names sharing their ends do not share a hash.
     struct NameKey {
         std::uint64_t head = 0;
         std::uint64_t tail = 0;
+        std::uint64_t middle = 0;
         std::size_t size = 0;
         static NameKey of(std::string_view name) noexcept;
         std::uint64_t hash() const noexcept;
