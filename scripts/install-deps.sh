@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  g++ clang libclang-rt-14-dev cmake ninja-build ccache
+  g++ clang libclang-rt-14-dev clang-format clang-tidy cmake ninja-build ccache
   libyaml-cpp-dev tao-pegtl-dev nlohmann-json3-dev libcli11-dev
   catch2 libbenchmark-dev libabsl-dev
   python3 python3-jsonschema python3-yaml

@@ -487,6 +487,21 @@ TEST_CASE("duplicate keys are reported at every level and the first is kept", "[
 
 // ---- Unknown keys and words ---------------------------------------------------------------------
 
+TEST_CASE("a matcher written as one kind:value word is shown as the mapping it means", "[yaml]") {
+    const auto suggestion_for = [](const std::string& word) {
+        return policy_diagnostic("    retry_on: [" + word + "]\n", DiagnosticCode::UnknownValue)
+            .suggestion;
+    };
+    CHECK(suggestion_for("grpc:UNAVAILABLE") == "write it as a mapping: { grpc: UNAVAILABLE }");
+    CHECK(suggestion_for("http:503") == "write it as a mapping: { http: 503 }");
+    CHECK(suggestion_for("sqlstate:40001") == "write it as a mapping: { sqlstate: \"40001\" }");
+    CHECK(suggestion_for("native:mysql:1213") ==
+          "write it as a mapping: { native: 1213, vendor: mysql }");
+    CHECK(suggestion_for("category:deadlock") == "write the category alone: deadlock");
+    CHECK(suggestion_for("vendor:mysql").find("expected a category") == 0);
+    CHECK(suggestion_for("deadlok") == "did you mean 'deadlock'?");
+}
+
 TEST_CASE("unknown keys get a did-you-mean or the list of keys", "[yaml]") {
     SECTION("top level") {
         const Diagnostic d = only_diagnostic("rebound: 1\nservice: s\npolices: {p: {}}\n",

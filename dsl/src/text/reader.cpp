@@ -1245,8 +1245,8 @@ std::optional<Matcher> TextReader::read_category(const Token& token, const std::
     if (suggestion.empty()) {
         suggestion =
             "expected a category such as deadlock or transient (docs/categories.md), or a matcher "
-            "such as sqlstate 40001, native mysql 1213, error io.timeout, http 503 or "
-            "message \"text\"";
+            "such as sqlstate 40001, native mysql 1213, error io.timeout, http 503, "
+            "grpc UNAVAILABLE or message \"text\"";
     }
     report(DiagnosticCode::UnknownValue, token.position, field,
            "unknown error category " + in_quotes(token.text), suggestion);

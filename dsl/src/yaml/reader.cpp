@@ -875,6 +875,35 @@ std::optional<Matcher> YamlReader::read_matcher(const Value& item, const Context
     return read_matcher_mapping(item, context);
 }
 
+// The mapping meant by a matcher written as one `kind:value` word, as explain and convert print
+// rules (`grpc:UNAVAILABLE`, `native:mysql:1213`); empty when `word` is not one.
+std::string mapping_for_matcher_word(std::string_view word) {
+    const std::size_t colon = word.find(':');
+    if (colon == std::string_view::npos || colon + 1 == word.size()) {
+        return {};
+    }
+    const std::string_view kind = word.substr(0, colon);
+    const std::string value(word.substr(colon + 1));
+    if (kind == "category") {
+        return "write the category alone: " + value;
+    }
+    if (kind == "native") {
+        const std::size_t at = value.find(':');
+        return at == std::string::npos
+                   ? std::string{}
+                   : "write it as a mapping: { native: " + value.substr(at + 1) +
+                         ", vendor: " + value.substr(0, at) + " }";
+    }
+    const bool quoted_value = kind == "sqlstate" || kind == "sqlstate_class" || kind == "message";
+    for (const std::string_view key : kMatcherKeys) {
+        if (key == kind && key != "vendor") {
+            return "write it as a mapping: { " + std::string(key) + ": " +
+                   (quoted_value ? "\"" + value + "\"" : value) + " }";
+        }
+    }
+    return {};
+}
+
 // A category name, or `transient` for every category retryable by default.
 std::optional<Matcher> YamlReader::read_matcher_word(const Value& item) {
     const std::string& word = item.node.Scalar();
@@ -884,11 +913,14 @@ std::optional<Matcher> YamlReader::read_matcher_word(const Value& item) {
     if (const std::optional<ErrorCategory> category = parse_category(word)) {
         return Matcher::of_category(*category);
     }
-    std::string suggestion = detail::did_you_mean(word, category_words());
+    std::string suggestion = mapping_for_matcher_word(word);
+    if (suggestion.empty()) {
+        suggestion = detail::did_you_mean(word, category_words());
+    }
     if (suggestion.empty()) {
         suggestion =
             "expected a category such as deadlock or transient (docs/categories.md), or "
-            "a mapping such as { sqlstate: \"40001\" }";
+            "a mapping such as { sqlstate: \"40001\" } or { grpc: UNAVAILABLE }";
     }
     report(DiagnosticCode::UnknownValue, item.position, item.path,
            "unknown error category " + quoted(word), suggestion);

@@ -1,5 +1,7 @@
-// RB304 retry-statement-timeout: retry_on names statement timeouts at the data layer. A query
-// that ran past its limit usually does so again, and every retry runs it on the database again.
+// RB304 retry-statement-timeout: retry_on names statement timeouts at the data layer, or gRPC's
+// DEADLINE_EXCEEDED, which docs/protocols.md classifies as one. A query that ran past its limit
+// usually does so again, and every retry runs it on the database again; a call past its deadline
+// may have done its work, and a retry sends it again.
 #include <array>
 #include <utility>
 
@@ -29,9 +31,24 @@ bool is_statement_timeout(const Matcher& m) {
                 }
             }
             return false;
+        case MatcherKind::GrpcStatus:
+            return m.grpc == GrpcStatus::DeadlineExceeded;
         default:
             return false;
     }
+}
+
+// The finding for a gRPC matcher: a call, not a statement, and the deadline is the caller's.
+void report_grpc(const ResolvedPolicy& p, const LocatedMatcher& entry, std::size_t retries,
+                 RuleReporter& reporter) {
+    reporter.report(entry.position,
+                    "policy '" + p.name() + "' retries calls that ran past their deadline (" +
+                        describe(*entry.matcher) +
+                        "): the server may have done the work, a call that was too slow will "
+                        "most likely be so again, and each of its " +
+                        count_of(retries, "retry", "retries") + " sends the call again",
+                    "give the whole call one deadline that covers every attempt (deadline and "
+                    "attempt_timeout), and do not retry DEADLINE_EXCEEDED");
 }
 
 void check(const PolicyFileContext& file, RuleReporter& reporter) {
@@ -43,6 +60,10 @@ void check(const PolicyFileContext& file, RuleReporter& reporter) {
         const auto retries = static_cast<std::size_t>(spec.max_attempts - 1);
         for (const LocatedMatcher& entry : retry_on_entries(p)) {
             if (!is_statement_timeout(*entry.matcher) || excluded(p, *entry.matcher)) {
+                continue;
+            }
+            if (entry.matcher->kind == MatcherKind::GrpcStatus) {
+                report_grpc(p, entry, retries, reporter);
                 continue;
             }
             std::string load = "each of its " + count_of(retries, "retry", "retries") +
@@ -69,7 +90,7 @@ void check(const PolicyFileContext& file, RuleReporter& reporter) {
 
 const Rule kRetryStatementTimeout{
     RuleInfo{"RB304", "retry-statement-timeout", Severity::Warning, RuleOrigin::Semantic,
-             "retry_on names statement timeouts at the data layer",
+             "retry_on names statement timeouts at the data layer, or gRPC DEADLINE_EXCEEDED",
              "A statement that timed out is slow for a reason (a missing index, a large scan, "
              "lock waits) that a retry does not remove. Each retry runs it again and adds load "
              "to a database that is already struggling; the statement may also have done part "
