@@ -15,10 +15,11 @@
 # or after REBOUND_DB_MAX_SECONDS (default 1800). `start` also stops a server left in STATE_DIR
 # by an earlier run. `stop` is idempotent.
 #
-# `restart` is a crash, for the fault-injection load tests: it stops the running server at once
-# (PostgreSQL `pg_ctl -m immediate`, MariaDB SIGKILL: no clean shutdown, so the server recovers
-# from its log when it comes back), waits DOWN_SECONDS (default 2), and starts it again on the same
-# port with the same data directory, so the connection string stays valid. The watchdog stays.
+# `restart` is a crash, for the fault-injection load tests and the queue's restart tests: it stops
+# the running server at once (PostgreSQL `pg_ctl -m immediate`, MariaDB SIGKILL: no clean
+# shutdown, so the server recovers from its log when it comes back), waits DOWN_SECONDS (default
+# 2), and starts it again on the same port with the same data directory, so the connection string
+# stays valid. The watchdog stays.
 #
 # A start that fails (initdb, pg_ctl, mariadb-install-db or mariadbd) exits 1 after printing the
 # logs of the attempt. REBOUND_POSTGRESQL_BIN names the directory of initdb and pg_ctl (default
