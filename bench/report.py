@@ -4,9 +4,11 @@
     bench/report.py --results DIR --output docs/performance.md --svg docs/performance-contention.svg
 
 DIR holds what bench/run.sh wrote: machine.json, commands.txt, notes.txt, one Google Benchmark
-JSON file per program (<program>.json), lint.txt, pgbench-<round>.txt/.json and
-contention-<round>.json. Missing pieces are reported as skipped, not invented. Standard library
-only. The explanations are kept here, next to the tables they explain.
+JSON file per program (<program>.json), lint.txt, pgbench-<round>.txt/.json,
+contention-<round>.json, brownout.json (with brownout.svg and brownout-simulated.svg, copied next
+to the output as performance-brownout*.svg) and brownout-sized-budget.json. Missing pieces are
+reported as skipped, not invented. Standard library only. The explanations are kept here, next to
+the tables they explain.
 """
 
 import argparse
@@ -14,6 +16,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import statistics
 import sys
 from datetime import datetime, timezone
@@ -931,6 +934,152 @@ def section_contention(report, results, svg_path, markdown_path):
         report.add()
 
 
+BROWNOUT_PROSE = """\
+The brownout of [simulate.md](simulate.md#brownout), against a real server. `bench/brownout_server.py`
+(Python, loopback only) serves C requests/s with a fixed pool of workers and a FIFO queue that
+holds at most Q requests; when the queue is full it sheds at once with `503` and
+`Retry-After: 1`. A queued request whose client has given up is still served: that is the work
+a retry storm wastes. On command (`/control/brownout`) its capacity drops to 0.4 C for 10 s.
+`bench/brownout_experiment.cpp` sends requests open-loop at 0.8 C (evenly spaced, handed to a pool
+of client threads sized for the longest request) through `rebound::curl`'s `HttpClient`, each
+request under one of the five policies of `rebound simulate --scenario brownout`
+(`brownout_builtins`: the same code), with the policy's `attempt_timeout` as the client timeout.
+Each strategy gets a fresh server and a fresh copy of its policy (its own budget and breaker: the
+driver is one client process). As in the simulation, a request whose attempt the breaker refuses
+fails at once. Per second it counts arrivals, attempts sent (started, less those the breaker
+refused) and goodput (requests that succeeded); recovery and peak amplification come from the
+simulation's own `summarize_brownout`: recovery is the time from the capacity's return to the
+first second from which goodput stays within 5% of arrivals for 3 seconds, peak amplification the
+largest attempts / arrivals of a second inside the brownout.
+
+The simulated columns are `rebound simulate`'s model run by the same program with the same
+settings; its queue has no bound and never sheds, so its backlog (and its no-retry recovery) is
+longer than the real server's, whose queue caps the wait at Q / (0.4 C).
+"""
+
+
+def load_json(path):
+    try:
+        with open(path) as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
+def fmt_recovery(value):
+    return "never (metastable)" if value is None else f"{value:.1f} s"
+
+
+def recovered_within(value, limit):
+    return value is not None and limit is not None and value <= limit
+
+
+def section_brownout(report, results, markdown_path):
+    report.add("## Brownout, measured")
+    report.add()
+    summary = load_json(os.path.join(results, "brownout.json"))
+    if not summary:
+        report.add("Skipped: `rebound_brownout_experiment` was not built or did not run.")
+        report.add()
+        return
+    report.add(BROWNOUT_PROSE)
+    report.add(f"Settings: C = {summary['capacity']:g} requests/s, arrivals "
+               f"{summary['arrival_rate']:g}/s, brownout to {summary['brownout_capacity']:g}/s "
+               f"from {summary['brownout_start_ms'] / 1000:g} s for "
+               f"{summary['brownout_ms'] / 1000:g} s, run {summary['run_ms'] / 1000:g} s per "
+               f"strategy; queue Q = {summary['queue']}, {summary['workers']} server workers; "
+               f"client timeout {summary['timeout_ms']} ms; N = {summary['retries']} retries, "
+               f"backoff exponential from 100 ms x2 with full jitter; budget max_tokens "
+               f"{summary['max_tokens']}, token_ratio {summary['token_ratio']:g}; the breaker "
+               "with the default settings (ratio 50% of at least 20 calls in 10 s, open 5 s).")
+    report.add()
+    simulated = {s["strategy"]: s for s in summary.get("simulated", [])}
+    measured = {s["strategy"]: s for s in summary["strategies"]}
+    sized = load_json(os.path.join(results, "brownout-sized-budget.json"))
+    rows = []
+    for s in summary["strategies"]:
+        sim = simulated.get(s["strategy"], {})
+        rows.append([s["strategy"], fmt_recovery(s["recovery_s"]),
+                     fmt_recovery(sim.get("recovery_s")) if sim else "–",
+                     f"{s['peak_amplification']:.2f}x",
+                     f"{sim['peak_amplification']:.2f}x" if sim else "–",
+                     s["largest_queue"], s["server_received"], s["server_shed"],
+                     s["late_arrivals"]])
+    sized_row = None
+    if sized and sized.get("strategies"):
+        sized_row = sized["strategies"][0]
+        rows.append([f"backoff+budget, max_tokens {sized['max_tokens']}",
+                     fmt_recovery(sized_row["recovery_s"]), "–",
+                     f"{sized_row['peak_amplification']:.2f}x", "–", sized_row["largest_queue"],
+                     sized_row["server_received"], sized_row["server_shed"],
+                     sized_row["late_arrivals"]])
+    report.table(["strategy", "recovery, measured", "recovery, simulated",
+                  "peak amplification, measured", "peak amplification, simulated",
+                  "largest queue", "attempts received", "shed (503)", "late arrivals"], rows)
+    report.add("Late arrivals are requests that waited more than 20 ms for a client thread (the "
+               "open loop held when it is 0).")
+    report.add()
+
+    budget = measured.get("backoff+budget")
+    if budget and budget["peak_amplification"] > 1.3:
+        burst = summary["max_tokens"] / 2
+        report.add(
+            f"The budget lets about max_tokens / 2 = {burst:g} retries through before it throttles, "
+            f"and at {summary['arrival_rate']:g} arrivals/s they all fall in the first second of "
+            f"the overload: 1 + {burst:g} / {summary['arrival_rate']:g} = "
+            f"{1 + burst / summary['arrival_rate']:.2f}x for that second, then 1.00x. The same "
+            "burst is 6% of a second at the simulation's default 800 arrivals/s. "
+            "[scaling.md](scaling.md) sizes the burst to the dependency, max_tokens / 2 <= 0.1 x "
+            "the requests/s it serves; the row with that max_tokens shows the effect.")
+        report.add()
+    breaker = measured.get("backoff+breaker")
+    if breaker and breaker["peak_amplification"] > 1.3:
+        report.add(
+            "The breaker retries at full strength until it trips: its ratio rule needs failures "
+            "to reach 50% of the calls in its 10 s window, which still holds the successes from "
+            "before the brownout, so the first seconds of the overload see the retries of the "
+            "naive strategies. Once open it sends almost nothing (amplification near 0), which "
+            "is why it recovers first.")
+        report.add()
+
+    baseline = measured.get("none", {}).get("recovery_s")
+    limit = None if baseline is None else 1.5 * baseline
+    guarded = [("backoff+budget", measured.get("backoff+budget")),
+               ("backoff+breaker", measured.get("backoff+breaker"))]
+    if sized_row:
+        guarded.append((f"backoff+budget, max_tokens {sized['max_tokens']}", sized_row))
+    for name, s in guarded:
+        if not s:
+            continue
+        report.goal("brownout", f"{name}: peak amplification during the brownout <= 1.3x",
+                    f"{s['peak_amplification']:.2f}x", s["peak_amplification"] <= 1.3)
+        report.goal("brownout", f"{name}: recovery <= 1.5x the no-retry recovery",
+                    f"{fmt_recovery(s['recovery_s'])} against {fmt_recovery(baseline)} "
+                    "without retries", recovered_within(s["recovery_s"], limit))
+    guard_peak = max((s["peak_amplification"] for _, s in guarded[:2] if s), default=None)
+    for name in ("immediate", "backoff"):
+        s = measured.get(name)
+        if not s or guard_peak is None:
+            continue
+        worse_peak = s["peak_amplification"] >= 1.2 * guard_peak
+        worse_recovery = not recovered_within(s["recovery_s"], limit)
+        report.goal("brownout", f"{name} (no budget, no breaker): measurably worse on both, peak "
+                    "amplification >= 1.2x the guarded strategies' and recovery beyond 1.5x the "
+                    "no-retry recovery",
+                    f"{s['peak_amplification']:.2f}x against at most {guard_peak:.2f}x; "
+                    f"recovery {fmt_recovery(s['recovery_s'])}", worse_peak and worse_recovery)
+
+    directory = os.path.dirname(markdown_path)
+    for name, caption in (("brownout.svg", "goodput and offered load, measured"),
+                          ("brownout-simulated.svg", "the same, simulated")):
+        source = os.path.join(results, name)
+        if os.path.exists(source):
+            target = os.path.join(directory, "performance-" + name)
+            shutil.copyfile(source, target)
+            report.add(f"![{caption}]({os.path.basename(target)})")
+            report.add()
+
+
 RUNNING_PROSE = """\
 ## Running one part
 
@@ -980,6 +1129,7 @@ def main():
     section_lint(body, read_text(os.path.join(args.results, "lint.txt")))
     section_contention(body, args.results, args.svg, args.output)
     section_queue(body, program("queue"))
+    section_brownout(body, args.results, args.output)
 
     head = Report()
     head.add("# Performance")
@@ -1045,7 +1195,8 @@ def main():
              "-DREBOUND_BUILD_EXAMPLES=OFF")
     head.add(f"cmake --build {build} -j2 --target rebound_decision_bench rebound_compile_bench \\")
     head.add("    rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli \\")
-    head.add("    rebound_protocols_bench rebound_breaker_bench rebound_queue_bench")
+    head.add("    rebound_protocols_bench rebound_breaker_bench rebound_queue_bench \\")
+    head.add("    rebound_brownout_experiment")
     head.add(f"bench/run.sh {build}")
     head.add("# which ran:")
     head.add(commands.strip())

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark of the project in one go, each next to its baselines, and writes
-# docs/performance.md (and docs/performance-contention.svg) with bench/report.py.
+# docs/performance.md (with docs/performance-contention.svg and the brownout charts
+# docs/performance-brownout*.svg) with bench/report.py.
 #
 #   bench/run.sh [BUILD_DIR]        (default: build; a Release build with the bench targets)
 #
@@ -15,10 +16,11 @@
 #   cmake -S . -B build-perf -G Ninja -DCMAKE_BUILD_TYPE=Release -DREBOUND_BUILD_TESTS=OFF
 #   cmake --build build-perf -j2 --target rebound_decision_bench rebound_compile_bench \
 #       rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli \
-#       rebound_protocols_bench rebound_breaker_bench rebound_queue_bench
+#       rebound_protocols_bench rebound_breaker_bench rebound_queue_bench \
+#       rebound_brownout_experiment
 # A binary that is missing is skipped with a note (in the report too). The contention experiment
 # starts its own PostgreSQL through tests/odbc/database-server.sh and always stops it.
-# The whole run takes about 5-8 minutes on 2 cores.
+# The whole run takes about 8-11 minutes on 2 cores (the brownout about 3 of them).
 set -euo pipefail
 
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -189,6 +191,25 @@ if [ -x "$build_dir/bench/rebound_queue_bench" ]; then
   record_load queue
 else
   note "skipped the retry queue: $build_dir/bench/rebound_queue_bench is not built"
+fi
+
+# --- Brownout, for real ------------------------------------------------------------------------
+# The five strategies of `rebound simulate --scenario brownout` against the loopback service
+# bench/brownout_server.py (about 2.5 minutes), then the budget sized as docs/scaling.md says for
+# this service (max_tokens / 2 <= 0.1 * capacity). The experiment stops its servers itself.
+brownout=$build_dir/bench/rebound_brownout_experiment
+if [ -x "$brownout" ]; then
+  echo "== brownout (loopback HTTP)" >&2
+  run_recorded "$brownout" --csv "$results/brownout.csv" --svg "$results/brownout.svg" \
+    --simulated-svg "$results/brownout-simulated.svg" --json "$results/brownout.json" \
+    >"$results/brownout.txt" || note "rebound_brownout_experiment failed"
+  record_load brownout
+  run_recorded "$brownout" --strategies backoff+budget --max-tokens 20 \
+    --json "$results/brownout-sized-budget.json" >"$results/brownout-sized-budget.txt" ||
+    note "rebound_brownout_experiment (sized budget) failed"
+  record_load brownout-sized-budget
+else
+  note "skipped the brownout: $brownout is not built"
 fi
 
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["load_after"]=open("/proc/loadavg").read().split()[:3]; m["load_by_phase"]=[l.split() for l in open(sys.argv[2]) if l.strip()]; json.dump(m, open(sys.argv[1], "w"), indent=1)' \

@@ -15,11 +15,12 @@ CXX=clang++ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInf
   -DREBOUND_BUILD_FUZZERS=ON -DREBOUND_BUILD_TESTS=OFF -DREBOUND_BUILD_BENCHMARKS=OFF \
   -DREBOUND_BUILD_EXAMPLES=OFF -DREBOUND_SANITIZE=address,undefined
 cmake --build "$build_dir" --parallel "$(nproc)" \
-  --target rebound_fuzz_yaml rebound_fuzz_json rebound_fuzz_text rebound_fuzz_vendor_map
+  --target rebound_fuzz_yaml rebound_fuzz_json rebound_fuzz_text rebound_fuzz_vendor_map \
+  rebound_fuzz_replay_events
 
 export ASAN_OPTIONS=detect_leaks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-for target in yaml json text vendor_map; do
+for target in yaml json text vendor_map replay_events; do
   corpus="$build_dir/corpus-$target"
   rm -rf "$corpus" && mkdir -p "$corpus"
   cp tests/fuzz/corpus/"$target"/* "$corpus"/

@@ -30,6 +30,14 @@ TimePoint at(Millis t) {
            std::chrono::duration_cast<TimePoint::duration>(std::chrono::milliseconds(t));
 }
 
+Millis sample_millis(const BrownoutSettings& settings) {
+    return std::max<Millis>(1, millis(settings.sample));
+}
+
+Millis brownout_end_millis(const BrownoutSettings& settings) {
+    return millis(settings.brownout_start) + millis(settings.brownout_length);
+}
+
 struct Request {
     std::size_t client = 0;
     Millis start = 0;
@@ -68,9 +76,9 @@ class Run {
             clients_.push_back(strategy.make_policy());
         }
         const Millis buckets = (millis(settings.run_length) + sample_ms() - 1) / sample_ms();
-        arrivals_.assign(static_cast<std::size_t>(buckets), 0);
-        offered_.assign(arrivals_.size(), 0);
-        goodput_.assign(arrivals_.size(), 0);
+        counts_.arrivals.assign(static_cast<std::size_t>(buckets), 0);
+        counts_.offered.assign(counts_.arrivals.size(), 0);
+        counts_.goodput.assign(counts_.arrivals.size(), 0);
         failure_.category = ErrorCategory::ServiceUnavailable;
     }
 
@@ -97,11 +105,9 @@ class Run {
     }
 
   private:
-    Millis sample_ms() const { return std::max<Millis>(1, millis(settings_.sample)); }
+    Millis sample_ms() const { return sample_millis(settings_); }
     std::size_t bucket(Millis now) const { return static_cast<std::size_t>(now / sample_ms()); }
-    Millis brownout_end() const {
-        return millis(settings_.brownout_start) + millis(settings_.brownout_length);
-    }
+    Millis brownout_end() const { return brownout_end_millis(settings_); }
 
     double capacity_per_ms(Millis now) const {
         const bool brownout = now >= millis(settings_.brownout_start) && now < brownout_end();
@@ -116,7 +122,7 @@ class Run {
         request.start = now;
         request.attempt = 1;
         requests_.push_back(request);
-        ++arrivals_[bucket(now)];
+        ++counts_.arrivals[bucket(now)];
         send(requests_.size() - 1, now);
     }
 
@@ -132,7 +138,7 @@ class Run {
         queue_.push_back(Queued{index, request.attempt, now});
         largest_queue_ = std::max(largest_queue_, queue_.size());
         deadlines_.push_back(Deadline{index, request.attempt, now + millis(settings_.timeout)});
-        ++offered_[bucket(now)];
+        ++counts_.offered[bucket(now)];
     }
 
     void serve(Millis now, double& credit) {
@@ -146,7 +152,7 @@ class Run {
                 continue;  // the client gave up on it: wasted work
             }
             request.done = true;
-            ++goodput_[bucket(now)];
+            ++counts_.goodput[bucket(now)];
             const Policy& policy = policy_of(request);
             policy.record_success();
             if (CircuitBreaker* breaker = policy.breaker()) {
@@ -187,41 +193,8 @@ class Run {
     }
 
     BrownoutResult result(std::string name) const {
-        BrownoutResult out;
-        out.strategy = std::move(name);
+        BrownoutResult out = summarize_brownout(std::move(name), counts_, settings_);
         out.largest_queue = largest_queue_;
-        const double per_second = 1000.0 / static_cast<double>(sample_ms());
-        for (std::size_t b = 0; b < arrivals_.size(); ++b) {
-            BrownoutSample sample;
-            sample.time_s = static_cast<double>(static_cast<Millis>(b) * sample_ms()) / 1000.0;
-            sample.arrivals = static_cast<double>(arrivals_[b]) * per_second;
-            sample.offered = static_cast<double>(offered_[b]) * per_second;
-            sample.goodput = static_cast<double>(goodput_[b]) * per_second;
-            sample.amplification = arrivals_[b] == 0 ? 0.0
-                                                     : static_cast<double>(offered_[b]) /
-                                                           static_cast<double>(arrivals_[b]);
-            out.samples.push_back(sample);
-            const Millis start = static_cast<Millis>(b) * sample_ms();
-            if (start >= millis(settings_.brownout_start) && start < brownout_end()) {
-                out.peak_amplification = std::max(out.peak_amplification, sample.amplification);
-            }
-        }
-        const auto recovered = [&](std::size_t b) {
-            return static_cast<double>(goodput_[b]) >=
-                   kRecoveredShare * static_cast<double>(arrivals_[b]);
-        };
-        const std::size_t settle = static_cast<std::size_t>(std::max(1, settings_.settle));
-        for (std::size_t b = bucket(brownout_end()); b + settle <= arrivals_.size(); ++b) {
-            bool stays = true;
-            for (std::size_t k = b; k < b + settle; ++k) {
-                stays = stays && recovered(k);
-            }
-            if (stays) {
-                const Millis start = std::max(static_cast<Millis>(b) * sample_ms(), brownout_end());
-                out.recovery_s = static_cast<double>(start - brownout_end()) / 1000.0;
-                break;
-            }
-        }
         return out;
     }
 
@@ -233,13 +206,11 @@ class Run {
     std::deque<Queued> queue_;
     std::deque<Deadline> deadlines_;
     std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
-    std::vector<std::uint64_t> arrivals_;
-    std::vector<std::uint64_t> offered_;
-    std::vector<std::uint64_t> goodput_;
+    BrownoutCounts counts_;
     std::size_t largest_queue_ = 0;
 };
 
-PolicySpec retrying(std::string name, int retries, Duration initial) {
+PolicySpec retrying_spec(std::string name, int retries, Duration initial) {
     PolicySpec spec;
     spec.name = std::move(name);
     spec.max_attempts = 1 + retries;
@@ -251,10 +222,60 @@ PolicySpec retrying(std::string name, int retries, Duration initial) {
 
 }  // namespace
 
+BrownoutResult summarize_brownout(std::string strategy, const BrownoutCounts& counts,
+                                  const BrownoutSettings& settings) {
+    BrownoutResult out;
+    out.strategy = std::move(strategy);
+    const Millis sample_ms = sample_millis(settings);
+    const Millis brownout_end = brownout_end_millis(settings);
+    const double per_second = 1000.0 / static_cast<double>(sample_ms);
+    const std::size_t samples = counts.arrivals.size();
+    for (std::size_t b = 0; b < samples; ++b) {
+        BrownoutSample sample;
+        sample.time_s = static_cast<double>(static_cast<Millis>(b) * sample_ms) / 1000.0;
+        sample.arrivals = static_cast<double>(counts.arrivals[b]) * per_second;
+        sample.offered = static_cast<double>(counts.offered[b]) * per_second;
+        sample.goodput = static_cast<double>(counts.goodput[b]) * per_second;
+        sample.amplification =
+            counts.arrivals[b] == 0
+                ? 0.0
+                : static_cast<double>(counts.offered[b]) / static_cast<double>(counts.arrivals[b]);
+        out.samples.push_back(sample);
+        const Millis start = static_cast<Millis>(b) * sample_ms;
+        if (start >= millis(settings.brownout_start) && start < brownout_end) {
+            out.peak_amplification = std::max(out.peak_amplification, sample.amplification);
+        }
+    }
+    const auto recovered = [&](std::size_t b) {
+        return static_cast<double>(counts.goodput[b]) >=
+               kRecoveredShare * static_cast<double>(counts.arrivals[b]);
+    };
+    const std::size_t settle = static_cast<std::size_t>(std::max(1, settings.settle));
+    for (std::size_t b = static_cast<std::size_t>(brownout_end / sample_ms); b + settle <= samples;
+         ++b) {
+        bool stays = true;
+        for (std::size_t k = b; k < b + settle; ++k) {
+            stays = stays && recovered(k);
+        }
+        if (stays) {
+            const Millis start = std::max(static_cast<Millis>(b) * sample_ms, brownout_end);
+            out.recovery_s = static_cast<double>(start - brownout_end) / 1000.0;
+            break;
+        }
+    }
+    return out;
+}
+
 std::vector<ClientStrategy> brownout_builtins(int retries, Duration initial,
                                               const BudgetSettings& budget,
-                                              const BreakerSettings& breaker) {
+                                              const BreakerSettings& breaker,
+                                              std::optional<Duration> attempt_timeout) {
     std::vector<ClientStrategy> strategies;
+    const auto retrying = [&](std::string name, int n, Duration first) {
+        PolicySpec spec = retrying_spec(std::move(name), n, first);
+        spec.attempt_timeout = attempt_timeout;
+        return spec;
+    };
     PolicySpec none = retrying("none", 0, initial);
     none.backoff = Backoff::none();
     none.jitter = Jitter::none();

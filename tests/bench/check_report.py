@@ -4,10 +4,11 @@
     tests/bench/check_report.py bench/report.py
 
 The results (machine.json, rebound_executor_bench.json, one pgbench and one contention round,
-round-trips.json, queue.json) are written to a temporary directory; the report must hold the handler lookup
-goals against the allocation-free baselines (transparent std::unordered_map, absl::flat_hash_map)
-with their ratios, the pgbench and `rebound immediate` contention rows next to each other with the
-like-for-like goal, and the measured round trips per attempt. Exits 1 naming what is missing.
+round-trips.json, queue.json, brownout.json) are written to a temporary directory; the report
+must hold the handler lookup goals against the allocation-free baselines (transparent
+std::unordered_map, absl::flat_hash_map) with their ratios, the pgbench and `rebound immediate` contention rows next to each other with the
+like-for-like goal, the measured round trips per attempt, and the brownout measured beside the
+simulation with its goals. Exits 1 naming what is missing.
 """
 import json
 import subprocess
@@ -58,6 +59,24 @@ def write_results(results):
                   us_per_message=0.0004)]}))
     (results / "round-trips.json").write_text(json.dumps(
         {"transactions": 200, "rebound_immediate": 3.0, "pgbench": 4.0}))
+    brownout = {"capacity": 100, "arrival_rate": 80, "brownout_capacity": 40,
+                "brownout_start_ms": 4000, "brownout_ms": 10000, "run_ms": 26000, "queue": 150,
+                "workers": 8, "timeout_ms": 1000, "retries": 3, "max_tokens": 100,
+                "token_ratio": 0.1}
+
+    def strategy(name, recovery, peak):
+        return {"strategy": name, "recovery_s": recovery, "peak_amplification": peak,
+                "largest_queue": 150, "server_received": 2000, "server_shed": 100,
+                "late_arrivals": 0}
+    (results / "brownout.json").write_text(json.dumps(dict(brownout, strategies=[
+        strategy("none", 4.0, 1.0), strategy("immediate", None, 4.0),
+        strategy("backoff", None, 4.05), strategy("backoff+budget", 5.0, 1.6),
+        strategy("backoff+breaker", 0.0, 1.2)], simulated=[
+        {"strategy": "none", "recovery_s": 16.0, "peak_amplification": 1.0,
+         "largest_queue": 4000}])))
+    (results / "brownout.svg").write_text("<svg/>")
+    (results / "brownout-sized-budget.json").write_text(json.dumps(dict(
+        brownout, max_tokens=20, strategies=[strategy("backoff+budget", 7.0, 1.12)])))
 
 
 def main():
@@ -80,6 +99,15 @@ def main():
         ("rebound immediate (like for like with pgbench)", "attempts 1.20x, wall 1.25x",
          "**missed**"),
         ("Round trips per attempt, measured", "rebound immediate 3.00, pgbench 4.00", ""),
+        # The brownout: measured beside simulated, each goal against the no-retry recovery (4 s).
+        ("| none | 4.0 s | 16.0 s | 1.00x | 1.00x |",),
+        ("backoff+budget: peak amplification during the brownout <= 1.3x", "1.60x", "**missed**"),
+        ("backoff+budget: recovery <= 1.5x", "5.0 s against 4.0 s", "**met**"),
+        ("backoff+breaker: peak amplification", "1.20x", "**met**"),
+        ("backoff+budget, max_tokens 20: recovery", "7.0 s against 4.0 s", "**missed**"),
+        ("immediate (no budget, no breaker)", "recovery never (metastable)", "**met**"),
+        ("max_tokens / 2 = 50 retries",),
+        ("![goodput and offered load, measured](performance-brownout.svg)",),
         # 7000 / 2000 and 3000 / 2000 messages/s; p99 120 ms; 0.0004 s per message.
         ("4 workers >= 3x the naive claim", "grouped completion 3.50x",
          "one transaction per message 1.50x", "**met**"),

@@ -144,6 +144,9 @@ TEST_CASE("the Debian 12 drivers' reports classify as docs/categories.md says", 
         {Vendor::MySql, "HY018", 1969, ErrorCategory::StatementTimeout, "native:mysql:1969"},
         {Vendor::MySql, "HY018", 1927, ErrorCategory::ConnectionLost, "native:mysql:1927"},
         {Vendor::MySql, "08S01", 2013, ErrorCategory::ConnectionLost, "native:mysql:2013"},
+        // A statement written to a session killed under load: "Write error: Broken pipe (32)".
+        {Vendor::MySql, "HY000", 5014, ErrorCategory::ConnectionLost, "native:mysql:5014"},
+        {Vendor::MySql, "HY000", 5013, ErrorCategory::ConnectionLost, "native:mysql:5013"},
         // sqliteodbc 0.9998: everything under HY000, the result code decides.
         {Vendor::Sqlite, "HY000", 5, ErrorCategory::LockTimeout, "native:sqlite:5"},
         {Vendor::Sqlite, "HY000", 19, ErrorCategory::ConstraintViolation, "native:sqlite:19"},
@@ -161,6 +164,8 @@ TEST_CASE("the Debian 12 drivers' reports classify as docs/categories.md says", 
     CHECK(classifier->classify(record(Vendor::PostgreSql, "08S01", 35, DatabasePhase::Commit))
               .category == ErrorCategory::CommitOutcomeUnknown);
     CHECK(classifier->classify(record(Vendor::MySql, "08S01", 2013, DatabasePhase::Commit))
+              .category == ErrorCategory::CommitOutcomeUnknown);
+    CHECK(classifier->classify(record(Vendor::MySql, "HY000", 5014, DatabasePhase::Commit))
               .category == ErrorCategory::CommitOutcomeUnknown);
     CHECK(classifier->classify(record(Vendor::SqlServer, "HYT00", 0, DatabasePhase::Connect))
               .category == ErrorCategory::ConnectionFailure);

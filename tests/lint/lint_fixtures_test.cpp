@@ -30,6 +30,7 @@ const fs::path kFixtures = REBOUND_LINT_FIXTURE_DIR;
 const fs::path kDocs = REBOUND_DOCS_DIR;
 const fs::path kRealistic = kFixtures / "realistic";
 constexpr std::string_view kConfigSuffix = ".rebound-lint.yaml";
+constexpr std::string_view kResilienceVector = "06-resilience";
 
 std::string read_file(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -216,8 +217,8 @@ TEST_CASE("lint fixtures: the rules from RB318 on stay silent on sensible polici
     const fs::path conformance = fs::path(REBOUND_SPEC_DIR) / "conformance";
     for (const auto& entry : fs::directory_iterator(conformance)) {
         const std::string name = entry.path().filename().string();
-        // 06-resilience is version 2 (breakers, server delays), not implemented yet.
-        if (entry.is_regular_file() && !name.starts_with("06-resilience") &&
+        // 06-resilience shows the version-2 findings on purpose: the next test case covers it.
+        if (entry.is_regular_file() && !name.starts_with(kResilienceVector) &&
             (name.ends_with(".yaml") || name.ends_with(".rebound"))) {
             files.push_back(entry.path().string());
         }
@@ -232,5 +233,40 @@ TEST_CASE("lint fixtures: the rules from RB318 on stay silent on sensible polici
                       [](const Finding& f) { return f.code < "RB318" || f.code == "RB329"; });
         INFO(render(findings));
         CHECK(findings.empty());
+    }
+}
+
+// The version-2 conformance vector exercises breakers, server delays, calls and redeliveries, and
+// states some of them in ways the rules from RB318 on must report: a breaker that trips on 4
+// calls (RB333), a policy that ignores Retry-After while retrying throttling (RB335), a batch
+// layer of 6 attempts x 5 deliveries (RB338), and a call to 'ledger.post', which the vector
+// leaves to another service's file (RB340). Each syntax gets exactly these, at these places.
+TEST_CASE("lint fixtures: the version-2 conformance vector gets exactly its expected findings",
+          "[lint][fixtures]") {
+    // CODE line:column, in the order lint reports them.
+    const std::vector<std::pair<std::string, std::vector<std::string>>> vectors{
+        {".yaml", {"RB333 6:20", "RB335 34:26", "RB340 36:66", "RB338 38:3"}},
+        {".rebound", {"RB333 5:21", "RB335 37:16", "RB340 40:56", "RB338 42:9"}},
+    };
+    for (const auto& [extension, expected] : vectors) {
+        const fs::path file = fs::path(REBOUND_SPEC_DIR) / "conformance" /
+                              (std::string(kResilienceVector) + extension);
+        INFO("file " << file.string());
+        REQUIRE(fs::exists(file));
+        Findings findings = Linter().lint_file(file.string()).findings;
+        INFO(render(findings));
+        std::erase_if(findings, [](const Finding& f) { return f.code < "RB318"; });
+        std::vector<std::string> found;
+        for (const Finding& finding : findings) {
+            found.push_back(finding.code + " " + std::to_string(finding.position.line) + ":" +
+                            std::to_string(finding.position.column));
+        }
+        CHECK(found == expected);
+        for (const Finding& finding : findings) {
+            if (finding.code == "RB340") {
+                CHECK(finding.severity == Severity::Note);
+                CHECK(finding.message.find("'ledger.post'") != std::string::npos);
+            }
+        }
     }
 }

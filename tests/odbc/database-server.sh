@@ -3,7 +3,7 @@
 #
 #   tests/odbc/database-server.sh start postgresql|mariadb STATE_DIR
 #   tests/odbc/database-server.sh stop  postgresql|mariadb STATE_DIR
-#   tests/odbc/database-server.sh restart postgresql|mariadb STATE_DIR
+#   tests/odbc/database-server.sh restart postgresql|mariadb STATE_DIR [DOWN_SECONDS]
 #
 # `start` creates a data directory under a fresh temporary directory, starts the server on
 # 127.0.0.1 with a free port, waits until it accepts connections, and writes the ODBC connection
@@ -13,9 +13,13 @@
 # A server must never outlive the test run, even when ctest is killed: `start` leaves a watchdog
 # that stops the server once the process that ran `start` (ctest, or REBOUND_DB_OWNER_PID) is gone,
 # or after REBOUND_DB_MAX_SECONDS (default 1800). `start` also stops a server left in STATE_DIR
-# by an earlier run. `stop` is idempotent. `restart` stops the running server (a clean shutdown
-# that ends every session) and starts it again on the same port and data directory, for the tests
-# of clients that live through a restart.
+# by an earlier run. `stop` is idempotent.
+#
+# `restart` is a crash, for the fault-injection load tests and the queue's restart tests: it stops
+# the running server at once (PostgreSQL `pg_ctl -m immediate`, MariaDB SIGKILL: no clean
+# shutdown, so the server recovers from its log when it comes back), waits DOWN_SECONDS (default
+# 2), and starts it again on the same port with the same data directory, so the connection string
+# stays valid. The watchdog stays.
 #
 # A start that fails (initdb, pg_ctl, mariadb-install-db or mariadbd) exits 1 after printing the
 # logs of the attempt. REBOUND_POSTGRESQL_BIN names the directory of initdb and pg_ctl (default
@@ -72,6 +76,45 @@ stop_server() {
   rm -f "$state_dir/runtime-dir" "$state_dir/connection-string"
 }
 
+# The crash of `restart`: the server stops without a clean shutdown, stays down `down_seconds`,
+# and comes back on its port and data directory. Exits 1 (with the server's log) when it does not.
+crash_and_restart() {
+  local down_seconds=$1 runtime_dir port
+  runtime_dir=$(cat "$state_dir/runtime-dir" 2>/dev/null || true)
+  if [ -z "$runtime_dir" ] || [ ! -f "$runtime_dir/port" ]; then
+    echo "no $kind server to restart in $state_dir" >&2
+    exit 1
+  fi
+  port=$(cat "$runtime_dir/port")
+  case $kind in
+    postgresql)
+      runuser -u postgres -- "$postgresql_bin/pg_ctl" -D "$runtime_dir/data" -m immediate -w -t 20 \
+        stop >/dev/null
+      ;;
+    mariadb)
+      local pid
+      pid=$(cat "$runtime_dir/mariadbd.pid")
+      kill -9 "$pid"
+      for _ in $(seq 1 100); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+      done
+      rm -f "$runtime_dir/mariadbd.pid"
+      ;;
+  esac
+  sleep "$down_seconds"
+  set +e
+  (set -e; "run_$kind" "$runtime_dir" "$port")
+  local started=$?
+  set -e
+  if [ "$started" -ne 0 ]; then
+    echo "failed to restart $kind (exit status $started); its log:" >&2
+    cat "$runtime_dir/server.log" >&2 || true
+    exit 1
+  fi
+  echo "$kind restarted on 127.0.0.1:$port after ${down_seconds}s down"
+}
+
 start_watchdog() {
   local owner=${REBOUND_DB_OWNER_PID:-$PPID}
   local max_seconds=${REBOUND_DB_MAX_SECONDS:-1800}
@@ -92,6 +135,15 @@ start_watchdog() {
   echo $! >"$state_dir/watchdog-pid"
 }
 
+# Runs the server of an initialised data directory and waits until it accepts connections.
+run_postgresql() {
+  local runtime_dir=$1 port=$2
+  # deadlock_timeout is lowered so that deadlock tests finish quickly.
+  runuser -u postgres -- "$postgresql_bin/pg_ctl" -D "$runtime_dir/data" -l "$runtime_dir/server.log" \
+    -w -t 60 -o "-c listen_addresses=127.0.0.1 -p $port -k $runtime_dir -c fsync=off \
+        -c deadlock_timeout=100ms -c max_connections=50" start >/dev/null
+}
+
 start_postgresql() {
   local runtime_dir=$1 port=$2
   local bin=$postgresql_bin
@@ -99,23 +151,22 @@ start_postgresql() {
   # PostgreSQL refuses to run as root.
   runuser -u postgres -- "$bin/initdb" -D "$runtime_dir/data" -U postgres --auth=trust \
     --no-sync -E UTF8 --locale=C.UTF-8 >"$runtime_dir/initdb.log" 2>&1
-  # deadlock_timeout is lowered so that deadlock tests finish quickly.
-  runuser -u postgres -- "$bin/pg_ctl" -D "$runtime_dir/data" -l "$runtime_dir/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $runtime_dir -c fsync=off \
-        -c deadlock_timeout=100ms -c max_connections=50" start >/dev/null
+  run_postgresql "$runtime_dir" "$port"
   # Protocol=7.4-1: psqlODBC rolls back the transaction on an error instead of wrapping every
   # statement in a savepoint (one round trip less per statement, docs/odbc.md).
   echo "Driver={PostgreSQL Unicode};Server=127.0.0.1;Port=$port;Database=postgres;Uid=postgres;Pwd=;CommLog=0;Debug=0;Protocol=7.4-1"
 }
 
-# Starts mariadbd on an installed data directory and waits until it accepts connections.
-launch_mariadb() {
+# Runs mariadbd on an installed data directory and waits until it accepts connections.
+# innodb_flush_log_at_trx_commit=2 writes the log at every commit and syncs it once a second:
+# a commit survives a crash of the server process (`restart`), not of the machine. 0 (write once
+# a second) lost every commit of the last second when `restart` killed the server.
+run_mariadb() {
   local runtime_dir=$1 port=$2
-  echo "$port" >"$runtime_dir/port"
   mariadbd --no-defaults --datadir="$runtime_dir/data" --socket="$runtime_dir/mariadbd.sock" \
     --port="$port" --bind-address=127.0.0.1 --user=root --pid-file="$runtime_dir/mariadbd.pid" \
     --skip-name-resolve --innodb-buffer-pool-size=64M --innodb-log-file-size=16M \
-    --innodb-flush-log-at-trx-commit=0 --log-error="$runtime_dir/server.log" \
+    --innodb-flush-log-at-trx-commit=2 --log-error="$runtime_dir/server.log" \
     </dev/null >"$runtime_dir/mariadbd-output.log" 2>&1 &
   local server=$!
   local ready=false
@@ -142,7 +193,7 @@ start_mariadb() {
   local runtime_dir=$1 port=$2
   mariadb-install-db --no-defaults --datadir="$runtime_dir/data" --user=root \
     --auth-root-authentication-method=normal --skip-test-db >"$runtime_dir/install.log" 2>&1
-  launch_mariadb "$runtime_dir" "$port"
+  run_mariadb "$runtime_dir" "$port"
   mariadb --no-defaults --socket="$runtime_dir/mariadbd.sock" -uroot -e "
     CREATE DATABASE rebound;
     CREATE USER 'rebound'@'127.0.0.1' IDENTIFIED BY 'rebound';
@@ -157,6 +208,7 @@ case $action in
     echo "$runtime_dir" >"$state_dir/runtime-dir"
     start_watchdog
     port=$(free_port)
+    echo "$port" >"$runtime_dir/port"
     # Not in an `if` or `!`: there bash ignores `set -e` inside the function, and a failed
     # initdb, pg_ctl or mariadb-install-db would go unnoticed.
     set +e
@@ -174,35 +226,15 @@ case $action in
     mv "$runtime_dir/connection-string" "$state_dir/connection-string"
     echo "$kind running on 127.0.0.1:$port (data in $runtime_dir)"
     ;;
+  restart)
+    crash_and_restart "${4:-2}"
+    ;;
   stop)
     stop_server
     echo "$kind stopped"
     ;;
-  restart)
-    runtime_dir=$(cat "$state_dir/runtime-dir")
-    case $kind in
-      postgresql)
-        runuser -u postgres -- "$postgresql_bin/pg_ctl" -D "$runtime_dir/data" \
-          -l "$runtime_dir/server.log" -m fast -w -t 60 restart >/dev/null
-        ;;
-      mariadb)
-        pid=$(cat "$runtime_dir/mariadbd.pid")
-        kill "$pid"
-        for _ in $(seq 1 600); do
-          kill -0 "$pid" 2>/dev/null || break
-          sleep 0.1
-        done
-        if kill -0 "$pid" 2>/dev/null; then
-          echo "mariadbd $pid did not stop within 60 s" >&2
-          exit 1
-        fi
-        launch_mariadb "$runtime_dir" "$(cat "$runtime_dir/port")"
-        ;;
-    esac
-    echo "$kind restarted"
-    ;;
   *)
-    echo "usage: $0 start|stop|restart postgresql|mariadb STATE_DIR" >&2
+    echo "usage: $0 start|stop|restart postgresql|mariadb STATE_DIR [DOWN_SECONDS]" >&2
     exit 2
     ;;
 esac

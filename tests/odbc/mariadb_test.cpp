@@ -45,6 +45,10 @@ TEST_CASE("mariadb: a killed connection is retried on a fresh connection", "[mar
     killed_connection_is_retried_on_a_fresh_session(kMariaDb);
 }
 
+TEST_CASE("mariadb: an unrecognised error on a killed session is connection_lost", "[mariadb]") {
+    unrecognised_error_on_a_killed_session_is_connection_lost(kMariaDb);
+}
+
 TEST_CASE("mariadb: a constraint violation is not retried", "[mariadb]") {
     constraint_violation_is_not_retried(kMariaDb);
 }

@@ -101,6 +101,11 @@ TEST_CASE("postgresql: a terminated backend is retried on a fresh connection", "
     killed_connection_is_retried_on_a_fresh_session(kPostgreSql);
 }
 
+TEST_CASE("postgresql: an unrecognised error on a killed session is connection_lost",
+          "[postgresql]") {
+    unrecognised_error_on_a_killed_session_is_connection_lost(kPostgreSql);
+}
+
 TEST_CASE("postgresql: a constraint violation is not retried", "[postgresql]") {
     constraint_violation_is_not_retried(kPostgreSql);
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -70,4 +71,33 @@ TEST_CASE("brownout: CSV has one line per strategy and sample", "[simulation][br
     CHECK(svg.find("Goodput") != std::string::npos);
     CHECK(svg.find("Offered load") != std::string::npos);
     CHECK(format_brownout_table(results, settings).find("never (metastable)") != std::string::npos);
+}
+
+// The figures of measured counts (bench/brownout_experiment.cpp counts them against a real
+// server): 10 samples of 1 s, the brownout from 2 s to 5 s.
+TEST_CASE("brownout: summarize_brownout finds the peak inside the brownout and the recovery",
+          "[simulation][brownout]") {
+    BrownoutSettings settings;
+    settings.brownout_start = std::chrono::seconds(2);
+    settings.brownout_length = std::chrono::seconds(3);
+    settings.run_length = std::chrono::seconds(10);
+    settings.settle = 2;
+    BrownoutCounts counts;
+    counts.arrivals.assign(10, 80);
+    // A peak of 3x outside the brownout (sample 1) does not count; inside, 2.5x at sample 3.
+    counts.offered = {80, 240, 120, 200, 80, 160, 80, 80, 80, 80};
+    // Back at 5 s; 76 of 80 is within 5%, 75 is not; one good sample is not yet settled.
+    counts.goodput = {80, 80, 0, 0, 0, 75, 80, 75, 76, 80};
+    const BrownoutResult result = summarize_brownout("measured", counts, settings);
+    CHECK(result.strategy == "measured");
+    REQUIRE(result.samples.size() == 10);
+    CHECK(result.samples[3].amplification == Approx(2.5));
+    CHECK(result.samples[3].offered == Approx(200.0));
+    CHECK(result.peak_amplification == Approx(2.5));
+    REQUIRE(result.recovery_s.has_value());
+    CHECK(*result.recovery_s == Approx(3.0));  // samples 8 and 9: from 8 s, 3 s after 5 s
+    CHECK(result.largest_queue == 0);
+
+    counts.goodput[9] = 0;
+    CHECK_FALSE(summarize_brownout("never", counts, settings).recovery_s.has_value());
 }

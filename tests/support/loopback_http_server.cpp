@@ -5,10 +5,18 @@
 #include <csignal>
 #include <cstdio>
 #include <stdexcept>
+#include <vector>
 
 namespace rebound::testing {
 
-LoopbackHttpServer::LoopbackHttpServer(const std::string& script) {
+LoopbackHttpServer::LoopbackHttpServer(const std::string& script,
+                                       const std::vector<std::string>& arguments) {
+    // Built before fork: the child only calls async-signal-safe functions.
+    std::vector<char*> argv{const_cast<char*>("python3"), const_cast<char*>(script.c_str())};
+    for (const std::string& argument : arguments) {
+        argv.push_back(const_cast<char*>(argument.c_str()));
+    }
+    argv.push_back(nullptr);
     int out[2];
     if (pipe(out) != 0) {
         throw std::runtime_error("pipe failed");
@@ -21,7 +29,7 @@ LoopbackHttpServer::LoopbackHttpServer(const std::string& script) {
         dup2(out[1], STDOUT_FILENO);
         close(out[0]);
         close(out[1]);
-        execlp("python3", "python3", script.c_str(), static_cast<char*>(nullptr));
+        execvp("python3", argv.data());
         _exit(127);
     }
     close(out[1]);

@@ -191,7 +191,14 @@ void Connection::fail(SQLSMALLINT handle_type, SQLHANDLE handle, DatabasePhase p
         // Used after a failed reconnect: ODBC's own SQLSTATE for "connection not open".
         records.push_back({"08003", 0, "rebound::odbc: the connection is not open"});
     }
-    throw DatabaseError(classify_failure(*classifier_, vendor_, phase, std::move(records)));
+    DatabaseFailure failure = classify_failure(*classifier_, vendor_, phase, std::move(records));
+    // Asked only when no rule knew the failure: the question may cost the driver a round trip.
+    if (failure.category == ErrorCategory::Unknown && phase != DatabasePhase::Connect &&
+        handle != nullptr && is_dead()) {
+        failure = classify_failure(*classifier_, vendor_, phase, std::move(failure.records),
+                                   /*session_dead=*/true);
+    }
+    throw DatabaseError(std::move(failure));
 }
 
 void Connection::connect() {

@@ -45,11 +45,13 @@ std::string DatabaseFailure::summary() const {
 namespace {
 
 constexpr std::string_view kCommitConnectionRule = "commit_connection_loss:";
+constexpr std::string_view kDeadSessionRule = "connection_dead";
 
 }  // namespace
 
 DatabaseFailure classify_failure(const SqlErrorClassifier& classifier, std::optional<Vendor> vendor,
-                                 DatabasePhase phase, std::vector<DiagnosticRecord> records) {
+                                 DatabasePhase phase, std::vector<DiagnosticRecord> records,
+                                 bool session_dead) {
     DatabaseFailure failure;
     failure.phase = phase;
     failure.vendor = vendor;
@@ -73,6 +75,10 @@ DatabaseFailure classify_failure(const SqlErrorClassifier& classifier, std::opti
     }
     failure.category = best.category;
     failure.matched = std::string(best.matched);
+    if (session_dead && failure.category == ErrorCategory::Unknown) {
+        failure.category = ErrorCategory::ConnectionLost;
+        failure.matched = std::string(kDeadSessionRule);
+    }
     if (phase == DatabasePhase::Commit &&
         restart_scope(best.category) == RestartScope::Connection) {
         // The session ended while the commit was under way: the server may have committed before

@@ -63,16 +63,35 @@ struct BrownoutResult {
     std::size_t largest_queue = 0;
 };
 
+// What a run counted in each sample period, from the start of the run (the same length each):
+// requests that arrived, attempts sent to the server, requests answered within their timeout.
+// The simulation counts them in virtual time; bench/brownout_experiment.cpp measures them against
+// a real loopback server.
+struct BrownoutCounts {
+    std::vector<std::uint64_t> arrivals;
+    std::vector<std::uint64_t> offered;
+    std::vector<std::uint64_t> goodput;
+};
+
+// The samples, the peak amplification during the brownout and the recovery time (see the top of
+// this header) of one strategy's counts under `settings` (its brownout, sample and settle).
+// largest_queue is left at zero for the caller. Precondition: the three vectors have one entry
+// per sample period of settings.run_length.
+BrownoutResult summarize_brownout(std::string strategy, const BrownoutCounts& counts,
+                                  const BrownoutSettings& settings);
+
 // The five strategies of the experiment, in this order:
 //   none         1 attempt;
 //   immediate    1 + `retries` attempts, at once;
 //   backoff      1 + `retries` attempts, exponential backoff from `initial` x2 with full jitter;
 //   backoff+budget   the same under a retry budget with `budget`;
 //   backoff+breaker  the same under a circuit breaker with `breaker` settings.
-// All retry the timed-out attempt (service_unavailable).
-std::vector<ClientStrategy> brownout_builtins(int retries, Duration initial,
-                                              const BudgetSettings& budget,
-                                              const BreakerSettings& breaker = {});
+// All retry the timed-out attempt (service_unavailable). `attempt_timeout`, when given, becomes
+// the policies' attempt_timeout: the real experiment's HTTP client times attempts out by it,
+// where the simulation times them out itself (BrownoutSettings::timeout).
+std::vector<ClientStrategy> brownout_builtins(
+    int retries, Duration initial, const BudgetSettings& budget,
+    const BreakerSettings& breaker = {}, std::optional<Duration> attempt_timeout = std::nullopt);
 
 // One result per strategy, in the order given. Preconditions: the settings' durations are
 // positive and whole milliseconds, fractions in (0, 1], capacity >= 1, clients >= 1.

@@ -45,8 +45,13 @@ struct DatabaseFailure {
 // restart scope is `connection` (the session ended: connection_lost, admin_shutdown, ...) becomes
 // `commit_outcome_unknown`, with `matched` prefixed `commit_connection_loss:`: the server may have
 // committed before the session went.
+// `session_dead`: the driver reports the session gone (SQL_ATTR_CONNECTION_DEAD). A failure that
+// no rule recognised is then `connection_lost` (`matched` is `connection_dead`), and during a
+// commit `commit_outcome_unknown` as above: a driver may report a dropped session with a code no
+// vendor map knows yet, and a session that is gone must be replaced whatever the code.
 DatabaseFailure classify_failure(const SqlErrorClassifier& classifier, std::optional<Vendor> vendor,
-                                 DatabasePhase phase, std::vector<DiagnosticRecord> records);
+                                 DatabasePhase phase, std::vector<DiagnosticRecord> records,
+                                 bool session_dead = false);
 
 // Thrown by Connection when an ODBC call fails. what() is failure().summary().
 class DatabaseError : public std::runtime_error {
