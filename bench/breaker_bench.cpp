@@ -3,8 +3,8 @@
 // window): a mutex-guarded ring of the last N outcomes with running counts.
 //
 // Both sides record the same outcomes (every 16th call fails, far below the trip ratio, so both
-// stay closed) and read the time once per call from a counter, so the comparison is the
-// bookkeeping alone. Each benchmark counts operator new calls and reports them per call.
+// stay closed) and read the time the same way, so the comparison is the bookkeeping alone. Each
+// benchmark counts operator new calls and reports them per call.
 #include <benchmark/benchmark.h>
 
 #include <array>
@@ -26,7 +26,7 @@ rebound::BreakerSettings closed_settings() {
     s.name = "bench";
     s.failure_ratio = 0.5;
     s.minimum_calls = 100;
-    s.window = 10s;
+    s.window = 1s;  // buckets of 100ms: a run rotates through several
     return s;
 }
 
@@ -76,22 +76,23 @@ MutexRingBreaker& shared_ring() {
     return ring;
 }
 
-// A time that moves 1us per call on each thread, so the window's buckets rotate as in a busy
-// service without the threads sharing a clock's cache line. Every run's threads start from the
-// latest time any earlier run reached, so that they move through the same buckets, as threads
-// reading one clock do, and the shared breaker never sees time go back.
-thread_local std::int64_t fake_now_us = 0;
-std::atomic<std::int64_t> latest_fake_now_us{0};
-
-void start_fake_time() {
-    fake_now_us = latest_fake_now_us.load();
-}
-
-void end_fake_time() {
-    std::int64_t seen = latest_fake_now_us.load();
-    while (seen < fake_now_us && !latest_fake_now_us.compare_exchange_weak(seen, fake_now_us)) {
+// The time: the steady clock, read every 64th call. The threads read one clock, as in a service,
+// so they are in the same bucket of the window (a time counted per thread drifted apart by whole
+// buckets within a run, which no service does), and the clock's own cost (a vDSO call) stays out
+// of the comparison.
+class CoarseClock {
+  public:
+    rebound::Clock::TimePoint now() noexcept {
+        if ((calls_++ & 63) == 0) {
+            now_ = std::chrono::steady_clock::now();
+        }
+        return now_;
     }
-}
+
+  private:
+    std::uint64_t calls_ = 0;
+    rebound::Clock::TimePoint now_{};
+};
 
 void report_allocations(benchmark::State& state, std::size_t before) {
     const auto calls = static_cast<double>(state.iterations());
@@ -101,11 +102,11 @@ void report_allocations(benchmark::State& state, std::size_t before) {
 
 void BM_breaker_closed_admit_record(benchmark::State& state) {
     rebound::CircuitBreaker& breaker = shared_breaker();
-    start_fake_time();
+    CoarseClock clock;
     const std::size_t allocations = rebound::testing::allocations_on_this_thread();
     std::uint64_t call = 0;
     for (auto _ : state) {
-        const auto now = rebound::Clock::TimePoint{} + rebound::Duration{++fake_now_us};
+        const auto now = clock.now();
         const rebound::BreakerPermit permit = breaker.acquire(now);
         if ((++call & 15) == 0) {
             breaker.record_error(permit, kFailure, now);
@@ -114,17 +115,17 @@ void BM_breaker_closed_admit_record(benchmark::State& state) {
         }
         benchmark::DoNotOptimize(permit);
     }
-    end_fake_time();
     state.SetItemsProcessed(state.iterations());
     report_allocations(state, allocations);
 }
 
 void BM_mutex_ring_admit_record(benchmark::State& state) {
     MutexRingBreaker& ring = shared_ring();
+    CoarseClock clock;
     const std::size_t allocations = rebound::testing::allocations_on_this_thread();
     std::uint64_t call = 0;
     for (auto _ : state) {
-        benchmark::DoNotOptimize(++fake_now_us);  // the same time step as above
+        benchmark::DoNotOptimize(clock.now());  // the same clock reads as above
         const bool admitted = ring.acquire();
         ring.record((++call & 15) == 0);
         benchmark::DoNotOptimize(admitted);

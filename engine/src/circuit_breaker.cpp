@@ -241,14 +241,27 @@ std::uint64_t CircuitBreaker::window_total(WindowWords CallStripe::*counts,
     return total;
 }
 
-bool CircuitBreaker::other_stripes_below_ratio(std::size_t stripe,
-                                               std::uint64_t tag) const noexcept {
+bool CircuitBreaker::other_stripes_below_ratio(const Compiled& compiled, std::size_t stripe,
+                                               std::uint64_t generation,
+                                               std::int64_t bucket) const noexcept {
+    const std::uint64_t below = tag_of(bucket, generation) << 1;
     const std::uint32_t others =
         stripes_used_.load(std::memory_order_relaxed) & ~(std::uint32_t{1} << stripe);
     for (std::uint32_t used = others; used != 0; used &= used - 1) {
-        const auto other = static_cast<std::size_t>(std::countr_zero(used));
-        if (call_stripes_[other].verdict.load(std::memory_order_relaxed) != tag << 1) {
-            return false;  // hot, unknown, from an earlier bucket, or the shared stripe
+        const CallStripe& counts = call_stripes_[static_cast<std::size_t>(std::countr_zero(used))];
+        const std::uint64_t verdict = counts.verdict.load(std::memory_order_relaxed);
+        if (verdict == below) {
+            continue;
+        }
+        if (verdict == (below | 1)) {
+            return false;
+        }
+        // No verdict for this bucket: a thread that has not checked since it began, one that has
+        // exited, or the shared stripe. Its own counts decide; the first two seldom write them.
+        const std::uint64_t calls = window_sum(counts.calls, generation, bucket);
+        if (calls != 0 && share_reached(window_sum(counts.failures, generation, bucket), calls,
+                                        compiled.failure_ratio_ppm)) {
+            return false;
         }
     }
     return true;
@@ -268,7 +281,7 @@ bool CircuitBreaker::ratio_tripped(const Compiled& compiled, std::uint64_t gener
             own.verdict.store(verdict, std::memory_order_relaxed);
         }
     }
-    if (!own_hot && other_stripes_below_ratio(stripe, tag)) {
+    if (!own_hot && other_stripes_below_ratio(compiled, stripe, generation, bucket)) {
         // Every stripe's share is below the ratio, so the window's is too (it is their mediant),
         // whatever the number of calls: no other stripe's counts need be read.
         if (own_calls >= minimum ||

@@ -421,11 +421,16 @@ TEST_CASE(
     failures_recorded.get_future().wait();
     CHECK(breaker.snapshot(now).state == rebound::BreakerState::Closed);  // 5 calls of 10
 
+    // In the failures' bucket the failing stripe's verdict says it is over the ratio; in a later
+    // bucket of the same window it has no verdict yet, and its counts must say so.
+    const auto later = GENERATE(0s, 1s, 5s);
+    const auto success_time = now + later;
+    INFO("successes " << later.count() << "s after the failures");
     std::vector<rebound::BreakerState> after_each_success;
     std::thread succeeding([&] {
         for (int i = 0; i < 5; ++i) {
-            breaker.record_success(breaker.acquire(now), 1ms, now);
-            after_each_success.push_back(breaker.snapshot(now).state);
+            breaker.record_success(breaker.acquire(success_time), 1ms, success_time);
+            after_each_success.push_back(breaker.snapshot(success_time).state);
         }
     });
     succeeding.join();

@@ -238,9 +238,10 @@ class CircuitBreaker {
     std::int64_t bucket_of(const Compiled& compiled, TimePoint now) const noexcept;
     std::int64_t since_creation(TimePoint now) const noexcept;  // microseconds, never negative
     std::optional<BreakerPermit> refusal_while_open(TimePoint now) noexcept;
-    // Whether every stripe in use other than `stripe` last found its own share below the ratio
-    // in the bucket and generation of `tag`.
-    bool other_stripes_below_ratio(std::size_t stripe, std::uint64_t tag) const noexcept;
+    // Whether the window's share of every stripe in use other than `stripe` is below the ratio:
+    // its verdict for this bucket and generation says so or, without one, its counts do.
+    bool other_stripes_below_ratio(const Compiled& compiled, std::size_t stripe,
+                                   std::uint64_t generation, std::int64_t bucket) const noexcept;
     // The window's calls, or failures, over every stripe.
     std::uint64_t window_total(WindowWords CallStripe::*counts, std::uint64_t generation,
                                std::int64_t bucket) const noexcept;
