@@ -29,11 +29,13 @@ namespace rebound {
 // already held minimum_calls calls without tripping (`settled`): within one bucket the window
 // only gains outcomes, and a success only lowers the failure share. A check first judges the
 // checking stripe's own window and publishes the verdict (`verdict`, rewritten only when it
-// changes, so at most once per bucket in a healthy service). When its own share and the latest
-// verdict of every other stripe in use are below the ratio, the window's share is too, being
-// their mediant, so no other stripe's counts are read; only a stripe near or over the ratio makes
-// the check sum every stripe. One thread alone is therefore exact without reading other lines,
-// and two threads' checks read each other's counts only while one of them is failing.
+// changes, so at most once per bucket in a healthy service). When its own share and that of every
+// other stripe in use are below the ratio, the window's share is too, being their mediant. Another
+// stripe's share is read from its verdict for this bucket, so its counts are not read; only a
+// stripe without one (not yet checked in this bucket, or its thread gone) is judged by its counts,
+// and only a stripe at or over the ratio makes the check sum every stripe. One thread alone is
+// therefore exact without reading other lines, and two threads' checks read each other's counts
+// only while one of them is failing.
 namespace {
 
 constexpr int kBuckets = 10;
