@@ -55,7 +55,7 @@ void RetryRun::finish(RetryOutcome outcome) noexcept {
                       event_);
 }
 
-RunStep RetryRun::start_attempt() noexcept {
+RunStep RetryRun::start_attempt() {
     if (options_->stop.stop_requested()) {
         finish(RetryOutcome::Cancelled);
         return RunStep::Done;
@@ -150,7 +150,7 @@ RunStep RetryRun::decide_after_failure() {
     return RunStep::Wait;
 }
 
-RunStep RetryRun::waited() noexcept {
+RunStep RetryRun::waited() {
     return start_attempt();
 }
 

@@ -517,6 +517,45 @@ TEST_CASE("the run takes any completion token", "[asio][tokens]") {
     }
 }
 
+TEST_CASE("an on_failure hook that throws on a breaker's refusal aborts the run",
+          "[asio][breaker]") {
+    rebound::testing::ManualClock clock;
+    const auto policy = rebound::PolicyBuilder("background")
+                            .max_attempts(5)
+                            .backoff(rebound::Backoff::fixed(50ms))
+                            .jitter(rebound::Jitter::none())
+                            .retry_on(rebound::Matcher::transient())
+                            .breaker(one_failure_breaker(clock))
+                            .build();
+    rebound::asio::VirtualTime virtual_time(clock);
+    const rebound::asio::RetryExecutor executor({.clock = &clock}, &virtual_time);
+    asio::io_context io;
+    std::string caught;
+    const auto give_up_when_refused = [](const rebound::FailureEvent& event) {
+        if (event.failure.description().category == ErrorCategory::CircuitOpen) {
+            throw std::runtime_error("refused");
+        }
+    };
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            try {
+                co_await executor.run(policy,
+                                      []() -> asio::awaitable<void> {
+                                          throw rebound::Error(ErrorCategory::ConnectionLost,
+                                                               "gone");
+                                          co_return;
+                                      },
+                                      asio::use_awaitable, {.on_failure = give_up_when_refused});
+            } catch (const std::runtime_error& error) {
+                caught = error.what();
+            }
+        },
+        asio::detached);
+    io.run();
+    CHECK(caught == "refused");
+}
+
 TEST_CASE("an on_failure hook that throws aborts the run with its exception", "[asio][tokens]") {
     const rebound::asio::RetryExecutor executor;
     asio::io_context io;

@@ -653,6 +653,44 @@ TEST_CASE("an interactive policy fails fast with circuit_open while its breaker 
     CHECK(h.sleeper.delays() == std::vector<rebound::Duration>{50ms});
 }
 
+TEST_CASE("a failure hook that throws on a breaker's refusal ends the run with its exception",
+          "[executor][breaker]") {
+    // A refused attempt is a failure told to on_failure like any other; its exception must leave
+    // run(), whether the refusal comes first or after a wait.
+    Harness h;
+    const auto breaker = one_failure_breaker(h.clock);
+    const auto policy = rebound::PolicyBuilder("background")
+                            .max_attempts(5)
+                            .backoff(rebound::Backoff::fixed(50ms))
+                            .jitter(rebound::Jitter::none())
+                            .retry_on(rebound::Matcher::transient())
+                            .breaker(breaker)
+                            .build();
+    const auto executor = h.executor();
+    int calls = 0;
+    std::vector<ErrorCategory> told;
+    const auto give_up_when_refused = [&](const rebound::FailureEvent& event) {
+        told.push_back(event.failure.description().effective_category());
+        if (event.failure.description().category == ErrorCategory::CircuitOpen) {
+            throw std::runtime_error("refused");
+        }
+    };
+    rebound::RunOptions options;
+    options.on_failure = give_up_when_refused;
+    const auto fail = [&] {
+        ++calls;
+        throw rebound::Error(ErrorCategory::ConnectionLost, "gone");
+    };
+    // The first attempt fails and trips the breaker; the second, after the wait, is refused.
+    CHECK_THROWS_AS(executor.run(resolved(policy), "pay", fail, options), std::runtime_error);
+    CHECK(told == std::vector{ErrorCategory::ConnectionLost, ErrorCategory::CircuitOpen});
+    // The breaker is open now: the first attempt of the next run is refused.
+    told.clear();
+    CHECK_THROWS_AS(executor.run(resolved(policy), "pay", fail, options), std::runtime_error);
+    CHECK(told == std::vector{ErrorCategory::CircuitOpen});
+    CHECK(calls == 1);
+}
+
 TEST_CASE("a background policy waits for half-open and succeeds through the probe",
           "[executor][breaker]") {
     Harness h;

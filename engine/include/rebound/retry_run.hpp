@@ -52,8 +52,9 @@ class RetryRun {
              const RunOptions& options) noexcept;
 
     // Starts the next attempt: Done (cancelled) when the stop token is set, Attempt when the
-    // work should run, or Wait / Done when the breaker refused the attempt.
-    RunStep start_attempt() noexcept;
+    // work should run, or Wait / Done when the breaker refused the attempt. A refusal is a failed
+    // attempt, told to on_failure, which may throw.
+    RunStep start_attempt();
     // The attempt to run (valid after start_attempt() returned Attempt).
     const AttemptInfo& attempt() const noexcept { return info_; }
 
@@ -70,8 +71,8 @@ class RetryRun {
 
     // The wait before the next attempt (valid after Wait).
     Duration delay() const noexcept { return result_.last_decision.delay; }
-    // The wait passed in full: starts the next attempt (see start_attempt()).
-    RunStep waited() noexcept;
+    // The wait passed in full: starts the next attempt (see start_attempt(); may throw).
+    RunStep waited();
     // Ends the run as cancelled, keeping the last error; a permit taken for an attempt in
     // progress goes back to the breaker unrecorded.
     RunStep cancel() noexcept;

@@ -291,7 +291,7 @@ class Operation : public std::enable_shared_from_this<Operation<T, Work, Handler
         const std::uint64_t phase = phase_;
         auto resume = [self = this->shared_from_this(), phase](std::error_code) {
             if (phase == self->phase_) {
-                self->take(self->run_.waited());
+                self->guarded([&] { return self->run_.waited(); });
             }
         };
         if (virtual_time_ != nullptr) {
