@@ -483,15 +483,21 @@ depends on whether a second CPU is actually free: read it with the load average 
 """
 
 
-def section_executor(report, program):
-    if not report.section("Executor and handler lookup",
-                          program is not None, "rebound_executor_bench", EXECUTOR_PROSE):
-        return
+def throughput_rows(program):
+    """One row per run: name, median, items per second (when counted) and cv."""
     rows = []
     for name, run in program["runs"].items():
         items = run["counters"].get("items_per_second")
         rows.append([f"`{name}`", fmt_ns(median_ns(run)),
                      "–" if items is None else f"{items / 1e6:,.1f} M/s", fmt_cv(run)])
+    return rows
+
+
+def section_executor(report, program):
+    if not report.section("Executor and handler lookup",
+                          program is not None, "rebound_executor_bench", EXECUTOR_PROSE):
+        return
+    rows = throughput_rows(program)
     report.table(["benchmark", "median", "items/s", "cv"], rows)
     direct = median_ns(find_run(program, r"^executor_overhead/direct_call$"))
     resolved = median_ns(find_run(program, r"^executor_overhead/run_resolved$"))
@@ -526,7 +532,8 @@ BREAKER_PROSE = """\
 bookkeeping: `acquire` plus the record of the outcome, every 16th call a failure (far below the
 trip ratio), on one thread and on two threads sharing one breaker. The model is the usual design,
 Resilience4j's sliding window: a mutex-guarded ring of the last 100 outcomes with running counts.
-Both read the time from a per-thread counter, so only the bookkeeping is compared. The breaker's
+Both read the steady clock every 64th call, as threads of a service read one clock, so only the
+bookkeeping is compared. The breaker's
 design (per-thread stripes, a published verdict per stripe) is described in
 `engine/src/circuit_breaker.cpp`.
 """
@@ -536,11 +543,7 @@ def section_breaker(report, program):
     if not report.section("Circuit breaker, closed state", program is not None,
                           "rebound_breaker_bench", BREAKER_PROSE):
         return
-    rows = []
-    for name, run in program["runs"].items():
-        items = run["counters"].get("items_per_second")
-        rows.append([f"`{name}`", fmt_ns(median_ns(run)),
-                     "–" if items is None else f"{items / 1e6:,.1f} M/s", fmt_cv(run)])
+    rows = throughput_rows(program)
     report.table(["benchmark", "median (real time)", "items/s (all threads)", "cv"], rows)
     one = find_run(program, r"^BM_breaker_closed_admit_record/.*threads:1$")
     two = find_run(program, r"^BM_breaker_closed_admit_record/.*threads:2$")
