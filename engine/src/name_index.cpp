@@ -1,7 +1,11 @@
 #include "rebound/internal/name_index.hpp"
 
+#include "flat_table.hpp"
+
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <stdexcept>
 
 namespace rebound {
@@ -39,9 +43,15 @@ bool same_bytes(const char* a, const char* b, std::size_t size) noexcept {
     return difference == 0;
 }
 
+// The low half of the hash: the top bits choose the home slot (flat_table.hpp), so the low ones
+// tell apart the names that probe the same slots.
 std::uint32_t tag_of(std::uint64_t hash) noexcept {
-    return static_cast<std::uint32_t>(hash >> 32);
+    return static_cast<std::uint32_t>(hash);
 }
+
+constexpr auto kSlotIsFree = [](const auto& slot) noexcept {
+    return slot.value == NameIndex::npos;
+};
 
 }  // namespace
 
@@ -82,7 +92,7 @@ bool NameIndex::insert(std::string_view name, std::uint32_t value) {
     if (names_.size() + name.size() > std::numeric_limits<std::uint32_t>::max()) {
         throw std::length_error("NameIndex: names too long");
     }
-    if ((size_ + 1) * 2 > slots_.size()) {
+    if (detail::flat_table_capacity(size_ + 1) > slots_.size()) {
         grow();
     }
     Slot slot;
@@ -91,31 +101,21 @@ bool NameIndex::insert(std::string_view name, std::uint32_t value) {
     slot.length = static_cast<std::uint32_t>(name.size());
     slot.value = value;
     names_.append(name);
-    const std::size_t mask = slots_.size() - 1;
-    std::size_t i = static_cast<std::size_t>(name_hash) & mask;
-    while (slots_[i].value != npos) {
-        i = (i + 1) & mask;
-    }
-    slots_[i] = slot;
+    detail::flat_table_place(std::span(slots_), name_hash, slot, kSlotIsFree);
     ++size_;
     return true;
 }
 
 void NameIndex::grow() {
     std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
-    const std::size_t mask = slots_.size() - 1;
+    slots_.assign(detail::flat_table_capacity(std::max<std::size_t>(size_ + 1, 4)), Slot{});
     for (const Slot& slot : old) {
-        if (slot.value == npos) {
+        if (kSlotIsFree(slot)) {
             continue;
         }
         // Only the tag is stored: the home slot comes from the name's hash, computed again.
         const std::string_view name(names_.data() + slot.offset, slot.length);
-        std::size_t i = static_cast<std::size_t>(hash(name)) & mask;
-        while (slots_[i].value != npos) {
-            i = (i + 1) & mask;
-        }
-        slots_[i] = slot;
+        detail::flat_table_place(std::span(slots_), hash(name), slot, kSlotIsFree);
     }
 }
 
@@ -123,18 +123,17 @@ std::uint32_t NameIndex::find(std::string_view name, std::uint64_t name_hash) co
     if (slots_.empty()) {
         return npos;
     }
-    const std::size_t mask = slots_.size() - 1;
     const std::uint32_t tag = tag_of(name_hash);
-    for (std::size_t i = static_cast<std::size_t>(name_hash) & mask;; i = (i + 1) & mask) {
-        const Slot& slot = slots_[i];
-        if (slot.value == npos) {
-            return npos;
-        }
-        if (slot.tag == tag && slot.length == name.size() &&
-            same_bytes(names_.data() + slot.offset, name.data(), name.size())) {
-            return slot.value;
-        }
-    }
+    const Slot* const slot = detail::flat_table_find(
+        std::span<const Slot>(slots_), detail::FlatTableProbe::for_capacity(slots_.size()),
+        name_hash,
+        [&](const Slot& candidate) {
+            // A free slot has length 0 and value npos: "not found" either way.
+            return candidate.tag == tag && candidate.length == name.size() &&
+                   same_bytes(names_.data() + candidate.offset, name.data(), name.size());
+        },
+        kSlotIsFree);
+    return slot != nullptr ? slot->value : npos;
 }
 
 }  // namespace rebound

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <utility>
 
+#include "flat_table.hpp"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -64,26 +66,16 @@ std::uint64_t pack_sqlstate(std::string_view sqlstate) noexcept {
 
 constexpr std::uint64_t kGoldenRatio = 0x9E3779B97F4A7C15ULL;
 
-// Capacity of an open-addressed table for `count` entries: a power of two, at most a quarter
-// full (most probes are misses, and a miss ends at the first free slot), so at least 4 and
-// slot_of never shifts by 64.
-std::size_t table_capacity(std::size_t count) noexcept {
-    return count == 0 ? 0 : std::bit_ceil(count * 4);
-}
-
 // Bit of `length` in a mask of name lengths; lengths of 63 and more share the top bit.
 std::uint64_t length_bit(std::size_t length) noexcept {
     return std::uint64_t{1} << std::min<std::size_t>(length, 63);
 }
 
-// Shift that maps a 64-bit hash onto `capacity` slots (Fibonacci hashing: the top bits).
-int table_shift(std::size_t capacity) noexcept {
-    return capacity < 2 ? 63 : 64 - std::countr_zero(capacity);
-}
-
-std::size_t slot_of(std::uint64_t hash, int shift) noexcept {
-    return static_cast<std::size_t>(hash >> shift);
-}
+// Free slots of the key table and of the error-type table (generic: the entry types are private).
+constexpr auto kKeySlotIsFree = [](const auto& entry) noexcept {
+    return entry.kind_and_vendor == 0;
+};
+constexpr auto kNameSlotIsFree = [](const auto& entry) noexcept { return entry.name.empty(); };
 
 void keep_lowest(RuleMatch& slot, bool never, std::uint32_t index) noexcept {
     std::uint32_t& target = never ? slot.never_retry_on : slot.retry_on;
@@ -169,7 +161,7 @@ std::uint64_t RuleIndex::key_word(KeyKind kind, std::uint8_t vendor) noexcept {
 }
 
 // One multiplication: the keys are short and regular (packed codes, small native numbers), and
-// slot_of takes the well-mixed top bits.
+// the table (flat_table.hpp) takes the well-mixed top bits.
 std::uint64_t RuleIndex::key_hash(std::uint64_t kind_and_vendor, std::uint64_t code) noexcept {
     return (code ^ std::rotl(kind_and_vendor, 48)) * kGoldenRatio;
 }
@@ -194,7 +186,7 @@ RuleIndex::NameKey RuleIndex::NameKey::of(std::string_view name) noexcept {
     return key;
 }
 
-// One multiplication, as key_hash: every input bit reaches the top bits that slot_of takes. The
+// One multiplication, as key_hash: every input bit reaches the top bits that the table takes. The
 // tail is rotated so that a name whose head and tail coincide does not cancel out.
 std::uint64_t RuleIndex::NameKey::hash() const noexcept {
     return (head ^ std::rotl(tail, 29) ^ std::rotl(middle, 47) ^ (std::uint64_t{size} << 56)) *
@@ -345,44 +337,36 @@ void RuleIndex::build_key_table(std::vector<KeyEntry> entries) {
         entry.first = static_cast<std::uint32_t>(begin - sqlstates_.begin());
         entry.count = static_cast<std::uint32_t>(end - begin);
     }
-    keys_.assign(table_capacity(entries.size()), KeyEntry{});
-    key_mask_ = keys_.empty() ? 0 : keys_.size() - 1;
-    key_shift_ = table_shift(keys_.size());
+    keys_.assign(detail::flat_table_capacity(entries.size()), KeyEntry{});
+    const detail::FlatTableProbe probe = detail::FlatTableProbe::for_capacity(keys_.size());
+    key_mask_ = probe.mask;
+    key_shift_ = probe.shift;
     for (const KeyEntry& entry : entries) {
-        std::size_t slot = slot_of(key_hash(entry.kind_and_vendor, entry.code), key_shift_);
-        while (keys_[slot].kind_and_vendor != 0) {
-            slot = (slot + 1) & key_mask_;
-        }
-        keys_[slot] = entry;
+        detail::flat_table_place(std::span(keys_), key_hash(entry.kind_and_vendor, entry.code),
+                                 entry, kKeySlotIsFree);
     }
 }
 
 void RuleIndex::build_name_table(const std::vector<NameEntry>& entries) {
-    error_types_.assign(table_capacity(entries.size()), NameEntry{});
-    error_type_mask_ = error_types_.empty() ? 0 : error_types_.size() - 1;
-    error_type_shift_ = table_shift(error_types_.size());
+    error_types_.assign(detail::flat_table_capacity(entries.size()), NameEntry{});
+    const detail::FlatTableProbe probe = detail::FlatTableProbe::for_capacity(error_types_.size());
+    error_type_mask_ = probe.mask;
+    error_type_shift_ = probe.shift;
     for (const NameEntry& entry : entries) {
         error_type_lengths_ |= length_bit(entry.name.size());
-        std::size_t slot = slot_of(entry.key.hash(), error_type_shift_);
-        while (!error_types_[slot].name.empty()) {
-            slot = (slot + 1) & error_type_mask_;
-        }
-        error_types_[slot] = entry;
+        detail::flat_table_place(std::span(error_types_), entry.key.hash(), entry, kNameSlotIsFree);
     }
 }
 
 const RuleIndex::KeyEntry* RuleIndex::find_key(std::uint64_t kind_and_vendor,
                                                std::uint64_t code) const noexcept {
-    for (std::size_t slot = slot_of(key_hash(kind_and_vendor, code), key_shift_);;
-         slot = (slot + 1) & key_mask_) {
-        const KeyEntry& entry = keys_[slot];
-        if (entry.kind_and_vendor == kind_and_vendor && entry.code == code) {
-            return &entry;
-        }
-        if (entry.kind_and_vendor == 0) {
-            return nullptr;
-        }
-    }
+    return detail::flat_table_find(
+        std::span<const KeyEntry>(keys_), detail::FlatTableProbe{key_mask_, key_shift_},
+        key_hash(kind_and_vendor, code),
+        [&](const KeyEntry& entry) {
+            return entry.kind_and_vendor == kind_and_vendor && entry.code == code;
+        },
+        kKeySlotIsFree);
 }
 
 void RuleIndex::find_sqlstate(std::string_view sqlstate, RuleMatch& best) const noexcept {
@@ -405,19 +389,18 @@ void RuleIndex::find_sqlstate(std::string_view sqlstate, RuleMatch& best) const 
 RuleMatch RuleIndex::find_name(std::string_view name) const noexcept {
     const NameKey key = NameKey::of(name);
     constexpr std::size_t kKeyCovers = 2 * sizeof key.head;  // head and tail cover short names
-    for (std::size_t slot = slot_of(key.hash(), error_type_shift_);;
-         slot = (slot + 1) & error_type_mask_) {
-        const NameEntry& entry = error_types_[slot];
-        if (entry.name.empty()) {
-            return RuleMatch{};
-        }
-        if (entry.key.size == key.size && entry.key.head == key.head &&
-            entry.key.tail == key.tail && entry.key.middle == key.middle &&
-            (key.size <= kKeyCovers ||
-             std::memcmp(entry.name.data(), name.data(), key.size) == 0)) {
-            return entry.rules;
-        }
-    }
+    const NameEntry* const entry = detail::flat_table_find(
+        std::span<const NameEntry>(error_types_),
+        detail::FlatTableProbe{error_type_mask_, error_type_shift_}, key.hash(),
+        [&](const NameEntry& e) {
+            // A free slot's size is 0, and the names looked up are never empty.
+            return e.key.size == key.size && e.key.head == key.head && e.key.tail == key.tail &&
+                   e.key.middle == key.middle &&
+                   (key.size <= kKeyCovers ||
+                    std::memcmp(e.name.data(), name.data(), key.size) == 0);
+        },
+        kNameSlotIsFree);
+    return entry != nullptr ? entry->rules : RuleMatch{};
 }
 
 // The type itself and each dotted prefix: io.timeout.read, io.timeout, io. Prefixes of a length

@@ -3,11 +3,11 @@
 //
 // NameIndex: a map from names to small integers for lookups on hot paths (handler resolution).
 //
-// An open-addressing hash table (linear probing, at most half full) over its own copy of the
-// names. A lookup hashes the name once (or takes a hash the caller computed with hash(), so one
-// hash serves several indexes), then compares part of the stored hash, the length and the bytes;
-// it never allocates.
-// The hash is fast, not keyed: names come from code and configuration, not from requests.
+// An open-addressed hash table (the engine's one layout: linear probing, at most a quarter full)
+// over its own copy of the names. A lookup hashes the name once (or takes a hash the caller
+// computed with hash(), so one hash serves several indexes), then compares part of the stored hash,
+// the length and the bytes; it never allocates. The hash is fast, not keyed: names come from code
+// and configuration, not from requests.
 //
 // Filled by insert(), then shared const: const members are safe from many threads, insert() must
 // not run concurrently with anything. Copies are independent.
@@ -40,7 +40,7 @@ class NameIndex {
   private:
     // 16 bytes: four slots per cache line.
     struct Slot {
-        std::uint32_t tag = 0;     // the high half of the name's hash (the low half places it)
+        std::uint32_t tag = 0;     // the low half of the name's hash (the high half places it)
         std::uint32_t offset = 0;  // of the name in names_
         std::uint32_t length = 0;
         std::uint32_t value = npos;  // npos: empty slot

@@ -122,16 +122,16 @@ class RuleIndex {
 
     bool categories_only_ = true;
     std::array<RuleMatch, kCategoryCount> by_category_{};
-    // Open addressing with linear probing, power-of-two sizes, at most half full; empty when the
-    // policy has no such rule. `key_kinds_` has bit (1 << KeyKind) set for each kind present, so
-    // absent kinds cost no probe.
+    // Open-addressed tables (engine/src/flat_table.hpp), empty when the policy has no such rule.
+    // `key_kinds_` has bit (1 << KeyKind) set for each kind present, so absent kinds cost no
+    // probe.
     std::vector<KeyEntry> keys_;
     std::vector<SqlStateEntry> sqlstates_;  // grouped by class
-    std::uint64_t key_mask_ = 0;
+    std::size_t key_mask_ = 0;              // detail::FlatTableProbe
     int key_shift_ = 63;
     std::uint32_t key_kinds_ = 0;
     std::vector<NameEntry> error_types_;
-    std::uint64_t error_type_mask_ = 0;
+    std::size_t error_type_mask_ = 0;
     int error_type_shift_ = 63;
     std::uint64_t error_type_lengths_ = 0;   // bit n: some name has n characters (63: 63 or more)
     std::vector<RuleMatch> by_http_status_;  // empty, or kHttpStatusLimit entries
