@@ -137,9 +137,9 @@ static_assert(
 
 // Checked against the table by tests/dsl/field_table_test.cpp.
 constexpr DurationField kDurationFields[] = {
-    {Deadline, &F::deadline},
-    {MinAttemptBudget, &F::min_attempt_budget},
-    {AttemptTimeout, &F::attempt_timeout},
+    {Deadline, &F::deadline, "3s"},
+    {MinAttemptBudget, &F::min_attempt_budget, "100ms"},
+    {AttemptTimeout, &F::attempt_timeout, "1s"},
 };
 
 const FieldLocation& location_of(PolicyField field) noexcept {
@@ -171,6 +171,15 @@ std::span<const DurationField> duration_fields() noexcept {
 const DurationField* duration_field(PolicyField field) noexcept {
     for (const DurationField& duration : kDurationFields) {
         if (duration.id == field) {
+            return &duration;
+        }
+    }
+    return nullptr;
+}
+
+const DurationField* duration_field_spelt(std::string_view keyword) noexcept {
+    for (const DurationField& duration : kDurationFields) {
+        if (info_of(duration.id).dsl_keyword == keyword) {
             return &duration;
         }
     }

@@ -25,6 +25,7 @@ void inherit_absent_fields(PolicyFields& child, const PolicyFields& base);
 struct DurationField {
     PolicyField id;
     Field<Duration> PolicyFields::*member;
+    std::string_view example;  // for messages: "expected a duration such as 3s after 'deadline'"
 };
 
 // The top-level duration fields, in table order.
@@ -32,6 +33,9 @@ std::span<const DurationField> duration_fields() noexcept;
 
 // The DurationField of `field`, or null when `field` is not a top-level duration field.
 const DurationField* duration_field(PolicyField field) noexcept;
+
+// The top-level duration field whose DSL keyword is `keyword`, or null.
+const DurationField* duration_field_spelt(std::string_view keyword) noexcept;
 
 // The keys a policy mapping may hold (`extends` included), in the table's order.
 const std::vector<std::string_view>& policy_keys();

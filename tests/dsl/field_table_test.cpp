@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -11,6 +13,7 @@
 
 #include "field_locations.hpp"
 #include "rebound/dsl/load.hpp"
+#include "rebound/dsl/parse.hpp"
 #include "rebound/policy_field.hpp"
 
 using rebound::FieldPlace;
@@ -123,4 +126,49 @@ TEST_CASE("field table: the front ends' duration fields are the table's", "[fiel
         located.push_back(field.id);
     }
     CHECK(located == from_table);
+}
+
+// The text DSL has no statement of its own for a duration field: the table's rows are its
+// statements (text/grammar.hpp), so each row is read, named in messages and checked for
+// duplicates by its DSL keyword.
+TEST_CASE("field table: the text DSL reads every duration field by its keyword", "[field_table]") {
+    for (const rebound::dsl::detail::DurationField& field :
+         rebound::dsl::detail::duration_fields()) {
+        const PolicyFieldInfo& info = rebound::info_of(field.id);
+        const std::string keyword(info.dsl_keyword);
+        INFO(keyword);
+        REQUIRE_FALSE(keyword.empty());
+        REQUIRE_FALSE(field.example.empty());
+
+        const std::string head = "rebound 1\nservice s\npolicy p {\n  ";
+        const rebound::dsl::ParseResult read =
+            rebound::dsl::parse_text(head + keyword + " 250ms\n}\n", "s.rebound");
+        CHECK(read.diagnostics.empty());
+        REQUIRE(read.document.policies.size() == 1);
+        const auto& value = read.document.policies.front().fields.*(field.member);
+        REQUIRE(value);
+        CHECK(value->value == std::chrono::milliseconds(250));
+        CHECK(value->position ==
+              rebound::dsl::SourcePosition{4, static_cast<std::uint32_t>(keyword.size() + 4)});
+
+        const rebound::dsl::ParseResult missing =
+            rebound::dsl::parse_text(head + keyword + "\n}\n", "s.rebound");
+        REQUIRE(missing.diagnostics.size() == 1);
+        CHECK(missing.diagnostics.front().message == "expected a duration such as " +
+                                                         std::string(field.example) + " after '" +
+                                                         keyword + "', got the end of the line");
+        CHECK(missing.diagnostics.front().field == "policies.p." + std::string(info.wire_name));
+
+        const rebound::dsl::ParseResult twice = rebound::dsl::parse_text(
+            head + keyword + " 1s\n  " + keyword + " 2s\n}\n", "s.rebound");
+        REQUIRE(twice.diagnostics.size() == 1);
+        CHECK(twice.diagnostics.front().message ==
+              "duplicate '" + keyword + "' (first given at line 4)");
+
+        const rebound::dsl::ParseResult misspelt =
+            rebound::dsl::parse_text(head + keyword + "x 1s\n}\n", "s.rebound");
+        REQUIRE(misspelt.diagnostics.size() == 1);
+        CHECK(misspelt.diagnostics.front().code == rebound::dsl::DiagnosticCode::UnknownKey);
+        CHECK(misspelt.diagnostics.front().suggestion == "did you mean '" + keyword + "'?");
+    }
 }

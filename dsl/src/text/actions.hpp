@@ -6,10 +6,14 @@
 
 #include <tao/pegtl.hpp>
 
+#include "field_locations.hpp"
 #include "text/grammar.hpp"
 #include "text/line_parts.hpp"
 
 namespace rebound::dsl::text {
+
+// PEGTL's lower_case convention, as the grammar (grammar.hpp says why).
+// NOLINTBEGIN(readability-identifier-naming)
 
 template <typename Rule>
 struct action : pegtl::nothing<Rule> {};
@@ -41,6 +45,24 @@ struct records {
     }
 };
 
+// A name that is the DSL keyword of a top-level duration field starts that field's statement;
+// any other name fails the rule (an action that returns false fails its rule's match), so the
+// line is tried as the next statement of the grammar.
+template <>
+struct action<duration_field_keyword> {
+    template <typename ActionInput>
+    static bool apply(const ActionInput& in, LineParts& line) {
+        const std::string_view word(in.begin(), in.size());
+        const detail::DurationField* field = detail::duration_field_spelt(word);
+        if (field == nullptr) {
+            return false;
+        }
+        starts_statement<Statement::DurationField>::apply(in, line);
+        line.field = field->id;
+        return true;
+    }
+};
+
 // clang-format off
 template <> struct action<rebound_keyword> : starts_statement<Statement::Rebound> {};
 template <> struct action<service_keyword> : starts_statement<Statement::Service> {};
@@ -53,9 +75,6 @@ template <> struct action<attempts_keyword> : starts_statement<Statement::Attemp
 template <> struct action<retries_keyword> : starts_statement<Statement::Retries> {};
 template <> struct action<backoff_keyword> : starts_statement<Statement::Backoff> {};
 template <> struct action<jitter_keyword> : starts_statement<Statement::Jitter> {};
-template <> struct action<deadline_keyword> : starts_statement<Statement::Deadline> {};
-template <> struct action<min_attempt_budget_keyword> : starts_statement<Statement::MinAttemptBudget> {};
-template <> struct action<attempt_timeout_keyword> : starts_statement<Statement::AttemptTimeout> {};
 template <> struct action<retry_keyword> : starts_statement<Statement::Retry> {};
 template <> struct action<retry_on_keyword> : refines_statement<Statement::RetryOn> {};
 template <> struct action<retry_if_keyword> : refines_statement<Statement::RetryIf> {};
@@ -101,9 +120,7 @@ template <> struct action<bounded_sign> : records<Role::JitterBound> {};
 template <> struct action<bounded_amount> : records<Role::JitterAmount> {};
 template <> struct action<jitter_percent> : records<Role::JitterPercent> {};
 template <> struct action<jitter_word> : records<Role::JitterWord> {};
-template <> struct action<deadline_value> : records<Role::Delay> {};
-template <> struct action<min_attempt_budget_value> : records<Role::Delay> {};
-template <> struct action<attempt_timeout_value> : records<Role::Delay> {};
+template <> struct action<duration_field_value> : records<Role::Delay> {};
 template <> struct action<sqlstate_keyword> : records<Role::MatcherStart> {};
 template <> struct action<native_keyword> : records<Role::MatcherStart> {};
 template <> struct action<error_keyword> : records<Role::MatcherStart> {};
@@ -140,5 +157,7 @@ template <> struct action<max_open_for_value> : records<Role::MaxOpenFor> {};
 template <> struct action<half_open_count> : records<Role::HalfOpenCalls> {};
 template <> struct action<slow_call_value> : records<Role::SlowCall> {};
 // clang-format on
+
+// NOLINTEND(readability-identifier-naming)
 
 }  // namespace rebound::dsl::text

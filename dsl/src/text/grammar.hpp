@@ -30,9 +30,17 @@
 
 #include <tao/pegtl.hpp>
 
+#include "text/line_parts.hpp"
+#include "text/vocabulary.hpp"
+
 namespace rebound::dsl::text {
 
 namespace pegtl = tao::pegtl;
+
+// The rules, their actions and control are lower_case structs, PEGTL's own convention (see
+// below), not the project's CamelCase for classes: readability-identifier-naming is off for them
+// (here and in actions.hpp), and on for the reader's own classes.
+// NOLINTBEGIN(readability-identifier-naming)
 
 // Rules are lower_snake_case structs, as in PEGTL's own grammars (contrib/json.hpp); each is one
 // concept of the language, and a distinct type so that it can carry its own action and message.
@@ -101,9 +109,6 @@ struct exponential_keyword : keyword<TAO_PEGTL_STRING("exponential")> {};
 struct none_keyword : keyword<TAO_PEGTL_STRING("none")> {};
 struct max_keyword : keyword<TAO_PEGTL_STRING("max")> {};
 struct jitter_keyword : keyword<TAO_PEGTL_STRING("jitter")> {};
-struct deadline_keyword : keyword<TAO_PEGTL_STRING("deadline")> {};
-struct min_attempt_budget_keyword : keyword<TAO_PEGTL_STRING("min_attempt_budget")> {};
-struct attempt_timeout_keyword : keyword<TAO_PEGTL_STRING("attempt_timeout")> {};
 struct retry_keyword : keyword<TAO_PEGTL_STRING("retry")> {};
 struct retry_on_keyword : keyword<TAO_PEGTL_STRING("on")> {};  // the `on` of `retry on`
 struct retry_if_keyword : keyword<TAO_PEGTL_STRING("if")> {};
@@ -290,24 +295,18 @@ struct jitter_form
 struct jitter_statement
     : pegtl::seq<jitter_keyword, pegtl::must<jitter_form>, pegtl::must<end_of<jitter_keyword>>> {};
 
-// ---- Time limits: `deadline D`, `min_attempt_budget D`, `attempt_timeout D` ---------------------
+// ---- Duration fields: `deadline D` and the other top-level duration fields ---------------------
+// One statement for every top-level duration field of the field table (rebound/policy_field.hpp,
+// field_locations.hpp's duration_fields()): the keyword is any name, and its action accepts it
+// only when it is such a field's DSL keyword (and records which one), so a new duration field
+// needs no rule here. The argument's message names the field (control<> below).
 
-struct deadline_value : word {};
-struct deadline_argument : pegtl::seq<separator, deadline_value> {};
-struct deadline_statement : pegtl::seq<deadline_keyword, pegtl::must<deadline_argument>,
-                                       pegtl::must<end_of<deadline_keyword>>> {};
-
-struct min_attempt_budget_value : word {};
-struct min_attempt_budget_argument : pegtl::seq<separator, min_attempt_budget_value> {};
-struct min_attempt_budget_statement
-    : pegtl::seq<min_attempt_budget_keyword, pegtl::must<min_attempt_budget_argument>,
-                 pegtl::must<end_of<min_attempt_budget_keyword>>> {};
-
-struct attempt_timeout_value : word {};
-struct attempt_timeout_argument : pegtl::seq<separator, attempt_timeout_value> {};
-struct attempt_timeout_statement
-    : pegtl::seq<attempt_timeout_keyword, pegtl::must<attempt_timeout_argument>,
-                 pegtl::must<end_of<attempt_timeout_keyword>>> {};
+struct duration_field_keyword : name {};
+struct duration_field_value : word {};
+struct duration_field_argument : pegtl::seq<separator, duration_field_value> {};
+struct duration_field_statement
+    : pegtl::seq<duration_field_keyword, pegtl::must<duration_field_argument>,
+                 pegtl::must<end_of<duration_field_keyword>>> {};
 
 // ---- Matchers ----------------------------------------------------------------------------------
 //   CATEGORY | sqlstate CODE | sqlstate class CC | native VENDOR CODE | error TYPE | http 503 |
@@ -519,8 +518,7 @@ struct unknown_statement : pegtl::seq<unknown_word, pegtl::star<pegtl::any>> {};
 struct statement
     : pegtl::sor<rebound_statement, service_statement, defaults_statement, policy_statement,
                  handler_statement, default_statement, attempts_statement, retries_statement,
-                 backoff_statement, jitter_statement, deadline_statement,
-                 min_attempt_budget_statement, attempt_timeout_statement, retry_statement,
+                 backoff_statement, jitter_statement, duration_field_statement, retry_statement,
                  never_statement, on_exhausted_statement, budget_statement, route_statement,
                  routes_statement, server_delay_statement, breaker_statement, trip_statement,
                  open_statement, half_open_statement, slow_call_statement, failures_statement,
@@ -618,13 +616,6 @@ template <> inline constexpr const char* error_message<jitter_form> =
     "20% after 'jitter'";
 template <> inline constexpr const char* error_message<bounded_amount> =
     "expected a duration such as 1s after '+-'";
-
-template <> inline constexpr const char* error_message<deadline_argument> =
-    "expected a duration such as 3s after 'deadline'";
-template <> inline constexpr const char* error_message<min_attempt_budget_argument> =
-    "expected a duration such as 100ms after 'min_attempt_budget'";
-template <> inline constexpr const char* error_message<attempt_timeout_argument> =
-    "expected a duration such as 1s after 'attempt_timeout'";
 
 template <> inline constexpr const char* error_message<sqlstate_argument> =
     "expected a SQLSTATE such as 40001, or 'class' and a class such as 08, after 'sqlstate'";
@@ -762,6 +753,18 @@ struct errors {
 };
 
 template <typename Rule>
-using control = pegtl::must_if<errors>::control<Rule>;
+struct control : pegtl::must_if<errors>::control<Rule> {};
+
+// A duration field's argument: the message names the field that the keyword's action recorded
+// ("expected a duration such as 3s after 'deadline'"), from the field table.
+template <>
+struct control<duration_field_argument> : pegtl::normal<duration_field_argument> {
+    template <typename ParseInput>
+    [[noreturn]] static void raise(const ParseInput& in, const LineParts& line) {
+        throw pegtl::parse_error(duration_argument_message(line.field), in);
+    }
+};
+
+// NOLINTEND(readability-identifier-naming)
 
 }  // namespace rebound::dsl::text

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rebound/dsl/source_position.hpp"
+#include "rebound/policy_field.hpp"
 
 namespace rebound::dsl::text {
 
@@ -30,10 +31,8 @@ enum class Statement : std::uint8_t {
     Retries,
     Backoff,
     Jitter,
-    Deadline,
-    MinAttemptBudget,
-    AttemptTimeout,
-    Retry,  // `retry` not (yet) followed by `on` or `if`
+    DurationField,  // `deadline D` and the other top-level duration fields (LineParts::field)
+    Retry,          // `retry` not (yet) followed by `on` or `if`
     RetryOn,
     RetryIf,
     NeverOn,
@@ -75,9 +74,7 @@ inline constexpr StatementInfo kStatements[] = {
     {Statement::Retries, "retries", Place::Block},
     {Statement::Backoff, "backoff", Place::Block},
     {Statement::Jitter, "jitter", Place::Block},
-    {Statement::Deadline, "deadline", Place::Block},
-    {Statement::MinAttemptBudget, "min_attempt_budget", Place::Block},
-    {Statement::AttemptTimeout, "attempt_timeout", Place::Block},
+    {Statement::DurationField, "", Place::Block},  // spelt by its field: spelling_of()
     {Statement::Retry, "retry", Place::Block},
     {Statement::RetryOn, "retry on", Place::Block},
     {Statement::RetryIf, "retry if", Place::Block},
@@ -124,7 +121,7 @@ enum class Role : std::uint8_t {
     Callee,           // one name after `calls`
     Redeliveries,
     Count,  // attempts, retries, budget tokens
-    Delay,  // the duration of fixed backoff, deadline, min_attempt_budget, attempt_timeout, route
+    Delay,  // the duration of fixed backoff, of a duration field, of a route
     BackoffType,
     Initial,
     Increment,   // with its `+`
@@ -173,7 +170,8 @@ struct Token {
 // One line as the grammar saw it.
 struct LineParts {
     Statement statement = Statement::None;
-    SourcePosition position;  // of the statement's first word
+    PolicyField field = PolicyField::Name;  // of a Statement::DurationField
+    SourcePosition position;                // of the statement's first word
     std::string_view first_word;
     std::vector<Token> tokens;
 
@@ -186,6 +184,12 @@ struct LineParts {
         return nullptr;
     }
 };
+
+// The statement as written and as named in messages: `deadline` for its DurationField.
+inline std::string_view spelling_of(const LineParts& line) noexcept {
+    return line.statement == Statement::DurationField ? rebound::info_of(line.field).dsl_keyword
+                                                      : info_of(line.statement).spelling;
+}
 
 inline std::uint32_t narrow(std::size_t value) noexcept {
     return static_cast<std::uint32_t>(

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "diagnostic_sink.hpp"
+#include "field_locations.hpp"
 #include "rebound/dsl/parse.hpp"
 #include "rebound/error_category.hpp"
 #include "rebound/policy_field.hpp"
@@ -263,8 +264,8 @@ void TextReader::read_line(std::string_view line, std::uint32_t number, std::siz
 
 // The policy field a block statement sets ("max_attempts" for `attempts`), or empty for a
 // statement that is not about one field.
-std::string_view field_of(Statement statement) noexcept {
-    switch (statement) {
+std::string_view field_of(const LineParts& parts) noexcept {
+    switch (parts.statement) {
         case Statement::Attempts:
             return "max_attempts";
         case Statement::Retries:
@@ -273,12 +274,8 @@ std::string_view field_of(Statement statement) noexcept {
             return "backoff";
         case Statement::Jitter:
             return "jitter";
-        case Statement::Deadline:
-            return "deadline";
-        case Statement::MinAttemptBudget:
-            return "min_attempt_budget";
-        case Statement::AttemptTimeout:
-            return "attempt_timeout";
+        case Statement::DurationField:
+            return info_of(parts.field).wire_name;
         case Statement::RetryOn:
             return "retry_on";
         case Statement::RetryIf:
@@ -401,7 +398,7 @@ void TextReader::place(const LineParts& parts, const std::optional<SyntaxFailure
     if (failure) {
         // A broken block statement leaves only its own field unread: the findings on the rest
         // of the policy (such as attempts with retries) are still reported.
-        const std::string_view key = field_of(parts.statement);
+        const std::string_view key = field_of(parts);
         std::string field;
         if (block_) {
             field = key.empty() ? block_->path : block_path(key);
@@ -488,7 +485,7 @@ void TextReader::read_statement(const LineParts& parts, bool failed, std::string
 
 void TextReader::note_top_level_statement(const LineParts& parts) {
     if (leading_.size() < 2) {
-        const std::string_view spelling = info_of(parts.statement).spelling;
+        const std::string_view spelling = spelling_of(parts);
         leading_.push_back(
             LeadingStatement{parts.statement, parts.position,
                              std::string(spelling.empty() ? parts.first_word : spelling)});
@@ -518,7 +515,7 @@ void TextReader::report_misplaced(const LineParts& parts, Place where) {
     if (!block_) {
         note_top_level_statement(parts);
     }
-    const std::string spelling(info_of(parts.statement).spelling);
+    const std::string spelling(spelling_of(parts));
     if (where == Place::BreakerBlock) {
         report(DiagnosticCode::SyntaxError, parts.position, block_ ? block_->path : "",
                "'" + spelling + "' belongs inside a breaker block",
@@ -741,8 +738,8 @@ bool TextReader::first_given(std::optional<SourcePosition>& first, const LinePar
     }
     if (!failed) {
         report(DiagnosticCode::DuplicateKey, parts.position, std::string(field),
-               "duplicate '" + std::string(info_of(parts.statement).spelling) +
-                   "' (first given at line " + std::to_string(first->line) + ")",
+               "duplicate '" + std::string(spelling_of(parts)) + "' (first given at line " +
+                   std::to_string(first->line) + ")",
                "remove one of them; the first is used");
     }
     return false;
@@ -828,7 +825,7 @@ void TextReader::read_call_graph_parts(const LineParts& parts, const std::string
 // Each statement but `route` is given once per block: reports a later one. Returns whether this
 // one is the first.
 bool TextReader::first_in_block(const LineParts& parts) {
-    const std::string_view spelling = info_of(parts.statement).spelling;
+    const std::string_view spelling = spelling_of(parts);
     const auto [first, inserted] =
         block_->given.try_emplace(std::string(spelling), parts.position.line);
     if (!inserted) {
@@ -860,24 +857,12 @@ void TextReader::read_block_statement(const LineParts& parts) {
         case Statement::Jitter:
             fields.jitter = read_jitter(parts);
             break;
-        case Statement::Deadline: {
+        case Statement::DurationField: {
             const Token* value = parts.find(Role::Delay);
-            fields.deadline = duration_value(value, value ? value->text : "", "'deadline'",
-                                             block_path("deadline"));
-            break;
-        }
-        case Statement::MinAttemptBudget: {
-            const Token* value = parts.find(Role::Delay);
-            fields.min_attempt_budget =
-                duration_value(value, value ? value->text : "", "'min_attempt_budget'",
-                               block_path("min_attempt_budget"));
-            break;
-        }
-        case Statement::AttemptTimeout: {
-            const Token* value = parts.find(Role::Delay);
-            fields.attempt_timeout =
-                duration_value(value, value ? value->text : "", "'attempt_timeout'",
-                               block_path("attempt_timeout"));
+            const PolicyFieldInfo& info = info_of(parts.field);
+            fields.*(detail::duration_field(parts.field)->member) = duration_value(
+                value, value ? value->text : "", "'" + std::string(info.dsl_keyword) + "'",
+                block_path(info.wire_name));
             break;
         }
         case Statement::RetryOn:
@@ -1300,7 +1285,7 @@ ListNode<Located<std::string>> TextReader::read_predicates(const LineParts& part
 // (neither a category, which it is not, nor a predicate name, which it could be in YAML).
 void TextReader::report_none_in_list(const Token& token, const LineParts& parts,
                                      const std::string& field) {
-    const std::string statement(info_of(parts.statement).spelling);
+    const std::string statement(spelling_of(parts));
     const bool predicates = parts.statement == Statement::RetryIf;
     report(predicates ? DiagnosticCode::InvalidName : DiagnosticCode::UnknownValue, token.position,
            field,

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "field_locations.hpp"
 #include "rebound/dsl/diagnostic.hpp"
 #include "rebound/dsl/syntax.hpp"
 #include "rebound/error_category.hpp"
@@ -73,6 +74,13 @@ const std::string& block_statement_list() {
         return all + "routes none";
     }();
     return list;
+}
+
+std::string duration_argument_message(PolicyField field) {
+    const detail::DurationField* duration = detail::duration_field(field);
+    return "expected a duration such as " +
+           std::string(duration != nullptr ? duration->example : "250ms") + " after '" +
+           std::string(info_of(field).dsl_keyword) + "'";
 }
 
 std::string statement_suggestion(std::string_view word, std::span<const Spelling> spellings) {
