@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <optional>
 #include <system_error>
 
@@ -117,6 +118,7 @@ std::string_view code_summary(DiagnosticCode code) noexcept {
 const std::vector<DiagnosticCode>& all_codes() {
     static const std::vector<DiagnosticCode> codes = [] {
         std::vector<DiagnosticCode> all;
+        all.reserve(std::size(kCodes));
         for (const CodeInfo& entry : kCodes) {
             all.push_back(entry.code);
         }

@@ -35,7 +35,7 @@ Diagnostic too_large(const std::string& file, std::uintmax_t size) {
 
 // What load_text and load_file return when loading failed with an exception (std::bad_alloc
 // included): one diagnostic, never the exception (docs/embedding.md).
-LoadResult failed_with(std::string file, std::string_view what) {
+LoadResult failed_with(const std::string& file, std::string_view what) {
     LoadResult result;
     result.document.file = file;
     result.diagnostics.push_back(about_file(DiagnosticCode::LimitExceeded, file,

@@ -70,7 +70,7 @@ PolicyFileWatcher::PolicyFileWatcher(PolicyDirectoryStore& store, std::filesyste
         errno = saved;
         throw_errno("eventfd");
     }
-    thread_ = std::jthread([this](std::stop_token stop) { watch(stop); });
+    thread_ = std::jthread([this](const std::stop_token& stop) { watch(stop); });
 }
 
 PolicyFileWatcher::~PolicyFileWatcher() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 
 #include "rebound/error_category.hpp"
@@ -227,6 +228,7 @@ const std::vector<std::string_view>& exhausted_action_words() {
 const std::vector<std::string_view>& category_names() {
     static const std::vector<std::string_view> words = [] {
         std::vector<std::string_view> all;
+        all.reserve(std::size(kCategoryTable));
         for (const CategoryInfo& info : kCategoryTable) {
             all.push_back(info.wire_name);
         }
@@ -247,6 +249,7 @@ const std::vector<std::string_view>& category_words() {
 const std::vector<std::string_view>& vendor_words() {
     static const std::vector<std::string_view> words = [] {
         std::vector<std::string_view> all;
+        all.reserve(std::size(kVendorTable));
         for (const VendorInfo& info : kVendorTable) {
             all.push_back(info.wire_name);
         }

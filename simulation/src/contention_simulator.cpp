@@ -22,6 +22,8 @@ class NetworkDelays {
 
     Duration next() noexcept {
         const double value = std::abs(mean_ + deviation_ * standard_normal());
+        // `value` is not negative, so +0.5 rounds to the nearest.
+        // NOLINTNEXTLINE(bugprone-incorrect-roundings)
         return Duration{static_cast<Duration::rep>(value + 0.5)};
     }
 

@@ -1,5 +1,6 @@
 #include "rebound/simulation/failure_rate.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <stdexcept>
@@ -65,6 +66,7 @@ bool run_request(const Policy& policy, double failure_rate, CircuitBreaker::Time
 FailureRateRow run_point(const ClientStrategy& strategy, double failure_rate,
                          const FailureRateSettings& settings, std::uint64_t seed) {
     std::vector<std::shared_ptr<const Policy>> clients;
+    clients.reserve(static_cast<std::size_t>(std::max(settings.clients, 0)));
     for (int c = 0; c < settings.clients; ++c) {
         clients.push_back(strategy.make_policy());
     }

@@ -1,6 +1,7 @@
 // rebound decide PATH --handler NAME --attempt N [error options] [--elapsed D] [--idempotent]
 //                [--seed N] [--format text|json]
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <sstream>
 
@@ -50,6 +51,7 @@ std::optional<Duration> duration_option(const std::string& name, const std::stri
 // "did you mean 'deadlock'?", else the list of categories.
 std::string category_suggestion(std::string_view unknown) {
     std::vector<std::string_view> names;
+    names.reserve(std::size(kCategoryTable));
     for (const CategoryInfo& info : kCategoryTable) {
         names.push_back(info.wire_name);
     }

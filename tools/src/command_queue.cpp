@@ -47,7 +47,9 @@ std::string age_text(std::int64_t microseconds) {
     return text.str();
 }
 
+// Whole milliseconds by integer division, on purpose, then the rest as a fraction.
 double milliseconds(std::int64_t microseconds) {
+    // NOLINTNEXTLINE(bugprone-integer-division)
     return static_cast<double>(microseconds / 1000) +
            static_cast<double>(microseconds % 1000) / 1000.0;
 }

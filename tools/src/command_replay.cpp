@@ -48,6 +48,7 @@ int run_replay(const ReplayOptions& options) {
                      [&](const BreakerSettings& b) { return b.name == options.breaker; });
     if (found == breakers.end()) {
         std::vector<std::string_view> names;
+        names.reserve(breakers.size());
         for (const BreakerSettings& b : breakers) {
             names.push_back(b.name);
         }

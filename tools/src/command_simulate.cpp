@@ -113,6 +113,7 @@ std::optional<simulation::Strategy> policy_strategy(
     const SimulateOptions& options, const std::vector<simulation::Strategy>& builtins,
     int& exit_code) {
     std::vector<std::string> names;
+    names.reserve(builtins.size());
     for (const simulation::Strategy& builtin : builtins) {
         names.push_back(builtin.name());
     }
@@ -133,6 +134,7 @@ std::optional<std::vector<simulation::ClientStrategy>> chosen_client_strategies(
     const SimulateOptions& options, std::vector<simulation::ClientStrategy> builtins,
     int& exit_code) {
     std::vector<std::string> names;
+    names.reserve(builtins.size());
     for (const auto& builtin : builtins) {
         names.push_back(builtin.name);
     }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <utility>
 
 #include "rebound/dsl/spelling.hpp"
 #include "rebound/policy_validation.hpp"
@@ -196,7 +197,9 @@ Json breaker_json(const CircuitBreaker* breaker) {
     }
     const BreakerSettings& s = breaker->settings();
     const bool ratio = s.trip == BreakerTrip::Ratio;
-    const auto when_ratio = [ratio](Json value) { return ratio ? value : Json(nullptr); };
+    const auto when_ratio = [ratio](Json value) {
+        return ratio ? std::move(value) : Json(nullptr);
+    };
     return Json{{"name", s.name},
                 {"trip", ratio ? "ratio" : "consecutive"},
                 {"failure_ratio", when_ratio(s.failure_ratio)},

@@ -40,8 +40,7 @@ std::filesystem::path vendor_map_directory(const std::string& explicit_directory
     }
 #endif
     if (!here.empty()) {
-        const std::filesystem::path relocated =
-            here.parent_path() / "share" / "rebound" / "vendors";
+        std::filesystem::path relocated = here.parent_path() / "share" / "rebound" / "vendors";
         if (directory_exists(relocated)) {
             return relocated;
         }

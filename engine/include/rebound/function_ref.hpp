@@ -20,9 +20,9 @@ class FunctionRef<Result(Args...)> {
   public:
     FunctionRef() noexcept = default;
 
-    template <typename Callable>
     // The requires clause excludes FunctionRef itself, which the check does not see.
-    // NOLINTNEXTLINE(bugprone-forwarding-reference-overload)
+    // NOLINTBEGIN(bugprone-forwarding-reference-overload)
+    template <typename Callable>
     requires(!std::is_same_v<std::remove_cvref_t<Callable>, FunctionRef> &&
              std::is_invocable_r_v<Result, Callable&, Args...>) FunctionRef(Callable&& callable)
     noexcept  // NOLINT(google-explicit-constructor)
@@ -31,6 +31,7 @@ class FunctionRef<Result(Args...)> {
               return std::invoke(*static_cast<std::remove_reference_t<Callable>*>(object),
                                  std::forward<Args>(args)...);
           }) {}
+    // NOLINTEND(bugprone-forwarding-reference-overload)
 
     explicit operator bool() const noexcept { return call_ != nullptr; }
 

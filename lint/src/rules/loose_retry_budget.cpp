@@ -11,6 +11,8 @@ namespace rebound::lint::rules {
 namespace {
 
 std::string percent(double share) {
+    // `share` (a token ratio) is positive, so +0.5 rounds to the nearest.
+    // NOLINTNEXTLINE(bugprone-incorrect-roundings)
     return std::to_string(static_cast<int>(share * 100.0 + 0.5)) + "%";
 }
 

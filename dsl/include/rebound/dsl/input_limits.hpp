@@ -9,7 +9,7 @@
 namespace rebound::dsl {
 
 // Bytes of one policy file (or one text handed to load_text).
-inline constexpr std::uintmax_t kMaxInputBytes = 1024u * 1024u;
+inline constexpr std::uintmax_t kMaxInputBytes = std::uintmax_t{1024} * 1024;
 // Mapping entries and list items the YAML/JSON reader visits, counting an aliased value once
 // each time it is used: what `&list` reused by a thousand `*list` costs.
 inline constexpr std::size_t kMaxNodes = 100'000;
