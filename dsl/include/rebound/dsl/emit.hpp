@@ -1,10 +1,10 @@
 // Emitters: a Document printed in any syntax, canonically ordered.
 //
 // Canonical order: rebound, service, defaults, policies (file order), handlers (file order),
-// default; inside a policy: extends, max_attempts/max_retries, backoff, jitter, deadline,
-// min_attempt_budget, attempt_timeout, retry_on, never_retry_on, retry_if, on_exhausted, budget,
-// routes. Durations are printed in the largest unit that keeps them exact. For any valid document
-// D and syntax S, parse(emit(D, S)) compiles to the same policies and bindings as D.
+// default; inside a policy: the fields in the order of the field table (rebound/policy_field.hpp,
+// the order of docs/policy-format.md's field table). Durations are printed in the largest unit
+// that keeps them exact. For any valid document D and syntax S, parse(emit(D, S)) compiles to the
+// same policies and bindings as D.
 #pragma once
 
 #include <string>
