@@ -33,6 +33,18 @@ struct FlatTableProbe {
         return static_cast<std::size_t>(hash >> shift);
     }
     constexpr std::size_t next(std::size_t slot) const noexcept { return (slot + 1) & mask; }
+
+    // The same probe over the mask and shift where the owner stores them: a lookup on the hot
+    // path then reads them where it needs them instead of holding them in registers from the
+    // start (RuleIndex: the decision's key probes, inlined into a function short of registers).
+    struct Ref {
+        const std::size_t& mask;
+        const int& shift;
+        std::size_t home(std::uint64_t hash) const noexcept {
+            return static_cast<std::size_t>(hash >> shift);
+        }
+        std::size_t next(std::size_t slot) const noexcept { return (slot + 1) & mask; }
+    };
 };
 
 // The capacity for `count` entries: 0 for none, else a power of two at least four times `count`
@@ -53,10 +65,11 @@ void flat_table_place(std::span<Slot> slots, std::uint64_t hash, const Slot& ent
     slots[at] = entry;
 }
 
-// The first slot from `hash`'s home that `matches`, or null at the first free slot (or when the
-// table has no slots). Never allocates; meant to inline into the owner's lookup.
-template <typename Slot, typename Matches, typename IsFree>
-const Slot* flat_table_find(std::span<const Slot> slots, FlatTableProbe probe, std::uint64_t hash,
+// The first slot from `hash`'s home that `matches`, or null at the first free slot. `probe` is a
+// FlatTableProbe or a FlatTableProbe::Ref of the table's capacity; the table has slots. Never
+// allocates; meant to inline into the owner's lookup.
+template <typename Slot, typename Probe, typename Matches, typename IsFree>
+const Slot* flat_table_find(std::span<const Slot> slots, Probe probe, std::uint64_t hash,
                             Matches matches, IsFree is_free) noexcept {
     for (std::size_t at = probe.home(hash);; at = probe.next(at)) {
         const Slot& slot = slots[at];

@@ -361,7 +361,7 @@ void RuleIndex::build_name_table(const std::vector<NameEntry>& entries) {
 const RuleIndex::KeyEntry* RuleIndex::find_key(std::uint64_t kind_and_vendor,
                                                std::uint64_t code) const noexcept {
     return detail::flat_table_find(
-        std::span<const KeyEntry>(keys_), detail::FlatTableProbe{key_mask_, key_shift_},
+        std::span<const KeyEntry>(keys_), detail::FlatTableProbe::Ref{key_mask_, key_shift_},
         key_hash(kind_and_vendor, code),
         [&](const KeyEntry& entry) {
             return entry.kind_and_vendor == kind_and_vendor && entry.code == code;
