@@ -8,7 +8,13 @@ RetryRun::RetryRun(const RetryExecutor& executor, HandlerResolution resolution,
                    std::string_view handler, const RunOptions& options) noexcept
     : executor_(&executor), options_(&options), handler_(handler) {
     result_.via = resolution.policy ? resolution.via : ResolvedVia::Builtin;
-    result_.policy = resolution.policy ? std::move(resolution.policy) : PolicySet::builtin();
+    // Not a conditional expression: with builtin()'s const reference on one side, it would copy
+    // the resolved policy's shared_ptr (an atomic increment) instead of moving it.
+    if (resolution.policy) {
+        result_.policy = std::move(resolution.policy);
+    } else {
+        result_.policy = PolicySet::builtin();
+    }
     const Policy& policy = *result_.policy;
     const PolicySpec& spec = policy.spec();
 

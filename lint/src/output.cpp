@@ -34,16 +34,9 @@ std::string_view sarif_level(Severity severity) {
     return dsl::to_string(severity);  // error, warning, note: the SARIF words too
 }
 
+// error, warning, and GitHub's `notice` for a note.
 std::string_view github_command(Severity severity) {
-    switch (severity) {
-        case Severity::Error:
-            return "error";
-        case Severity::Warning:
-            return "warning";
-        case Severity::Note:
-            break;
-    }
-    return "notice";
+    return severity == Severity::Note ? "notice" : dsl::to_string(severity);
 }
 
 // GitHub workflow command escaping: data escapes % CR LF; property values also : and ,.

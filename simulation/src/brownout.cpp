@@ -304,6 +304,7 @@ std::vector<ClientStrategy> brownout_builtins(int retries, Duration initial,
 std::vector<BrownoutResult> run_brownout(const std::vector<ClientStrategy>& strategies,
                                          const BrownoutSettings& settings) {
     std::vector<BrownoutResult> results;
+    results.reserve(strategies.size());
     for (const ClientStrategy& strategy : strategies) {
         results.push_back(Run(strategy, settings).run(strategy.name));
     }

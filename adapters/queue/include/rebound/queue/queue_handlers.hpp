@@ -62,7 +62,7 @@ class QueueHandlers {
     template <handler_traits::HasName Handler>
     void add(Handler handler, Completion completion = Completion::WithHandlerWrites) {
         registry_.add<Handler>();
-        std::string name(std::string_view(Handler::rebound_handler_name));
+        std::string name{std::string_view(Handler::rebound_handler_name)};
         completions_.emplace(name, completion);
         functions_.emplace(std::move(name), HandlerFunction(std::move(handler)));
     }
