@@ -270,6 +270,30 @@ std::vector<Message> QueueStore::claim(Connection& connection,
     return claimed;
 }
 
+std::optional<Duration> QueueStore::next_due_in(Connection& connection,
+                                                std::span<const std::string> handlers) const {
+    if (handlers.empty()) {
+        return std::nullopt;
+    }
+    // The ready index is ordered by due_at: the scan stops at the first row of a listed handler.
+    // A message due already but not claimable (its key is held back, another worker holds it)
+    // is not what a sleeping worker waits for, hence `due_at > now`.
+    const std::vector<SqlValue> parameters(handlers.begin(), handlers.end());
+    const auto rows = connection.query_prepared(
+        "SELECT MIN(m.due_at) - " + now_sql() + " FROM " + kMessages +
+            " m WHERE m.state = 'ready' AND m.due_at > " + now_sql() + " AND m.handler IN (" +
+            placeholders(handlers.size()) + ") AND NOT EXISTS (SELECT 1 FROM " + kPaused +
+            " p WHERE p.handler = m.handler)",
+        parameters);
+    if (!connection.autocommit()) {
+        connection.commit();
+    }
+    if (rows.empty() || rows[0].empty() || !rows[0][0]) {
+        return std::nullopt;
+    }
+    return std::chrono::microseconds(std::max<std::int64_t>(to_int64(rows[0][0]), 0));
+}
+
 bool QueueStore::complete(Connection& connection, std::int64_t id, std::string_view lease_owner,
                           bool delete_done) const {
     const std::string where = " WHERE id = ? AND lease_owner = ? AND state = 'leased'";
