@@ -209,12 +209,15 @@ std::vector<Message> QueueStore::claim(Connection& connection,
     }
     std::vector<SqlValue> parameters(handlers.begin(), handlers.end());
     // A keyed message waits while an earlier one of its key is not done (strict order per key).
+    // The plan must be an ordered scan of the ready index that stops after `batch` rows, whatever
+    // the table's statistics say (a queue table is often analyzed while nearly empty): the time
+    // bound is stable (statement_time_microseconds_sql), and paused handlers are a hashed
+    // `NOT IN` filter; as a `NOT EXISTS` anti-join PostgreSQL read and sorted every due row.
     const std::string candidates =
-        "SELECT m.id FROM " + kMessages +
-        " m WHERE m.state = 'ready' AND m.due_at <= " + now_sql() + " AND m.handler IN (" +
-        placeholders(handlers.size()) + ") AND NOT EXISTS (SELECT 1 FROM " + kPaused +
-        " p WHERE p.handler = m.handler) AND (m.msg_key IS NULL OR NOT EXISTS (SELECT 1 FROM " +
-        kMessages +
+        "SELECT m.id FROM " + kMessages + " m WHERE m.state = 'ready' AND m.due_at <= " +
+        detail::statement_time_microseconds_sql(vendor_) + " AND m.handler IN (" +
+        placeholders(handlers.size()) + ") AND m.handler NOT IN (SELECT p.handler FROM " + kPaused +
+        " p) AND (m.msg_key IS NULL OR NOT EXISTS (SELECT 1 FROM " + kMessages +
         " e WHERE e.msg_key = m.msg_key AND e.id < m.id AND e.state <> 'done')) ORDER BY "
         "m.due_at, m.id LIMIT " +
         std::to_string(batch);
@@ -279,11 +282,12 @@ std::optional<Duration> QueueStore::next_due_in(Connection& connection,
     // A message due already but not claimable (its key is held back, another worker holds it)
     // is not what a sleeping worker waits for, hence `due_at > now`.
     const std::vector<SqlValue> parameters(handlers.begin(), handlers.end());
+    const std::string now = detail::statement_time_microseconds_sql(vendor_);
     const auto rows = connection.query_prepared(
-        "SELECT MIN(m.due_at) - " + now_sql() + " FROM " + kMessages +
-            " m WHERE m.state = 'ready' AND m.due_at > " + now_sql() + " AND m.handler IN (" +
-            placeholders(handlers.size()) + ") AND NOT EXISTS (SELECT 1 FROM " + kPaused +
-            " p WHERE p.handler = m.handler)",
+        "SELECT MIN(m.due_at) - " + now + " FROM " + kMessages +
+            " m WHERE m.state = 'ready' AND m.due_at > " + now + " AND m.handler IN (" +
+            placeholders(handlers.size()) + ") AND m.handler NOT IN (SELECT p.handler FROM " +
+            kPaused + " p)",
         parameters);
     if (!connection.autocommit()) {
         connection.commit();
