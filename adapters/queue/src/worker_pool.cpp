@@ -74,6 +74,11 @@ using odbc::Connection;
 
 constexpr std::size_t kMaxStoredMessage = 2000;
 constexpr int kExpiredPerPass = 100;
+// How often a worker prepares its statements again (Connection::release_prepared_statements):
+// PostgreSQL caches a statement's generic plan for the session, and one chosen while the queue
+// table was empty or freshly analyzed empty scans the whole table, whose cost then grows with
+// every message (docs/queue.md, "Plans that follow the table").
+constexpr auto kReplanEvery = std::chrono::seconds(2);
 
 std::string default_worker_name() {
     char host[256] = {};
@@ -225,10 +230,15 @@ class WorkerThread {
         const Duration settle_every = std::clamp<Duration>(
             options_.lease / 4, std::chrono::milliseconds(10), std::chrono::seconds(5));
         Clock::TimePoint last_settle{};
+        Clock::TimePoint last_replan = default_clock().now();
         while (!stop.stop_requested()) {
             try {
                 ensure_connected();
                 const Clock::TimePoint now = default_clock().now();
+                if (now - last_replan >= kReplanEvery) {
+                    connection_->release_prepared_statements();
+                    last_replan = now;
+                }
                 if (last_settle == Clock::TimePoint{} || now - last_settle >= settle_every) {
                     settle_expired_leases();
                     last_settle = now;
