@@ -213,8 +213,9 @@ void queue_naive_for_update(benchmark::State& state) {
 //   3. messages arrive at half the maximum rate for kLatenessSeconds from the producer, on a
 //      fixed schedule; the pool's retry_lateness histogram (how late each retry's attempt starts
 //      after its due_at) gives p50 and p99 over every retry of the run.
-// Counters: the maximum rate, the rate actually offered, p50/p99, the number of retries measured
-// and the 1-minute load average before the measurement (the machine is shared).
+// Counters: the maximum rate, the rate actually offered, p50/p99, the number of retries measured,
+// the 1-minute load average before the measurement and the CPU pressure during it (the machine
+// is shared: the share of time some runnable task waited for a CPU).
 constexpr int kLatenessDrain = 4000;
 constexpr double kLatenessSeconds = 10.0;
 
@@ -227,6 +228,19 @@ double load_average() {
         std::fclose(file);
     }
     return one_minute;
+}
+
+// The share of the last 10 s in which some runnable task waited for a CPU (Linux pressure stall
+// information, /proc/pressure/cpu `some avg10`, percent); -1 when the kernel does not report it.
+double cpu_pressure() {
+    double some = -1;
+    if (std::FILE* file = std::fopen("/proc/pressure/cpu", "r")) {
+        if (std::fscanf(file, "some avg10=%lf", &some) != 1) {
+            some = -1;
+        }
+        std::fclose(file);
+    }
+    return some;
 }
 
 void queue_retry_lateness(benchmark::State& state) {
@@ -284,6 +298,7 @@ void queue_retry_lateness(benchmark::State& state) {
             arriving /
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         wait_finished(pool, static_cast<std::uint64_t>(arriving));
+        const double pressure = cpu_pressure();  // over the last 10 s: the arrivals
         pool.stop();
         const rebound::queue::LatenessHistogram& lateness = pool.metrics().retry_lateness;
         state.counters["max_messages_per_second"] = max_rate;
@@ -292,6 +307,7 @@ void queue_retry_lateness(benchmark::State& state) {
         state.counters["lateness_p99_ms"] = static_cast<double>(lateness.percentile(0.99)) / 1e3;
         state.counters["retries_measured"] = static_cast<double>(lateness.count());
         state.counters["load_average"] = load;
+        state.counters["cpu_pressure_percent"] = pressure;
     }
 }
 
