@@ -56,6 +56,8 @@ struct WorkerOptions {
     int threads = 1;                            // 1..256
     Duration lease = std::chrono::seconds(30);  // > the longest attempt
     int batch = 10;                             // 1..1000
+    // The longest an idle thread sleeps; it wakes sooner when a message of its handlers falls due
+    // (docs/queue.md, "Waking for due retries").
     Duration poll_interval = std::chrono::milliseconds(100);
     bool delete_done = false;   // delete a message when it succeeds instead of keeping it `done`
     std::string name{};         // worker identity in lease owners; empty: host:pid
