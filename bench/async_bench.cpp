@@ -215,12 +215,12 @@ void executor_waiting_case(benchmark::State& state) {
         state,
         [&](asio::io_context& io, int* failures) {
             signals.push_back(std::make_shared<asio::cancellation_signal>());
-            asio::co_spawn(io,
-                           executor.run(
-                               policy, [failures] { return work(failures); }, asio::use_awaitable),
-                           asio::bind_cancellation_slot(
-                               signals.back()->slot(),
-                               [](std::exception_ptr, rebound::asio::Result<int>) {}));
+            asio::co_spawn(
+                io,
+                executor.run(
+                    policy, [failures] { return work(failures); }, asio::use_awaitable),
+                asio::bind_cancellation_slot(
+                    signals.back()->slot(), [](std::exception_ptr, rebound::asio::Result<int>) {}));
         },
         [&] {
             for (auto& signal : signals) {

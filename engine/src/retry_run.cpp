@@ -27,7 +27,8 @@ RetryRun::RetryRun(const RetryExecutor& executor, HandlerResolution resolution,
     timed_ = spec.deadline.has_value() || executor.measure_elapsed_;
 }
 
-RetryRun::RetryRun(RetryRun&& other, const RunOptions& options) noexcept : RetryRun(std::move(other)) {
+RetryRun::RetryRun(RetryRun&& other, const RunOptions& options) noexcept
+    : RetryRun(std::move(other)) {
     options_ = &options;
 }
 

@@ -58,7 +58,7 @@ void RunCanceller::arm(std::optional<Duration> timeout) {
 }
 
 RunCanceller::AttemptEnd RunCanceller::disarm() noexcept {
-    ++attempt_;  // a timer handler already queued is stale from here on
+    ++attempt_;       // a timer handler already queued is stale from here on
     timer_.cancel();  // reports no error for a timer (Asio's deadline timer service)
     if (stopped_) {
         return AttemptEnd::Stopped;

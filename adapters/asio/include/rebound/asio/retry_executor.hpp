@@ -155,7 +155,8 @@ class RunState {
   public:
     RunState(const rebound::RetryExecutor& engine, HandlerResolution resolution,
              std::string_view handler, RunOptions options) noexcept
-        : options_(std::move(options)), run_(engine.begin(std::move(resolution), handler, options_)) {}
+        : options_(std::move(options)),
+          run_(engine.begin(std::move(resolution), handler, options_)) {}
     RunState(RunState&& other) noexcept
         : options_(std::move(other.options_)), run_(std::move(other.run_), options_) {}
     RunState(const RunState&) = delete;
@@ -228,8 +229,9 @@ struct RunOutcome {
 };
 
 // Waits `delay` on a timer of the coroutine's executor, or in virtual time (a post), and returns
-// whether the wait was cancelled or the coroutine's cancellation state was cancelled by its end. A coroutine of its own, so that the run's frame holds no timer:
-// the frame stays small enough for Asio to recycle it (1020 bytes at most).
+// whether the wait was cancelled or the coroutine's cancellation state was cancelled by its end. A
+// coroutine of its own, so that the run's frame holds no timer: the frame stays small enough for
+// Asio to recycle it (1020 bytes at most).
 ::asio::awaitable<bool> wait_for(Duration delay, VirtualTime* virtual_time);
 
 // Ends the canceller's part when the run's coroutine ends, however it ends (on its strand).
@@ -260,8 +262,7 @@ template <typename T, typename Work>
     const FinishCanceller finish(canceller);
     RetryRun& run = state.run();
     AttemptValue<T> value;
-    RunStep step =
-        canceller != nullptr && !canceller->begin() ? run.cancel() : run.start_attempt();
+    RunStep step = canceller != nullptr && !canceller->begin() ? run.cancel() : run.start_attempt();
     while (step != RunStep::Done) {
         if (step == RunStep::Wait) {
             const bool cancelled = co_await wait_for(run.delay(), virtual_time);
@@ -347,9 +348,8 @@ class RetryExecutor {
         if constexpr (std::is_same_v<std::decay_t<CompletionToken>, detail::AttemptToken>) {
             // The caller's coroutine awaits the run's: nothing to post, spawn or forward.
             if (!state.needs_canceller()) {
-                return detail::run_loop<T, StoredWork>(virtual_time_, std::move(state),
-                                                       StoredWork(std::forward<Work>(work)),
-                                                       nullptr);
+                return detail::run_loop<T, StoredWork>(
+                    virtual_time_, std::move(state), StoredWork(std::forward<Work>(work)), nullptr);
             }
         }
         return ::asio::async_initiate<CompletionToken, void(std::exception_ptr, Result<T>)>(
