@@ -51,6 +51,12 @@
 // the handler name, must outlive the run. The run holds the work (moved in) until it completes.
 #pragma once
 
+// A standard header before Asio's: Asio chooses how it allocates coroutine frames
+// (std::aligned_alloc or operator new) by a macro of libstdc++'s configuration, and a frame the
+// library allocates may be freed in the caller's translation unit, which has seen the standard
+// library first as nearly every one does.
+#include <cstdlib>
+
 #include <asio/any_io_executor.hpp>
 #include <asio/associated_cancellation_slot.hpp>
 #include <asio/associated_executor.hpp>

@@ -16,6 +16,12 @@
 // member function except the constructor, watch() and release() must run on the strand.
 #pragma once
 
+// A standard header before Asio's: Asio chooses how it allocates coroutine frames
+// (std::aligned_alloc or operator new) by a macro of libstdc++'s configuration, and a frame the
+// library allocates may be freed in the caller's translation unit, which has seen the standard
+// library first as nearly every one does.
+#include <cstdlib>
+
 #include <asio/any_io_executor.hpp>
 #include <asio/cancellation_signal.hpp>
 #include <asio/steady_timer.hpp>
