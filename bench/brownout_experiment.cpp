@@ -86,6 +86,7 @@ struct Settings {
     std::optional<int> max_tokens;
     std::optional<double> token_ratio;
     std::vector<std::string> strategies;  // empty: all of the policy file
+    std::string policy_file;              // empty: simulation/policies/brownout.yaml
     std::string server_script = REBOUND_BROWNOUT_SERVER;
     std::string csv_path;
     std::string svg_path;
@@ -508,7 +509,8 @@ nlohmann::json summary_json(const Settings& s, const std::vector<StrategyOutcome
         {"run_ms", s.run_ms()},
         {"sample_ms", s.sample_ms},
         {"settle", s.settle},
-        {"policy_file", "simulation/policies/brownout.yaml"},
+        {"policy_file",
+         s.policy_file.empty() ? "simulation/policies/brownout.yaml" : s.policy_file},
         {"strategies", strategies},
         {"simulated", simulated_json},
     };
@@ -561,8 +563,12 @@ int main(int argc, char** argv) {
                    "token_ratio of every budget (default: the policy file's)")
         ->check(CLI::Range(0.001, 1000.0));
     app.add_option("--strategies", settings.strategies,
-                   "handlers of simulation/policies/brownout.yaml (default: all)")
+                   "handlers of the policy file (default: all)")
         ->delimiter(',');
+    app.add_option("--policy-file", settings.policy_file,
+                   "the strategies' policy file, one strategy per handler binding (default: "
+                   "simulation/policies/brownout.yaml, as compiled in)")
+        ->check(CLI::ExistingFile);
     app.add_option("--server", settings.server_script, "the server script")
         ->check(CLI::ExistingFile)
         ->capture_default_str();
@@ -579,10 +585,13 @@ int main(int argc, char** argv) {
 
     std::vector<sim::ClientStrategy> strategies;
     try {
-        strategies = sim::brownout_builtins({.retries = settings.retries,
-                                             .max_tokens = settings.max_tokens,
-                                             .token_ratio = settings.token_ratio,
-                                             .attempt_timeout = Millis(settings.timeout_ms)});
+        const sim::BrownoutOverrides overrides{.retries = settings.retries,
+                                               .max_tokens = settings.max_tokens,
+                                               .token_ratio = settings.token_ratio,
+                                               .attempt_timeout = Millis(settings.timeout_ms)};
+        strategies = settings.policy_file.empty()
+                         ? sim::brownout_builtins(overrides)
+                         : sim::brownout_strategies(settings.policy_file, overrides);
     } catch (const std::invalid_argument& e) {
         std::cerr << "rebound_brownout_experiment: " << e.what() << '\n';
         return kExitUsage;
@@ -594,7 +603,7 @@ int main(int argc, char** argv) {
                                             [&](const auto& s) { return s.name == name; });
             if (found == strategies.end()) {
                 std::cerr << "rebound_brownout_experiment: --strategies: no strategy '" << name
-                          << "' in simulation/policies/brownout.yaml\n";
+                          << "' in the policy file\n";
                 return kExitUsage;
             }
             chosen.push_back(*found);

@@ -1031,9 +1031,9 @@ def section_brownout(report, results, markdown_path):
     report.add()
     simulated = {s["strategy"]: s for s in summary.get("simulated", [])}
     measured = {s["strategy"]: s for s in summary["strategies"]}
-    report.table(["strategy", "policy (simulation/policies/brownout.yaml)"],
-                 [[s["strategy"], fmt_policy(s.get("policy"))] for s in summary["strategies"]])
-    report.add()
+    report.table(["strategy", f"policy ({summary.get('policy_file', 'the policy file')})"],
+                 [[s["strategy"], fmt_policy(s.get("policy"))] for s in summary["strategies"]],
+                 numeric_from=2)
     rows = []
     for s in summary["strategies"]:
         sim = simulated.get(s["strategy"], {})
@@ -1070,6 +1070,25 @@ def section_brownout(report, results, markdown_path):
             f"{burst:g} / {rate:g} = {1 + burst / rate:.2f}x for that second at {rate:g} "
             f"requests/s, then about 1 + token_ratio x the successes. Measured: "
             f"{s['peak_amplification']:.2f}x.")
+        report.add()
+
+    for name, s in measured.items():
+        breaker = (s.get("policy") or {}).get("breaker")
+        if not breaker:
+            continue
+        retries = s.get("brownout_retries")
+        rule = (f"{breaker['window_ms'] / 1000:g} s" if "window_ms" in breaker
+                else "consecutive calls")
+        slow = breaker.get("slow_call_ms")
+        opened = ("it opened before the first retry" if retries == 0
+                  else f"it let {retries} retries through before it opened")
+        report.add(
+            f"{name}: {retries if retries is not None else '–'} retries sent in the brownout, "
+            f"{s.get('brownout_amplification', 0):.2f}x the arrivals over it. Its breaker judges "
+            f"the calls of the last {rule}" +
+            ("" if slow is None else f", counting answers slower than {slow:g} ms as failures") +
+            f"; {opened}. [scaling.md](scaling.md#a-breaker-for-an-overloaded-dependency) says "
+            "why the window and the slow-call rule decide this.")
         report.add()
 
     baseline = measured.get("none", {}).get("recovery_s")

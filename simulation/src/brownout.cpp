@@ -229,6 +229,23 @@ PolicySpec overridden(PolicySpec spec, const BrownoutOverrides& overrides) {
     return spec;
 }
 
+// One strategy per handler binding of `policies`, in file order, with `overrides` applied.
+std::vector<ClientStrategy> strategies_of(const PolicySet& policies,
+                                          const BrownoutOverrides& overrides) {
+    std::vector<ClientStrategy> strategies;
+    for (const HandlerBinding& binding : policies.bindings()) {
+        const Policy& policy = *policies.policy_of(binding);
+        BreakerDirectory breakers;
+        if (const CircuitBreaker* breaker = policy.breaker()) {
+            breakers.emplace(policy.spec().breaker,
+                             std::make_shared<CircuitBreaker>(breaker->settings(), TimePoint{}));
+        }
+        strategies.push_back({binding.key, copies_of(compile_policy(
+                                               overridden(policy.spec(), overrides), &breakers))});
+    }
+    return strategies;
+}
+
 }  // namespace
 
 BrownoutResult summarize_brownout(std::string strategy, const BrownoutCounts& counts,
@@ -287,18 +304,21 @@ std::vector<ClientStrategy> brownout_builtins(const BrownoutOverrides& overrides
         throw std::logic_error("simulation/policies/brownout.yaml does not load: " +
                                dsl::format_diagnostic(loaded.diagnostics.front(), loaded.source));
     }
-    std::vector<ClientStrategy> strategies;
-    for (const HandlerBinding& binding : loaded.policy_set->bindings()) {
-        const Policy& policy = *loaded.policy_set->policy_of(binding);
-        BreakerDirectory breakers;
-        if (const CircuitBreaker* breaker = policy.breaker()) {
-            breakers.emplace(policy.spec().breaker,
-                             std::make_shared<CircuitBreaker>(breaker->settings(), TimePoint{}));
-        }
-        strategies.push_back({binding.key, copies_of(compile_policy(
-                                               overridden(policy.spec(), overrides), &breakers))});
+    return strategies_of(*loaded.policy_set, overrides);
+}
+
+std::vector<ClientStrategy> brownout_strategies(const std::string& policy_file,
+                                                const BrownoutOverrides& overrides) {
+    const dsl::LoadResult loaded = dsl::load_file(policy_file);
+    if (!loaded.policy_set) {
+        const auto error = std::find_if(
+            loaded.diagnostics.begin(), loaded.diagnostics.end(),
+            [](const dsl::Diagnostic& d) { return d.severity == dsl::Severity::Error; });
+        throw std::invalid_argument(error == loaded.diagnostics.end()
+                                        ? policy_file + " does not load"
+                                        : dsl::format_diagnostic(*error, loaded.source));
     }
-    return strategies;
+    return strategies_of(*loaded.policy_set, overrides);
 }
 
 std::vector<BrownoutResult> run_brownout(const std::vector<ClientStrategy>& strategies,

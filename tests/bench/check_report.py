@@ -117,6 +117,8 @@ def main():
         ("immediate (no budget, no breaker)", "recovery never (metastable)", "**met**"),
         ("| backoff.budget.breaker | 4 attempts; backoff from 100 ms; budget 20 tokens, ratio "
          "0.1; breaker 50% of 20 calls in 1 s, slow call 500 ms, open 2 s (max 16 s) |",),
+        ("backoff.breaker: 12 retries sent in the brownout", "the calls of the last 1 s",
+         "slower than 500 ms", "it let 12 retries through before it opened"),
         ("backoff.default-budget: a budget lets about max_tokens / 2 = 50 retries",
          "1 + 50 / 80 = 1.62x"),
         ("![goodput and offered load, measured](performance-brownout.svg)",),

@@ -33,7 +33,7 @@ TEST_CASE(
     "[simulation][brownout]") {
     const BrownoutSettings settings;  // 1000/s, arrivals 800/s, 400/s for 10 s, timeout 1 s
     const auto results = run_brownout(brownout_builtins(), settings);
-    REQUIRE(results.size() == 7);
+    REQUIRE(results.size() == 8);
     for (const BrownoutResult& result : results) {
         INFO(result.strategy << ": recovery "
                              << (result.recovery_s ? std::to_string(*result.recovery_s) : "never")
@@ -72,7 +72,10 @@ TEST_CASE("brownout: at 100 requests/s the sized budget and the breaker keep the
         INFO(guarded);
         CHECK(result_of(results, guarded).peak_amplification <= 1.3);
     }
+    // The comparison rows: the default budget's burst, and the default breaker's 10 s window
+    // still full of the successes from before the brownout.
     CHECK(result_of(results, "backoff.default-budget").peak_amplification > 1.5);
+    CHECK(result_of(results, "backoff.default-breaker").peak_amplification > 2.0);
     CHECK(result_of(results, "backoff").peak_amplification > 3.0);
 }
 
@@ -85,7 +88,7 @@ TEST_CASE("brownout: the strategies are the handlers of simulation/policies/brow
     }
     CHECK(names == std::vector<std::string>{"none", "immediate", "backoff", "backoff.budget",
                                             "backoff.default-budget", "backoff.breaker",
-                                            "backoff.budget.breaker"});
+                                            "backoff.default-breaker", "backoff.budget.breaker"});
     CHECK(brownout_policy_file().find("backoff.budget.breaker: backoff_budget_breaker") !=
           std::string_view::npos);
     const auto policy_of = [&](const std::string& name) {
@@ -100,6 +103,8 @@ TEST_CASE("brownout: the strategies are the handlers of simulation/policies/brow
     CHECK(policy_of("backoff.budget")->spec().budget == rebound::BudgetSettings{20, 0.1});
     CHECK(policy_of("backoff.default-budget")->spec().budget == rebound::BudgetSettings{100, 0.1});
     CHECK(policy_of("backoff.breaker")->breaker() != nullptr);
+    CHECK(policy_of("backoff.default-breaker")->breaker()->settings().window ==
+          std::chrono::seconds(10));
     CHECK_FALSE(policy_of("backoff.breaker")->spec().budget.has_value());
     // Cumulative: backoff, plus the budget, plus the breaker.
     const auto both = policy_of("backoff.budget.breaker");
@@ -141,7 +146,7 @@ TEST_CASE("brownout: CSV has one line per strategy and sample", "[simulation][br
     const auto results = run_brownout(brownout_builtins(), settings);
     const std::string csv = format_brownout_csv(results);
     CHECK(csv.rfind("strategy,time_s,arrivals,offered,goodput,amplification\n", 0) == 0);
-    CHECK(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')) == 1 + 7 * 30);
+    CHECK(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')) == 1 + 8 * 30);
     CHECK(csv.find("\nnone,5.000,800.00,800.00,800.00,1.00\n") != std::string::npos);
     const std::string svg = format_brownout_svg(results, settings);
     CHECK(svg.find("Goodput") != std::string::npos);

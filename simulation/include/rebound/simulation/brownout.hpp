@@ -100,6 +100,12 @@ std::string_view brownout_policy_file();
 // std::invalid_argument when an override makes a policy invalid.
 std::vector<ClientStrategy> brownout_builtins(const BrownoutOverrides& overrides = {});
 
+// The same from another policy file (YAML, JSON or the DSL, by its extension): one strategy per
+// handler binding, in file order. Throws std::invalid_argument with the file's first error when
+// it does not load, or when an override makes a policy invalid.
+std::vector<ClientStrategy> brownout_strategies(const std::string& policy_file,
+                                                const BrownoutOverrides& overrides = {});
+
 // One result per strategy, in the order given. Preconditions: the settings' durations are
 // positive and whole milliseconds, fractions in (0, 1], capacity >= 1, clients >= 1.
 std::vector<BrownoutResult> run_brownout(const std::vector<ClientStrategy>& strategies,
