@@ -586,6 +586,32 @@ def section_protocols(report, program):
                     f"{worst:.1f} ns (slowest case)", worst <= 200.0)
 
 
+HTTP_CLIENT_PROSE = """\
+`bench/http_client_bench.cpp` (target `rebound_http_client_bench`) times one `HttpClient::call`
+(a GET under a one-attempt policy) against `tests/support/flaky_http_server.py` on loopback:
+on the connection the client keeps between calls ([protocols.md](protocols.md#connections)),
+and on a new connection each time (a `Connection: close` request header, so the server closes it
+after the answer: what every call paid before the client kept its handles). The server is
+Python's `http.server`, with a thread per connection, so most of a call is the server's time;
+the difference is the connection's setup and teardown. No goal is set.
+"""
+
+
+def section_http_client(report, program):
+    if not report.section("HTTP client: kept connections", program is not None,
+                          "rebound_http_client_bench", HTTP_CLIENT_PROSE):
+        return
+    kept = find_run(program, r"^BM_http_call_kept_connection")
+    fresh = find_run(program, r"^BM_http_call_new_connection")
+    rows = [[label, fmt_ns(median_ns(run)), fmt_cv(run)]
+            for label, run in (("kept connection", kept), ("new connection", fresh)) if run]
+    report.table(["call", "median", "cv"], rows)
+    if kept and fresh and median_ns(kept) and median_ns(fresh):
+        report.add(f"A call on the kept connection takes {fmt_ratio(median_ns(kept) / median_ns(fresh))} "
+                   "the time of one on a new connection.")
+        report.add()
+
+
 COMPILE_PROSE = """\
 `bench/compile_bench.cpp` (target `rebound_compile_bench`) generates one service file (policies
 with a realistic spread of fields and handler bindings), prints it as YAML and as the DSL with the
@@ -1169,6 +1195,7 @@ def main():
     section_breaker(body, breaker)
     section_compile(body, compile_)
     section_protocols(body, protocols)
+    section_http_client(body, program("rebound_http_client_bench"))
     section_odbc(body, odbc)
     section_lint(body, read_text(os.path.join(args.results, "lint.txt")))
     section_contention(body, args.results, args.svg, args.output)
@@ -1240,7 +1267,7 @@ def main():
     head.add(f"cmake --build {build} -j2 --target rebound_decision_bench rebound_compile_bench \\")
     head.add("    rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli \\")
     head.add("    rebound_protocols_bench rebound_breaker_bench rebound_queue_bench \\")
-    head.add("    rebound_brownout_experiment")
+    head.add("    rebound_http_client_bench rebound_brownout_experiment")
     head.add(f"bench/run.sh {build}")
     head.add("# which ran:")
     head.add(commands.strip())

@@ -3,7 +3,8 @@
 
     tests/bench/check_report.py bench/report.py
 
-The results (machine.json, rebound_executor_bench.json, one pgbench and one contention round,
+The results (machine.json, rebound_executor_bench.json, rebound_http_client_bench.json, one
+pgbench and one contention round,
 round-trips.json, queue.json, brownout.json) are written to a temporary directory; the report
 must hold the handler lookup goals against the allocation-free baselines (transparent
 std::unordered_map, absl::flat_hash_map) with their ratios, the pgbench and `rebound immediate` contention rows next to each other with the
@@ -31,6 +32,9 @@ def write_results(results):
         benchmark("handler_lookup/unordered_map_string", 32.0),
         benchmark("handler_lookup/unordered_map_transparent", 10.0),
         benchmark("handler_lookup/absl_flat_hash_map", 6.0)]}))
+    (results / "rebound_http_client_bench.json").write_text(json.dumps({"benchmarks": [
+        benchmark("BM_http_call_kept_connection/real_time", 300000.0),
+        benchmark("BM_http_call_new_connection/real_time", 900000.0)]}))
     (results / "pgbench-1.txt").write_text(
         "number of transactions actually processed: 3200/3200\n"
         "number of failed transactions: 0 (0.000%)\n"
@@ -107,6 +111,9 @@ def main():
         # 18000 / 15000 attempts, 2.0 / 1.6 s.
         ("rebound immediate (like for like with pgbench)", "attempts 1.20x, wall 1.25x",
          "**missed**"),
+        # 300 / 900 µs per call.
+        ("| kept connection |", "300"),
+        ("kept connection takes 0.33x the time of one on a new connection",),
         ("Round trips per attempt, measured", "rebound immediate 3.00, pgbench 4.00", ""),
         # The brownout: measured beside simulated, each goal against the no-retry recovery (4 s).
         ("| none | 4.0 s | 16.0 s | 1.00x | 1.00x |",),
