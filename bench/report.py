@@ -589,7 +589,7 @@ def section_protocols(report, program):
 HTTP_CLIENT_PROSE = """\
 `bench/http_client_bench.cpp` (target `rebound_http_client_bench`) times one `HttpClient::call`
 (a GET under a one-attempt policy) against `tests/support/flaky_http_server.py` on loopback:
-on the connection the client keeps between calls ([protocols.md](protocols.md#connections)),
+on the connection the client keeps between calls (docs/protocols.md, "Connections"),
 and on a new connection each time (a `Connection: close` request header, so the server closes it
 after the answer: what every call paid before the client kept its handles). The server is
 Python's `http.server`, with a thread per connection, so most of a call is the server's time;
