@@ -15,9 +15,12 @@
 //
 // Over time (one sample per `sample` period) it reports the offered load (attempts sent per
 // second), the goodput (requests answered in time per second), the arrivals and the amplification
-// (attempts per arriving request). Recovery is the time from the capacity's return to the start
-// of the first sample from which goodput stays within 5% of arrivals for `settle` samples; none
-// when that never happens before the run ends (the overload keeps itself going: metastable).
+// (attempts sent in the sample over the requests that arrived in it: the load relative to no
+// retries; a retry counts in the sample it is sent in). The peak amplification is the largest of
+// the samples that start inside the brownout. Recovery is the time from the capacity's return to
+// the start of the first sample from which goodput stays within 5% of arrivals for `settle`
+// samples; none when that never happens before the run ends (the overload keeps itself going:
+// metastable).
 #pragma once
 
 #include <chrono>
