@@ -258,6 +258,7 @@ struct ServerStats {
     std::uint64_t served = 0;
     std::uint64_t shed = 0;
     std::uint64_t largest_queue = 0;
+    std::uint64_t connections = 0;  // accepted: HttpClient keeps its connections between calls
 };
 
 struct StrategyOutcome {
@@ -336,7 +337,8 @@ class ControlClient {
 ServerStats server_stats(const ControlClient& control, const std::string& url) {
     const nlohmann::json stats = nlohmann::json::parse(control.get(url));
     return {stats.at("received").get<std::uint64_t>(), stats.at("served").get<std::uint64_t>(),
-            stats.at("shed").get<std::uint64_t>(), stats.at("largest_queue").get<std::uint64_t>()};
+            stats.at("shed").get<std::uint64_t>(), stats.at("largest_queue").get<std::uint64_t>(),
+            stats.at("connections").get<std::uint64_t>()};
 }
 
 StrategyOutcome run_strategy(const sim::ClientStrategy& strategy, const Settings& settings,
@@ -483,6 +485,7 @@ nlohmann::json summary_json(const Settings& s, const std::vector<StrategyOutcome
             {"server_received", o.server.received},
             {"server_served", o.server.served},
             {"server_shed", o.server.shed},
+            {"server_connections", o.server.connections},
             {"late_arrivals", o.late_arrivals},
             {"client_threads", o.client_threads},
             {"server_pid", o.server_pid},
@@ -635,10 +638,10 @@ int main(int argc, char** argv) {
     std::cout << sim::format_brownout_table(results, summary);
     for (const StrategyOutcome& o : outcomes) {
         std::cout << o.result.strategy << ": server received " << o.server.received << ", served "
-                  << o.server.served << ", shed " << o.server.shed << "; in the brownout "
-                  << o.brownout_retries << " retries sent, " << o.brownout_amplification
-                  << "x the arrivals; " << o.late_arrivals << " late arrivals, " << o.client_threads
-                  << " client threads\n";
+                  << o.server.served << ", shed " << o.server.shed << " on " << o.server.connections
+                  << " connections; in the brownout " << o.brownout_retries << " retries sent, "
+                  << o.brownout_amplification << "x the arrivals; " << o.late_arrivals
+                  << " late arrivals, " << o.client_threads << " client threads\n";
     }
     try {
         if (!settings.csv_path.empty()) {

@@ -967,7 +967,7 @@ BROWNOUT_PROSE = """\
 The brownout of [simulate.md](simulate.md#brownout), against a real server. `bench/brownout_server.py`
 (Python, loopback only) serves C requests/s with a fixed pool of workers and a FIFO queue that
 holds at most Q requests; when the queue is full it sheds at once with `503` and
-`Retry-After: 1`. A queued request whose client has given up is still served: that is the work
+`Retry-After: 1`. It keeps connections open between requests (HTTP/1.1 keep-alive). A queued request whose client has given up is still served: that is the work
 a retry storm wastes. On command (`/control/brownout`) its capacity drops to 0.4 C for 10 s.
 `bench/brownout_experiment.cpp` sends requests open-loop at 0.8 C (evenly spaced, handed to a pool
 of client threads sized for the longest request) through `rebound::curl`'s `HttpClient`, each
@@ -1071,15 +1071,19 @@ def section_brownout(report, results, markdown_path):
                      "–" if whole is None else f"{whole:.2f}x",
                      s.get("brownout_retries", "–"),
                      s["largest_queue"], s["server_received"], s["server_shed"],
-                     s["late_arrivals"]])
+                     s.get("server_connections", "–"), s["late_arrivals"]])
     report.table(["strategy", "recovery, measured", "recovery, simulated",
                   "peak amplification, measured", "peak amplification, simulated",
                   "amplification over the brownout", "retries sent in the brownout",
-                  "largest queue", "attempts received", "shed (503)", "late arrivals"], rows)
+                  "largest queue", "attempts received", "shed (503)", "connections",
+                  "late arrivals"], rows)
     report.add("Amplification over the brownout is the attempts sent in its 10 s divided by the "
                "requests that arrived in them. The retries sent in the brownout bound the peak of "
                "any 1 s window, wherever it starts: at most 1 + retries / (arrivals per second), "
-               "so the 1 s buckets cannot hide a burst that straddles two of them. Late arrivals "
+               "so the 1 s buckets cannot hide a burst that straddles two of them. Connections are "
+               "those the server accepted: the client keeps its connections between calls "
+               "(docs/protocols.md, \"Connections\") and opens a new one when an attempt timed out "
+               "or when it has more calls in flight than open connections. Late arrivals "
                "are requests that waited more than 20 ms for a client thread (the open loop held "
                "when it is 0).")
     report.add()

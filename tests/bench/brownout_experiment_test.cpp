@@ -122,6 +122,10 @@ TEST_CASE("brownout experiment: a short run stops, stays on loopback and writes 
               strategy.at("server_served").get<std::uint64_t>() +
                   strategy.at("server_shed").get<std::uint64_t>());
         CHECK(strategy.at("largest_queue").get<std::uint64_t>() <= 20);
+        // Connections are kept between calls (docs/protocols.md, "Connections").
+        CHECK(strategy.at("server_connections").get<std::uint64_t>() >= 1);
+        CHECK(strategy.at("server_connections").get<std::uint64_t>() <=
+              strategy.at("server_received").get<std::uint64_t>());
         CHECK(strategy.at("peak_amplification").get<double>() >= 0.0);
     }
     CHECK(summary.at("policy_file") == "simulation/policies/brownout.yaml");
