@@ -6,7 +6,7 @@ namespace rebound {
 
 RetryRun::RetryRun(const RetryExecutor& executor, HandlerResolution resolution,
                    std::string_view handler, const RunOptions& options) noexcept
-    : executor_(&executor), options_(&options), handler_(handler) {
+    : executor_(&executor), options_(&options) {
     result_.via = resolution.policy ? resolution.via : ResolvedVia::Builtin;
     // Not a conditional expression: with builtin()'s const reference on one side, it would copy
     // the resolved policy's shared_ptr (an atomic increment) instead of moving it.
@@ -18,24 +18,34 @@ RetryRun::RetryRun(const RetryExecutor& executor, HandlerResolution resolution,
     const Policy& policy = *result_.policy;
     const PolicySpec& spec = policy.spec();
 
-    event_.handler = handler;
-    event_.policy = policy.name();
-    event_.command_id = options.command_id;
-
     info_.attempt = 0;
     info_.attempt_timeout = spec.attempt_timeout;
     info_.stop = options.stop;
     info_.command_id = options.command_id;
     info_.handler = handler;
 
-    context_.idempotent = resolution.idempotent;
+    idempotent_ = resolution.idempotent;
     breaker_ = policy.breaker();
 
     // Without a deadline nothing in the run depends on time; see "Clock" in retry_executor.hpp.
+    // The clock starts with the first attempt, not here: a run may be begun well before it
+    // starts (an asynchronous run behind asio::deferred).
     timed_ = spec.deadline.has_value() || executor.measure_elapsed_;
-    if (timed_) {
-        start_ = executor.clock_->now();
-    }
+}
+
+RetryRun::RetryRun(RetryRun&& other, const RunOptions& options) noexcept
+    : RetryRun(std::move(other)) {
+    options_ = &options;
+}
+
+RetryEvent RetryRun::event_of(RetryEventKind kind, int attempt) const noexcept {
+    RetryEvent event;
+    event.kind = kind;
+    event.handler = info_.handler;
+    event.policy = result_.policy->name();
+    event.command_id = options_->command_id;
+    event.attempt = attempt;
+    return event;
 }
 
 Duration RetryRun::elapsed_since_start() const noexcept {
@@ -48,17 +58,16 @@ Duration RetryRun::elapsed_since_start() const noexcept {
 void RetryRun::finish(RetryOutcome outcome) noexcept {
     result_.outcome = outcome;
     if (timed_) {
-        result_.elapsed = elapsed_since_start();
+        result_.elapsed = result_.attempts == 0 ? Duration{0} : elapsed_since_start();
     }
-    event_.kind =
-        outcome == RetryOutcome::Succeeded ? RetryEventKind::Succeeded : RetryEventKind::Stopped;
-    event_.attempt = result_.attempts;
-    event_.outcome = outcome;
-    event_.delay = Duration{0};
-    event_.error = result_.last_error ? &result_.last_error->description() : nullptr;
+    RetryEvent event = event_of(
+        outcome == RetryOutcome::Succeeded ? RetryEventKind::Succeeded : RetryEventKind::Stopped,
+        result_.attempts);
+    event.outcome = outcome;
+    event.error = result_.last_error ? &result_.last_error->description() : nullptr;
     executor_->notify(outcome == RetryOutcome::Succeeded ? &RetryListener::on_succeeded
                                                          : &RetryListener::on_stopped,
-                      event_);
+                      event);
 }
 
 RunStep RetryRun::start_attempt() {
@@ -69,17 +78,17 @@ RunStep RetryRun::start_attempt() {
     const int number = info_.attempt + 1;
     const PolicySpec& spec = result_.policy->spec();
     info_.attempt = number;
+    if (number == 1 && timed_) {
+        start_ = executor_->clock_->now();
+    }
     if (spec.deadline) {
         // The first attempt starts when the run does: its time left is the whole deadline.
         const Duration elapsed = number == 1 ? Duration{0} : elapsed_since_start();
         info_.time_left = std::max(*spec.deadline - elapsed, Duration{0});
     }
     result_.attempts = number;
-    event_.kind = RetryEventKind::AttemptStarted;
-    event_.attempt = number;
-    event_.delay = Duration{0};
-    event_.error = nullptr;
-    executor_->notify(&RetryListener::on_attempt_started, event_);
+    executor_->notify(&RetryListener::on_attempt_started,
+                      event_of(RetryEventKind::AttemptStarted, number));
 
     // The breaker, if any, is asked before every attempt (docs/resilience.md): a refused attempt
     // does not run, counts as an attempt and fails with circuit_open.
@@ -123,13 +132,16 @@ RunStep RetryRun::failed(Failure failure) {
 RunStep RetryRun::decide_after_failure() {
     const Policy& policy = *result_.policy;
     const int number = info_.attempt;
-    context_.attempt = number;
-    context_.elapsed = elapsed_since_start();
+    AttemptContext context;
+    context.attempt = number;
+    context.elapsed = elapsed_since_start();
+    context.previous_delay = previous_delay_;
+    context.idempotent = idempotent_;
     const ErrorDescription& error = result_.last_error->description();
-    result_.last_decision = decide(policy, error, context_, *executor_->random_);
+    result_.last_decision = decide(policy, error, context, *executor_->random_);
     const Decision& decision = result_.last_decision;
     if (options_->on_failure) {
-        options_->on_failure(FailureEvent{handler_, number, *result_.last_error, decision});
+        options_->on_failure(FailureEvent{info_.handler, number, *result_.last_error, decision});
     }
 
     if (!decision.retry) {
@@ -138,7 +150,7 @@ RunStep RetryRun::decide_after_failure() {
         DeadLetterSink* const sink = executor_->dead_letter_sink_;
         if (outcome == RetryOutcome::Exhausted &&
             policy.spec().on_exhausted == ExhaustedAction::DeadLetter && sink != nullptr &&
-            sink->accept(DeadLetter{handler_, options_->command_id, policy.name(), number,
+            sink->accept(DeadLetter{info_.handler, options_->command_id, policy.name(), number,
                                     *result_.last_error, options_->item})) {
             outcome = RetryOutcome::DeadLettered;
         }
@@ -146,13 +158,12 @@ RunStep RetryRun::decide_after_failure() {
         return RunStep::Done;
     }
 
-    event_.kind = RetryEventKind::RetryScheduled;
-    event_.attempt = number;
-    event_.category = decision.category;
-    event_.delay = decision.delay;
-    event_.error = &error;
-    executor_->notify(&RetryListener::on_retry_scheduled, event_);
-    context_.previous_delay = decision.delay;
+    RetryEvent event = event_of(RetryEventKind::RetryScheduled, number);
+    event.category = decision.category;
+    event.delay = decision.delay;
+    event.error = &error;
+    executor_->notify(&RetryListener::on_retry_scheduled, event);
+    previous_delay_ = decision.delay;
     return RunStep::Wait;
 }
 

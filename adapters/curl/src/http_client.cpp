@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #include "rebound/curl/transfer_failure.hpp"
 #include "rebound/http/header.hpp"
@@ -62,9 +65,11 @@ bool has_request_body(const HttpRequest& request) {
 }
 
 // Sets the options every attempt shares; the handle keeps pointers into `request`, `headers`
-// and `response`, which outlive it.
-void prepare(CURL* easy, const HttpRequest& request, curl_slist* headers, HttpResponse& response) {
+// and `response`, which outlive the call. `fresh_connection`: never send on a kept connection.
+void prepare(CURL* easy, const HttpRequest& request, curl_slist* headers, HttpResponse& response,
+             bool fresh_connection) {
     curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
+    curl_easy_setopt(easy, CURLOPT_FRESH_CONNECT, fresh_connection ? 1L : 0L);
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, append_body);
@@ -142,21 +147,75 @@ http::Classification classify_attempt(const HttpRequest& request, bool declared_
     return result;
 }
 
-HttpClient::HttpClient(const RetryExecutor& executor) : executor_(&executor) {
+// The easy handles no call is using, each with the connections it keeps open.
+class HttpClient::Handles {
+  public:
+    // A handle lent to one call and given back when the call ends, however it ends.
+    class Lease {
+      public:
+        explicit Lease(Handles& handles) : handles_(handles), easy_(handles.take()) {}
+        ~Lease() { handles_.give_back(std::move(easy_)); }
+        Lease(const Lease&) = delete;
+        Lease& operator=(const Lease&) = delete;
+        CURL* get() const noexcept { return easy_.get(); }
+
+      private:
+        Handles& handles_;
+        Easy easy_;
+    };
+
+  private:
+    // A kept handle, else a new one.
+    Easy take() {
+        {
+            const std::lock_guard lock(mutex_);
+            if (!idle_.empty()) {
+                Easy easy = std::move(idle_.back());
+                idle_.pop_back();
+                return easy;
+            }
+        }
+        Easy easy(curl_easy_init());
+        if (!easy) {
+            throw std::bad_alloc();
+        }
+        return easy;
+    }
+
+    // Keeps `easy` for a later call with its options reset (they point into the finished call)
+    // and its connections open; destroys it, closing them, when it cannot be kept.
+    void give_back(Easy easy) noexcept {
+        curl_easy_reset(easy.get());
+        try {
+            const std::lock_guard lock(mutex_);
+            idle_.push_back(std::move(easy));
+        } catch (...) {
+            // out of memory or a failed lock: `easy` is cleaned up on the way out
+        }
+    }
+
+    std::mutex mutex_;
+    std::vector<Easy> idle_;
+};
+
+HttpClient::HttpClient(const RetryExecutor& executor)
+    : executor_(&executor), handles_(std::make_unique<Handles>()) {
     initialise_curl_once();
 }
+
+HttpClient::~HttpClient() = default;
 
 CallResult HttpClient::call(std::string_view handler, const HttpRequest& request,
                             const RunOptions& options) const {
     HandlerResolution resolution = executor_->resolve(handler);
     const bool declared_idempotent = resolution.idempotent;
-    Easy easy(curl_easy_init());
-    if (!easy) {
-        throw std::bad_alloc();
-    }
+    const std::vector<http::Header> request_headers = views_of(request.headers);
+    const bool idempotent =
+        http::is_idempotent(http::Request{request.method, request_headers, declared_idempotent});
+    const Handles::Lease easy(*handles_);
     const HeaderList headers = header_list(request);
     HttpResponse response;
-    prepare(easy.get(), request, headers.get(), response);
+    prepare(easy.get(), request, headers.get(), response, !idempotent);
 
     CallResult result;
     result.run = executor_->run(
