@@ -1,0 +1,94 @@
+// HTTP requests through libcurl's multi interface driven by Asio, for services on an Asio
+// executor (docs/async.md, docs/protocols.md). The client's transfers share one curl multi
+// handle, and so its connection cache; its sockets are watched with asio::posix::stream_descriptor
+// waits and its timeouts with an asio::steady_timer (CURLMOPT_SOCKETFUNCTION and
+// CURLMOPT_TIMERFUNCTION), so no thread sleeps or polls and many transfers run on one thread.
+// An attempt classifies exactly as with the blocking HttpClient (classify_attempt): a response by
+// its status and Retry-After, a failed transfer by its CURLcode and how far the request got.
+//
+//   rebound::curl::AsyncHttpClient client(io.get_executor());
+//   rebound::curl::CallResult r = co_await client.call(executor, "ledger.pay", request);
+//
+// or, for a work of one's own under rebound::asio::RetryExecutor:
+//
+//   co_await executor.run("ledger.pay", [&](const rebound::AttemptInfo& info) {
+//       return client.attempt(request, info, declared_idempotent, response);
+//   }, asio::use_awaitable);
+//
+// Threads: the client's curl calls run on a strand of its executor. A coroutine that awaits
+// perform(), attempt() or call() must run on a strand or on a single-threaded io_context (the
+// asynchronous executor runs its attempts on a strand).
+//
+// Cancellation: terminal cancellation of the awaiting coroutine (the asynchronous executor's
+// RunOptions::stop, its per-operation cancellation, or its attempt_timeout) removes the transfer
+// from the multi handle at once and ends the await with asio::error::operation_aborted.
+//
+// Timeouts: each transfer's timeout (CURLOPT_TIMEOUT_MS) is the attempt's time limit
+// (attempt_time_limit: attempt_timeout shortened to the deadline's time left) or Options::timeout,
+// whichever is shorter. When the policy has an attempt_timeout the asynchronous executor also
+// cancels the attempt then and fails it with statement_timeout, and it usually does so first; a
+// service that wants the transport rows instead (a GET that timed out after it was sent is
+// connection_lost, a POST commit_outcome_unknown) gives the client a shorter Options::timeout.
+#pragma once
+
+#include <asio/any_io_executor.hpp>
+#include <asio/awaitable.hpp>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "rebound/asio/retry_executor.hpp"
+#include "rebound/curl/http_client.hpp"
+#include "rebound/duration.hpp"
+#include "rebound/retry_executor.hpp"
+
+namespace rebound::curl {
+
+struct AsyncHttpClientOptions {
+    // The longest a transfer may take, on top of the attempt's own limit; none when absent.
+    std::optional<Duration> timeout{};
+};
+
+class AsyncHttpClient {
+  public:
+    using Options = AsyncHttpClientOptions;
+
+    explicit AsyncHttpClient(::asio::any_io_executor executor, Options options = {});
+    // Ends the transfers still in progress (their awaits then never complete: destroy the client
+    // only when none is awaited) and closes the cached connections. Call it on the executor's
+    // thread, or after the executor stopped.
+    ~AsyncHttpClient();
+    AsyncHttpClient(const AsyncHttpClient&) = delete;
+    AsyncHttpClient& operator=(const AsyncHttpClient&) = delete;
+    AsyncHttpClient(AsyncHttpClient&&) = delete;
+    AsyncHttpClient& operator=(AsyncHttpClient&&) = delete;
+
+    // One transfer of `request` (copied: it may go away once this returns), limited to
+    // `timeout` and Options::timeout. Completes with what curl reported; throws
+    // asio::system_error(operation_aborted) when cancelled.
+    ::asio::awaitable<AttemptOutcome> perform(const HttpRequest& request,
+                                              std::optional<Duration> timeout) const;
+
+    // One attempt as the work of a run: performs `request` within the attempt's time limit,
+    // keeps a response that arrived in `response`, and returns the classified failure
+    // (classify_attempt), or nothing when the call did not fail. `info` is copied (the run's
+    // changes with the next attempt); `request` and `response` must outlive the await. A
+    // cancelled attempt touches neither once cancelled.
+    ::asio::awaitable<std::optional<Error>> attempt(const HttpRequest& request, AttemptInfo info,
+                                                    bool declared_idempotent,
+                                                    HttpResponse& response) const;
+
+    // Sends `request` under the policy `executor` resolves for `handler`, retrying as it says;
+    // the handler's declared idempotence counts as an Idempotency-Key does. `handler` and the
+    // options' views must outlive the call.
+    ::asio::awaitable<CallResult> call(const rebound::asio::RetryExecutor& executor,
+                                       std::string_view handler, const HttpRequest& request,
+                                       RunOptions options = {}) const;
+
+  private:
+    class Multi;
+    std::shared_ptr<Multi> multi_;
+    Options options_;
+};
+
+}  // namespace rebound::curl
