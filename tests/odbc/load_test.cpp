@@ -21,6 +21,7 @@
 #include <array>
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <fstream>
@@ -34,6 +35,7 @@
 #include <stop_token>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "database_test_support.hpp"
@@ -63,30 +65,31 @@ struct Transfer {
     bool debit_first = true;  // which account is locked first
 };
 
+// Both load policies: exponential waits from 1 ms up to `longest_wait`, with full jitter, on
+// transient errors.
+PolicyBuilder transfer_policy(std::string name, int max_attempts,
+                              std::chrono::milliseconds longest_wait) {
+    PolicyBuilder builder(std::move(name));
+    builder.max_attempts(max_attempts)
+        .backoff(Backoff::exponential(std::chrono::milliseconds(1), 2.0, longest_wait))
+        .jitter(Jitter::full())
+        .retry_on(Matcher::transient());
+    return builder;
+}
+
 // Many attempts with short jittered waits: under this contention a transfer may lose several
 // times in a row, and every one must commit in the end.
 std::shared_ptr<const Policy> load_policy() {
-    return PolicyBuilder("bank-load")
-        .max_attempts(60)
-        .backoff(
-            Backoff::exponential(std::chrono::milliseconds(1), 2.0, std::chrono::milliseconds(40)))
-        .jitter(Jitter::full())
-        .retry_on(Matcher::transient())
-        .build();
+    return transfer_policy("bank-load", 60, std::chrono::milliseconds(40)).build();
 }
 
 // Under faults a transfer must outlast a server that is down for 2 s and then recovers: waits
 // grow to 100 ms, the attempts cover several seconds, and a deadline bounds each transfer. A
 // commit whose outcome is unknown is retried: the command-id table makes that safe.
 std::shared_ptr<const Policy> fault_policy() {
-    return PolicyBuilder("bank-load-faults")
-        .max_attempts(400)
-        .backoff(
-            Backoff::exponential(std::chrono::milliseconds(1), 2.0, std::chrono::milliseconds(100)))
-        .jitter(Jitter::full())
+    return transfer_policy("bank-load-faults", 400, std::chrono::milliseconds(100))
         .deadline(std::chrono::seconds(20))
         .attempt_timeout(std::chrono::seconds(5))
-        .retry_on(Matcher::transient())
         .retry_on(Matcher::of_category(ErrorCategory::CommitOutcomeUnknown))
         .build();
 }
