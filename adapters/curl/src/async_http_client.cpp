@@ -36,8 +36,8 @@ std::optional<Duration> shorter(std::optional<Duration> a, std::optional<Duratio
 // the response being collected), and how its awaiting coroutine is woken. Shared by the
 // coroutine and the multi handle: either may be done with it first.
 struct Transfer {
-    Transfer(::asio::any_io_executor waiter, const HttpRequest& request_to_copy)
-        : request(request_to_copy),
+    Transfer(::asio::any_io_executor waiter, HttpRequest request_to_own)
+        : request(std::move(request_to_own)),
           easy(detail::make_easy()),
           headers(detail::header_list(request)),
           signal(std::move(waiter), std::chrono::steady_clock::time_point::max()) {
@@ -288,9 +288,10 @@ AsyncHttpClient::~AsyncHttpClient() {
     multi_->shut_down();
 }
 
-::asio::awaitable<AttemptOutcome> AsyncHttpClient::perform(const HttpRequest& request,
+::asio::awaitable<AttemptOutcome> AsyncHttpClient::perform(HttpRequest request,
                                                            std::optional<Duration> timeout) const {
-    auto transfer = std::make_shared<Transfer>(co_await ::asio::this_coro::executor, request);
+    auto transfer =
+        std::make_shared<Transfer>(co_await ::asio::this_coro::executor, std::move(request));
     curl_easy_setopt(transfer->easy.get(), CURLOPT_TIMEOUT_MS,
                      detail::timeout_ms(shorter(timeout, options_.timeout)));
     ::asio::dispatch(multi_->strand(), [multi = multi_, transfer] { multi->add(transfer); });
@@ -326,8 +327,7 @@ AsyncHttpClient::~AsyncHttpClient() {
 }
 
 ::asio::awaitable<CallResult> AsyncHttpClient::call(const rebound::asio::RetryExecutor& executor,
-                                                    std::string_view handler,
-                                                    const HttpRequest& request,
+                                                    std::string_view handler, HttpRequest request,
                                                     RunOptions options) const {
     HandlerResolution resolution = executor.blocking().resolve(handler);
     const bool declared_idempotent = resolution.idempotent;

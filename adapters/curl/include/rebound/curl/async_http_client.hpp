@@ -63,10 +63,11 @@ class AsyncHttpClient {
     AsyncHttpClient(AsyncHttpClient&&) = delete;
     AsyncHttpClient& operator=(AsyncHttpClient&&) = delete;
 
-    // One transfer of `request` (copied: it may go away once this returns), limited to
-    // `timeout` and Options::timeout. Completes with what curl reported; throws
-    // asio::system_error(operation_aborted) when cancelled.
-    ::asio::awaitable<AttemptOutcome> perform(const HttpRequest& request,
+    // One transfer of `request`, limited to `timeout` and Options::timeout. Completes with what
+    // curl reported; throws asio::system_error(operation_aborted) when cancelled. (Coroutines
+    // start when awaited, so what they take by reference must live until then: perform and
+    // call take the request by value.)
+    ::asio::awaitable<AttemptOutcome> perform(HttpRequest request,
                                               std::optional<Duration> timeout) const;
 
     // One attempt as the work of a run: performs `request` within the attempt's time limit,
@@ -79,10 +80,10 @@ class AsyncHttpClient {
                                                     HttpResponse& response) const;
 
     // Sends `request` under the policy `executor` resolves for `handler`, retrying as it says;
-    // the handler's declared idempotence counts as an Idempotency-Key does. `handler` and the
-    // options' views must outlive the call.
+    // the handler's declared idempotence counts as an Idempotency-Key does. The executor,
+    // `handler` and the options' views must outlive the call.
     ::asio::awaitable<CallResult> call(const rebound::asio::RetryExecutor& executor,
-                                       std::string_view handler, const HttpRequest& request,
+                                       std::string_view handler, HttpRequest request,
                                        RunOptions options = {}) const;
 
   private:
