@@ -118,17 +118,17 @@ class AsyncHttpClient::Multi : public std::enable_shared_from_this<AsyncHttpClie
         curl_multi_cleanup(multi_);
         multi_ = nullptr;
         timer_.cancel();
-        for (auto& [fd, socket] : sockets_) {
-            socket->closed = true;
-            socket->descriptor.release();  // curl's to close, not Asio's
+        while (!sockets_.empty()) {
+            forget(sockets_.begin());  // curl's to close, not Asio's
         }
-        sockets_.clear();
     }
 
   private:
-    // A socket curl uses, watched for the directions curl asked for. Asio owns the descriptor
-    // once curl has handed it over: curl closes sockets through on_close_socket, so a descriptor
-    // is closed (and taken out of the reactor) before its number can be reused.
+    // A socket curl uses, watched for the directions curl asked for, from the first time curl
+    // asks until CURL_POLL_REMOVE (curl tells that before it closes a socket, and when a
+    // connection goes idle in its cache): then the descriptor leaves Asio's reactor without being
+    // closed, so a number curl closes and reuses never meets a stale registration. A socket curl
+    // closes through on_close_socket while still watched is closed by Asio.
     struct Socket {
         Socket(const ::asio::strand<::asio::any_io_executor>& strand, curl_socket_t fd)
             : descriptor(strand, fd) {}
@@ -157,9 +157,7 @@ class AsyncHttpClient::Multi : public std::enable_shared_from_this<AsyncHttpClie
         auto found = sockets_.find(fd);
         if (what == CURL_POLL_REMOVE) {
             if (found != sockets_.end()) {
-                found->second->interest = 0;
-                std::error_code ignored;
-                found->second->descriptor.cancel(ignored);
+                forget(found);
             }
             return 0;
         }
@@ -198,8 +196,7 @@ class AsyncHttpClient::Multi : public std::enable_shared_from_this<AsyncHttpClie
     }
 
     // A wait ended: tells curl the socket is ready (or in error), then waits again for what curl
-    // still wants. A wait cancelled by CURL_POLL_REMOVE re-arms only if curl wants the socket
-    // again by then.
+    // still wants.
     void ready(const std::shared_ptr<Socket>& socket, std::error_code error, int direction,
                int select) {
         if (socket->closed || multi_ == nullptr) {
@@ -230,12 +227,19 @@ class AsyncHttpClient::Multi : public std::enable_shared_from_this<AsyncHttpClie
     void close_socket(curl_socket_t fd) {
         const auto found = sockets_.find(fd);
         if (found == sockets_.end()) {
-            ::close(fd);  // never handed to on_socket
+            ::close(fd);  // not watched (any more)
             return;
         }
         found->second->closed = true;
         std::error_code ignored;
         found->second->descriptor.close(ignored);
+        sockets_.erase(found);
+    }
+
+    // Stops watching a socket: its pending waits end with operation_aborted and do nothing.
+    void forget(std::unordered_map<curl_socket_t, std::shared_ptr<Socket>>::iterator found) {
+        found->second->closed = true;
+        found->second->descriptor.release();
         sockets_.erase(found);
     }
 

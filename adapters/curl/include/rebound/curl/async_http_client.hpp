@@ -15,9 +15,12 @@
 //       return client.attempt(request, info, declared_idempotent, response);
 //   }, asio::use_awaitable);
 //
-// Threads: the client's curl calls run on a strand of its executor. A coroutine that awaits
-// perform(), attempt() or call() must run on a strand or on a single-threaded io_context (the
-// asynchronous executor runs its attempts on a strand).
+// Threads: give the client the executor of an io_context that one thread runs (for more threads,
+// a client per thread), and await it from coroutines on that io_context. Asio's reactor is
+// edge-triggered and a descriptor wait does not look at the socket before it queues; on one
+// thread no readiness can arrive between curl's last read and the next wait, on several it
+// could, and a transfer would then stall. The client's curl calls run on a strand of the
+// executor.
 //
 // Cancellation: terminal cancellation of the awaiting coroutine (the asynchronous executor's
 // RunOptions::stop, its per-operation cancellation, or its attempt_timeout) removes the transfer

@@ -41,8 +41,10 @@ class UnaryClient {
     UnaryClient(const RetryExecutor& executor, std::shared_ptr<::grpc::ChannelInterface> channel);
 
     // Calls `method` ("/package.Service/Method") with `request` under the policy of `handler`,
-    // retrying as it says. `prepare`, when given, is called with each attempt's context before
-    // the call (metadata, compression, credentials); the client sets the deadline after it.
+    // retrying as it says. Blocks the calling thread, which waits on a completion queue of the
+    // call's own; calls may run from many threads at once. `prepare`, when given, is called with
+    // each attempt's context before the call (metadata, compression, credentials); the client sets
+    // the deadline after it.
     CallResult call(std::string_view handler, const std::string& method,
                     const ::grpc::ByteBuffer& request, const RunOptions& options = {},
                     FunctionRef<void(::grpc::ClientContext&)> prepare = {}) const;
