@@ -200,6 +200,7 @@ TEST_CASE("grpc: a pushback never makes a non-retryable status retried", "[grpc]
     CHECK(r.run.attempts == 1);
     CHECK(last_error(r).category == ErrorCategory::DataError);
     CHECK(r.status.error_message() == "scripted failure");
+    CHECK(last_error(r).message == "scripted failure");
 }
 
 TEST_CASE("grpc: UNAVAILABLE on every attempt exhausts the policy", "[grpc]") {

@@ -103,7 +103,10 @@ CallResult UnaryClient::call(std::string_view handler, const std::string& method
                 return std::nullopt;
             }
             ErrorDescription description = outcome.classification.error();
-            description.message = outcome.status.error_message();  // copied by Error
+            // grpc::Status::error_message() returns a copy: the view must see one that lives
+            // until Error has copied it.
+            const std::string message = outcome.status.error_message();
+            description.message = message;
             return Error(description);
         },
         options);
