@@ -179,6 +179,19 @@ TEST_CASE("async curl: a POST with an Idempotency-Key is retried after a reset a
     CHECK(f.applied("e") == 1);
 }
 
+TEST_CASE("async curl: a POST without a key reset after it was applied is outcome unknown",
+          "[async_curl]") {
+    Fixture f;
+    // A kept connection first: libcurl would resend a request on a reused connection that
+    // closes before any answer, applying the POST twice.
+    REQUIRE(f.send(f.request("GET", "/ok/warm")).run.succeeded());
+    const CallResult r = f.send(f.request("POST", "/reset-after/k?fail=1", {}, "pay 10"));
+    CHECK(r.run.outcome == RetryOutcome::OutcomeUnknown);
+    CHECK(r.run.attempts == 1);
+    CHECK(last_category(r) == ErrorCategory::CommitOutcomeUnknown);
+    CHECK(f.applied("k") == 1);
+}
+
 TEST_CASE("async curl: the executor's attempt_timeout cancels a stalled transfer", "[async_curl]") {
     Fixture f(300ms);
     const auto started = std::chrono::steady_clock::now();

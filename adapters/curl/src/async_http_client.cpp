@@ -293,11 +293,13 @@ AsyncHttpClient::~AsyncHttpClient() {
 }
 
 ::asio::awaitable<AttemptOutcome> AsyncHttpClient::perform(HttpRequest request,
-                                                           std::optional<Duration> timeout) const {
+                                                           std::optional<Duration> timeout,
+                                                           bool declared_idempotent) const {
     auto transfer =
         std::make_shared<Transfer>(co_await ::asio::this_coro::executor, std::move(request));
     curl_easy_setopt(transfer->easy.get(), CURLOPT_TIMEOUT_MS,
                      detail::timeout_ms(shorter(timeout, options_.timeout)));
+    detail::set_connection_reuse(transfer->easy.get(), transfer->request, declared_idempotent);
     ::asio::dispatch(multi_->strand(), [multi = multi_, transfer] { multi->add(transfer); });
     std::error_code error;
     co_await transfer->signal.async_wait(::asio::redirect_error(::asio::use_awaitable, error));
@@ -315,7 +317,8 @@ AsyncHttpClient::~AsyncHttpClient() {
                                                                  AttemptInfo info,
                                                                  bool declared_idempotent,
                                                                  HttpResponse& response) const {
-    const AttemptOutcome outcome = co_await perform(request, attempt_time_limit(info));
+    const AttemptOutcome outcome =
+        co_await perform(request, attempt_time_limit(info), declared_idempotent);
     if (outcome.response.status != 0) {
         response = outcome.response;
     }

@@ -5,8 +5,10 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "rebound/curl/transfer_failure.hpp"
+#include "rebound/http/classification.hpp"
 #include "rebound/http/header.hpp"
 
 namespace rebound::curl::detail {
@@ -82,6 +84,20 @@ void set_request(CURL* easy, const HttpRequest& request, curl_slist* headers,
         curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
                          static_cast<curl_off_t>(request.body.size()));
     }
+}
+
+bool is_idempotent(const HttpRequest& request, bool declared_idempotent) {
+    std::vector<http::Header> headers;
+    headers.reserve(request.headers.size());
+    for (const auto& [name, value] : request.headers) {
+        headers.push_back({name, value});
+    }
+    return http::is_idempotent(http::Request{request.method, headers, declared_idempotent});
+}
+
+void set_connection_reuse(CURL* easy, const HttpRequest& request, bool declared_idempotent) {
+    curl_easy_setopt(easy, CURLOPT_FRESH_CONNECT,
+                     is_idempotent(request, declared_idempotent) ? 0L : 1L);
 }
 
 long timeout_ms(std::optional<Duration> limit) noexcept {

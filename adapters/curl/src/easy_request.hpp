@@ -35,6 +35,15 @@ HeaderList header_list(const HttpRequest& request);
 void set_request(CURL* easy, const HttpRequest& request, curl_slist* headers,
                  HttpResponse& response);
 
+// Whether `request` may be repeated (http::is_idempotent: its method, an Idempotency-Key, or the
+// handler's declared idempotence).
+bool is_idempotent(const HttpRequest& request, bool declared_idempotent);
+
+// A request that may not be repeated goes on a new connection: on a reused connection that
+// closes before any answer, libcurl sends the request again by itself, and a POST the server
+// had applied would be applied twice.
+void set_connection_reuse(CURL* easy, const HttpRequest& request, bool declared_idempotent);
+
 // CURLOPT_TIMEOUT_MS for a time limit: 0 (none) without one, at least 1 ms with one (0 would
 // mean no limit to curl).
 long timeout_ms(std::optional<Duration> limit) noexcept;

@@ -67,11 +67,13 @@ class AsyncHttpClient {
     AsyncHttpClient& operator=(AsyncHttpClient&&) = delete;
 
     // One transfer of `request`, limited to `timeout` and Options::timeout. Completes with what
-    // curl reported; throws asio::system_error(operation_aborted) when cancelled. (Coroutines
-    // start when awaited, so what they take by reference must live until then: perform and
-    // call take the request by value.)
-    ::asio::awaitable<AttemptOutcome> perform(HttpRequest request,
-                                              std::optional<Duration> timeout) const;
+    // curl reported; throws asio::system_error(operation_aborted) when cancelled. A request that
+    // may not be repeated (not idempotent by its method or an Idempotency-Key, nor declared so)
+    // goes on a new connection: on a reused connection that closes before any answer, libcurl
+    // would send it again by itself. (Coroutines start when awaited, so what they take by
+    // reference must live until then: perform and call take the request by value.)
+    ::asio::awaitable<AttemptOutcome> perform(HttpRequest request, std::optional<Duration> timeout,
+                                              bool declared_idempotent = false) const;
 
     // One attempt as the work of a run: performs `request` within the attempt's time limit,
     // keeps a response that arrived in `response`, and returns the classified failure
