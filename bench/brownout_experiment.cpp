@@ -1,7 +1,8 @@
 // The brownout of docs/simulate.md, for real (docs/performance.md, "Brownout, measured"): client
 // threads call bench/brownout_server.py on loopback through rebound::curl's HttpClient, under
-// the same five strategies as `rebound simulate --scenario brownout` (brownout_builtins), and
-// the server loses 60% of its capacity for a while on command.
+// the strategies of `rebound simulate --scenario brownout`: the policies of
+// simulation/policies/brownout.yaml, which both load through brownout_builtins, and the server
+// loses 60% of its capacity for a while on command.
 //
 //   rebound_brownout_experiment [--capacity 100] [--strategies none,immediate,...]
 //       [--csv FILE] [--svg FILE] [--json FILE] [durations in ms, see --help]
@@ -16,7 +17,10 @@
 // `after` more.
 //
 // Counted per sample period: arrivals; attempts sent (attempts started, less those the breaker
-// refused: a refused attempt sends nothing); goodput (requests that succeeded). As in the
+// refused: a refused attempt sends nothing), and among them the retries; goodput (requests that
+// succeeded). Besides the peak of the samples, the summary gives the amplification over the
+// whole brownout (attempts sent / arrivals in its samples) and the retries sent in it, which
+// bound the peak of any 1 s window: at most 1 + retries / (arrivals per second). As in the
 // simulation, a request whose attempt the breaker refuses fails at once (the run is ended from
 // on_failure) instead of waiting for the breaker to half-open, which would hold a client thread
 // for seconds. Recovery and peak amplification are computed by the simulation's own
@@ -30,6 +34,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -70,16 +75,18 @@ struct Settings {
     int queue = 150;          // requests the server holds at most
     int workers = 8;
     int retry_after_s = 1;
-    int retries = 3;
-    int timeout_ms = 1000;  // the client timeout of one attempt
+    int timeout_ms = 1000;  // the client timeout of one attempt: every policy's attempt_timeout
     int brownout_start_ms = 4000;
     int brownout_ms = 10000;
     int after_ms = 12000;
     int sample_ms = 1000;
     int settle = 3;
-    int max_tokens = 100;
-    double token_ratio = 0.1;
-    std::vector<std::string> strategies;  // empty: all five
+    // Replace the policy file's, when given.
+    std::optional<int> retries;
+    std::optional<int> max_tokens;
+    std::optional<double> token_ratio;
+    std::vector<std::string> strategies;  // empty: all of the policy file
+    std::string policy_file;              // empty: simulation/policies/brownout.yaml
     std::string server_script = REBOUND_BROWNOUT_SERVER;
     std::string csv_path;
     std::string svg_path;
@@ -88,11 +95,16 @@ struct Settings {
 
     int run_ms() const { return brownout_start_ms + brownout_ms + after_ms; }
     double arrival_rate() const { return 0.8 * capacity; }
-    // Long enough for the longest request: every attempt timing out, every retry waiting for
-    // Retry-After (longer than any backoff delay of the strategies), plus a margin.
-    int client_threads() const {
-        const double longest_s = (1 + retries) * timeout_ms / 1000.0 + retries * retry_after_s;
-        return static_cast<int>(std::ceil(arrival_rate() * (longest_s + 1.0))) + 16;
+    // Enough threads for the longest request of `policy`: every attempt timing out, every retry
+    // waiting for the longer of its backoff (full jitter draws at most the base delay) and
+    // Retry-After, plus a second of margin; the arrivals of that time each hold a thread.
+    int client_threads(const rebound::Policy& policy) const {
+        double longest_s = policy.max_attempts() * timeout_ms / 1000.0 + 1.0;
+        for (int retry = 1; retry < policy.max_attempts(); ++retry) {
+            longest_s += std::max(std::chrono::duration<double>(policy.base_delay(retry)).count(),
+                                  static_cast<double>(retry_after_s));
+        }
+        return static_cast<int>(std::ceil(arrival_rate() * longest_s)) + 16;
     }
 };
 
@@ -119,16 +131,39 @@ class Timeline : public rebound::RetryListener {
           arrivals_(samples),
           started_(samples),
           refused_(samples),
+          retries_started_(samples),
+          retries_refused_(samples),
           goodput_(samples) {}
 
     // Sets the start of the first sample. Call it before the first arrival is handed to a client
     // thread (the hand-over publishes it to them).
     void start_at(Clock::time_point start) { start_ = start; }
     void arrival(Clock::time_point at) { count(arrivals_, at); }
-    void refusal(Clock::time_point at) { count(refused_, at); }
+    // `attempt`: the refused attempt's number (a retry when above 1).
+    void refusal(Clock::time_point at, int attempt) {
+        count(refused_, at);
+        if (attempt > 1) {
+            count(retries_refused_, at);
+        }
+    }
     void success(Clock::time_point at) { count(goodput_, at); }
-    void on_attempt_started(const rebound::RetryEvent& /*event*/) noexcept override {
-        count(started_, Clock::now());
+    void on_attempt_started(const rebound::RetryEvent& event) noexcept override {
+        const Clock::time_point now = Clock::now();
+        count(started_, now);
+        if (event.attempt > 1) {
+            count(retries_started_, now);
+        }
+    }
+
+    // Retries sent (started, less those the breaker refused) in the samples [first, last).
+    std::uint64_t retries_sent(std::size_t first, std::size_t last) const {
+        std::uint64_t sent = 0;
+        for (std::size_t b = first; b < last && b < retries_started_.size(); ++b) {
+            const std::uint64_t started = retries_started_[b].load();
+            const std::uint64_t refused = retries_refused_[b].load();
+            sent += started > refused ? started - refused : 0;
+        }
+        return sent;
     }
 
     sim::BrownoutCounts counts() const {
@@ -161,6 +196,8 @@ class Timeline : public rebound::RetryListener {
     Counters arrivals_;
     Counters started_;
     Counters refused_;
+    Counters retries_started_;
+    Counters retries_refused_;
     Counters goodput_;
 };
 
@@ -221,15 +258,54 @@ struct ServerStats {
     std::uint64_t served = 0;
     std::uint64_t shed = 0;
     std::uint64_t largest_queue = 0;
+    std::uint64_t connections = 0;  // accepted: HttpClient keeps its connections between calls
 };
 
 struct StrategyOutcome {
     sim::BrownoutResult result;
+    // Over the samples inside the brownout: attempts sent / arrivals, and the retries sent.
+    double brownout_amplification = 0.0;
+    std::uint64_t brownout_retries = 0;
+    nlohmann::json policy;  // what the report says of the strategy
     ServerStats server;
     std::uint64_t late_arrivals = 0;
     int client_threads = 0;
     int server_pid = 0;
 };
+
+double milliseconds(rebound::Duration d) {
+    return std::chrono::duration<double, std::milli>(d).count();
+}
+
+// The settings of `policy` the report shows: attempts, first backoff, budget and breaker.
+nlohmann::json describe(const rebound::Policy& policy) {
+    nlohmann::json out = {{"policy", policy.name()},
+                          {"max_attempts", policy.max_attempts()},
+                          {"budget", nullptr},
+                          {"breaker", nullptr}};
+    if (policy.max_attempts() > 1) {
+        out["first_backoff_ms"] = milliseconds(policy.base_delay(1));
+    }
+    if (const auto& budget = policy.spec().budget) {
+        out["budget"] = {{"max_tokens", budget->max_tokens}, {"token_ratio", budget->token_ratio}};
+    }
+    if (const rebound::CircuitBreaker* breaker = policy.breaker()) {
+        const rebound::BreakerSettings& b = breaker->settings();
+        nlohmann::json rule;
+        if (b.trip == rebound::BreakerTrip::Ratio) {
+            rule = {{"failure_ratio", b.failure_ratio},
+                    {"minimum_calls", b.minimum_calls},
+                    {"window_ms", milliseconds(b.window)}};
+        } else {
+            rule = {{"consecutive_failures", b.consecutive_failures}};
+        }
+        rule["open_for_ms"] = milliseconds(b.open_for);
+        rule["max_open_for_ms"] = milliseconds(b.effective_max_open_for());
+        rule["slow_call_ms"] = b.slow_call ? nlohmann::json(milliseconds(*b.slow_call)) : nullptr;
+        out["breaker"] = rule;
+    }
+    return out;
+}
 
 // One GET without retries, for the control paths; throws std::runtime_error unless it gets 200.
 class ControlClient {
@@ -261,7 +337,8 @@ class ControlClient {
 ServerStats server_stats(const ControlClient& control, const std::string& url) {
     const nlohmann::json stats = nlohmann::json::parse(control.get(url));
     return {stats.at("received").get<std::uint64_t>(), stats.at("served").get<std::uint64_t>(),
-            stats.at("shed").get<std::uint64_t>(), stats.at("largest_queue").get<std::uint64_t>()};
+            stats.at("shed").get<std::uint64_t>(), stats.at("largest_queue").get<std::uint64_t>(),
+            stats.at("connections").get<std::uint64_t>()};
 }
 
 StrategyOutcome run_strategy(const sim::ClientStrategy& strategy, const Settings& settings,
@@ -276,6 +353,7 @@ StrategyOutcome run_strategy(const sim::ClientStrategy& strategy, const Settings
     const std::string work_url = server.url("/work");
 
     const std::shared_ptr<const rebound::Policy> policy = strategy.make_policy();
+    const rebound::Policy& described = *policy;
     const auto samples =
         static_cast<std::size_t>((settings.run_ms() + settings.sample_ms - 1) / settings.sample_ms);
     Timeline timeline(Millis(settings.sample_ms), samples);
@@ -286,7 +364,8 @@ StrategyOutcome run_strategy(const sim::ClientStrategy& strategy, const Settings
     const rebound::curl::HttpClient client(executor);
 
     StrategyOutcome outcome;
-    outcome.client_threads = settings.client_threads();
+    outcome.client_threads = settings.client_threads(described);
+    outcome.policy = describe(described);
     outcome.server_pid = static_cast<int>(server.pid());
     std::atomic<std::uint64_t> late{0};
     ArrivalQueue arrivals;
@@ -298,7 +377,7 @@ StrategyOutcome run_strategy(const sim::ClientStrategy& strategy, const Settings
             }
             const auto refuse = [&](const rebound::FailureEvent& event) {
                 if (event.failure.description().category == rebound::ErrorCategory::CircuitOpen) {
-                    timeline.refusal(Clock::now());
+                    timeline.refusal(Clock::now(), event.attempt);
                     throw Refused{};
                 }
             };
@@ -362,6 +441,20 @@ StrategyOutcome run_strategy(const sim::ClientStrategy& strategy, const Settings
     outcome.late_arrivals = late.load();
     outcome.result = sim::summarize_brownout(strategy.name, timeline.counts(), summary);
     outcome.result.largest_queue = outcome.server.largest_queue;
+    const auto first = static_cast<std::size_t>(settings.brownout_start_ms / settings.sample_ms);
+    const auto last = static_cast<std::size_t>(
+        (settings.brownout_start_ms + settings.brownout_ms + settings.sample_ms - 1) /
+        settings.sample_ms);
+    const sim::BrownoutCounts counts = timeline.counts();
+    std::uint64_t offered = 0;
+    std::uint64_t arrived = 0;
+    for (std::size_t b = first; b < last && b < counts.arrivals.size(); ++b) {
+        offered += counts.offered[b];
+        arrived += counts.arrivals[b];
+    }
+    outcome.brownout_amplification =
+        arrived == 0 ? 0.0 : static_cast<double>(offered) / static_cast<double>(arrived);
+    outcome.brownout_retries = timeline.retries_sent(first, last);
     return outcome;
 }
 
@@ -383,12 +476,16 @@ nlohmann::json summary_json(const Settings& s, const std::vector<StrategyOutcome
     for (const StrategyOutcome& o : outcomes) {
         strategies.push_back({
             {"strategy", o.result.strategy},
+            {"policy", o.policy},
             {"recovery_s", recovery_json(o.result)},
             {"peak_amplification", o.result.peak_amplification},
+            {"brownout_amplification", o.brownout_amplification},
+            {"brownout_retries", o.brownout_retries},
             {"largest_queue", o.server.largest_queue},
             {"server_received", o.server.received},
             {"server_served", o.server.served},
             {"server_shed", o.server.shed},
+            {"server_connections", o.server.connections},
             {"late_arrivals", o.late_arrivals},
             {"client_threads", o.client_threads},
             {"server_pid", o.server_pid},
@@ -409,15 +506,14 @@ nlohmann::json summary_json(const Settings& s, const std::vector<StrategyOutcome
         {"queue", s.queue},
         {"workers", s.workers},
         {"retry_after_s", s.retry_after_s},
-        {"retries", s.retries},
         {"timeout_ms", s.timeout_ms},
         {"brownout_start_ms", s.brownout_start_ms},
         {"brownout_ms", s.brownout_ms},
         {"run_ms", s.run_ms()},
         {"sample_ms", s.sample_ms},
         {"settle", s.settle},
-        {"max_tokens", s.max_tokens},
-        {"token_ratio", s.token_ratio},
+        {"policy_file",
+         s.policy_file.empty() ? "simulation/policies/brownout.yaml" : s.policy_file},
         {"strategies", strategies},
         {"simulated", simulated_json},
     };
@@ -442,9 +538,9 @@ int main(int argc, char** argv) {
     app.add_option("--retry-after", settings.retry_after_s, "the server's Retry-After, s")
         ->check(CLI::Range(1, 60))
         ->capture_default_str();
-    app.add_option("--retries", settings.retries, "retries of the retrying strategies (N)")
-        ->check(CLI::Range(0, 10))
-        ->capture_default_str();
+    app.add_option("--retries", settings.retries,
+                   "retries of the retrying strategies (default: the policy file's)")
+        ->check(CLI::Range(0, 10));
     app.add_option("--timeout-ms", settings.timeout_ms, "client timeout of one attempt")
         ->check(CLI::Range(10, 60000))
         ->capture_default_str();
@@ -463,15 +559,19 @@ int main(int argc, char** argv) {
     app.add_option("--settle", settings.settle, "samples in a row within 5% for recovery")
         ->check(CLI::Range(1, 100))
         ->capture_default_str();
-    app.add_option("--max-tokens", settings.max_tokens, "budget max_tokens")
-        ->check(CLI::Range(1, 1000000))
-        ->capture_default_str();
-    app.add_option("--token-ratio", settings.token_ratio, "budget token_ratio")
-        ->check(CLI::Range(0.0, 1.0))
-        ->capture_default_str();
+    app.add_option("--max-tokens", settings.max_tokens,
+                   "max_tokens of every budget (default: the policy file's)")
+        ->check(CLI::Range(1, 100000));
+    app.add_option("--token-ratio", settings.token_ratio,
+                   "token_ratio of every budget (default: the policy file's)")
+        ->check(CLI::Range(0.001, 1000.0));
     app.add_option("--strategies", settings.strategies,
-                   "none, immediate, backoff, backoff+budget, backoff+breaker (default: all)")
+                   "handlers of the policy file (default: all)")
         ->delimiter(',');
+    app.add_option("--policy-file", settings.policy_file,
+                   "the strategies' policy file, one strategy per handler binding (default: "
+                   "simulation/policies/brownout.yaml, as compiled in)")
+        ->check(CLI::ExistingFile);
     app.add_option("--server", settings.server_script, "the server script")
         ->check(CLI::ExistingFile)
         ->capture_default_str();
@@ -486,10 +586,19 @@ int main(int argc, char** argv) {
         return app.exit(e) == 0 ? kExitOk : kExitUsage;
     }
 
-    std::vector<sim::ClientStrategy> strategies =
-        sim::brownout_builtins(settings.retries, Millis(100),
-                               rebound::BudgetSettings{settings.max_tokens, settings.token_ratio},
-                               rebound::BreakerSettings{}, Millis(settings.timeout_ms));
+    std::vector<sim::ClientStrategy> strategies;
+    try {
+        const sim::BrownoutOverrides overrides{.retries = settings.retries,
+                                               .max_tokens = settings.max_tokens,
+                                               .token_ratio = settings.token_ratio,
+                                               .attempt_timeout = Millis(settings.timeout_ms)};
+        strategies = settings.policy_file.empty()
+                         ? sim::brownout_builtins(overrides)
+                         : sim::brownout_strategies(settings.policy_file, overrides);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "rebound_brownout_experiment: " << e.what() << '\n';
+        return kExitUsage;
+    }
     if (!settings.strategies.empty()) {
         std::vector<sim::ClientStrategy> chosen;
         for (const std::string& name : settings.strategies) {
@@ -497,7 +606,7 @@ int main(int argc, char** argv) {
                                             [&](const auto& s) { return s.name == name; });
             if (found == strategies.end()) {
                 std::cerr << "rebound_brownout_experiment: --strategies: no strategy '" << name
-                          << "' (none, immediate, backoff, backoff+budget, backoff+breaker)\n";
+                          << "' in the policy file\n";
                 return kExitUsage;
             }
             chosen.push_back(*found);
@@ -529,7 +638,9 @@ int main(int argc, char** argv) {
     std::cout << sim::format_brownout_table(results, summary);
     for (const StrategyOutcome& o : outcomes) {
         std::cout << o.result.strategy << ": server received " << o.server.received << ", served "
-                  << o.server.served << ", shed " << o.server.shed << "; " << o.late_arrivals
+                  << o.server.served << ", shed " << o.server.shed << " on " << o.server.connections
+                  << " connections; in the brownout " << o.brownout_retries << " retries sent, "
+                  << o.brownout_amplification << "x the arrivals; " << o.late_arrivals
                   << " late arrivals, " << o.client_threads << " client threads\n";
     }
     try {

@@ -17,13 +17,15 @@ exits by itself with status 3, so a driver that dies cannot leave it behind. Pat
   GET /control/brownout?fraction=F&seconds=D
                               capacity F * C for D seconds from now, then C again; 200 at once
   GET /stats                  200 with JSON: received, served, shed, largest_queue (the most
-                              requests held at once), capacity
+                              requests held at once), connections (accepted), capacity
 
 Capacity: the workers take requests in FIFO order and each answer takes the next free service
 slot of the whole server, 1 / capacity apart, so the server answers at most `capacity`
 requests/s whatever the number of workers; an idle server banks no slots. A queued request whose
 client has given up is still served (the server cannot know): that is the work a retry storm
-wastes. Every response closes its connection.
+wastes. Connections are kept open between requests (HTTP/1.1 keep-alive) until the client closes
+them, as rebound::curl's HttpClient reuses them; a response that cannot be written closes its
+connection.
 """
 import argparse
 import json
@@ -74,6 +76,7 @@ class Stats:
         self.served = 0
         self.shed = 0
         self.largest_queue = 0
+        self.connections = 0
         self.held = 0  # admitted and not answered yet: waiting or with a worker
 
     def admit(self, limit):
@@ -87,6 +90,10 @@ class Stats:
             self.largest_queue = max(self.largest_queue, self.held)
             return True
 
+    def connected(self):
+        with self.lock:
+            self.connections += 1
+
     def answered(self):
         with self.lock:
             self.held -= 1
@@ -96,30 +103,32 @@ class Stats:
         with self.lock:
             return json.dumps({"received": self.received, "served": self.served,
                                "shed": self.shed, "largest_queue": self.largest_queue,
-                               "capacity": capacity})
+                               "connections": self.connections, "capacity": capacity})
 
 
 def respond(connection, status, body, headers=()):
+    """Writes the response; True when the connection can take the next request."""
     reason = {200: "OK", 404: "Not Found", 503: "Service Unavailable"}[status]
-    lines = [f"HTTP/1.1 {status} {reason}", f"Content-Length: {len(body)}", "Connection: close"]
+    lines = [f"HTTP/1.1 {status} {reason}", f"Content-Length: {len(body)}"]
     lines += [f"{name}: {value}" for name, value in headers]
     try:
         connection.settimeout(1.0)
         connection.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+        return True
     except OSError:
-        pass  # the client gave up: its answer is lost work
-    finally:
-        connection.close()
+        connection.close()  # the client gave up: its answer is lost work
+        return False
 
 
-def worker(waiting, capacity, stats):
+def worker(waiting, capacity, stats, kept):
     while True:
         connection = waiting.get()
         due = capacity.take_slot()
         delay = due - time.monotonic()
         if delay > 0:
             time.sleep(delay)
-        respond(connection, 200, b"ok")
+        if respond(connection, 200, b"ok"):
+            kept(connection)
         stats.answered()
 
 
@@ -131,26 +140,62 @@ class Server:
         self.waiting = queue.Queue()
         self.selector = selectors.DefaultSelector()
         self.heads = {}  # connection -> bytes of the request head read so far
+        # Connections the workers answered, handed back to the selector's thread, which is woken
+        # through `wake`.
+        self.returned = queue.SimpleQueue()
+        self.wake, self.waker = socket.socketpair()
+        self.wake.setblocking(False)
+        self.waker.setblocking(False)
         self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.listener.bind(("127.0.0.1", 0))
         self.listener.listen(1024)
         self.listener.setblocking(False)
         self.selector.register(self.listener, selectors.EVENT_READ)
+        self.selector.register(self.wake, selectors.EVENT_READ)
 
     def port(self):
         return self.listener.getsockname()[1]
 
     def serve_forever(self):
         for _ in range(self.options.workers):
-            threading.Thread(target=worker, args=(self.waiting, self.capacity, self.stats),
+            threading.Thread(target=worker,
+                             args=(self.waiting, self.capacity, self.stats, self.hand_back),
                              daemon=True).start()
         while True:
             for key, _ in self.selector.select():
                 if key.fileobj is self.listener:
                     self.accept()
+                elif key.fileobj is self.wake:
+                    self.take_back()
                 else:
                     self.read(key.fileobj)
+
+    def hand_back(self, connection):
+        """From a worker: the connection waits for its next request."""
+        self.returned.put(connection)
+        try:
+            self.waker.send(b"x")
+        except OSError:
+            pass  # the wake-up byte of an earlier hand-back is still unread
+
+    def take_back(self):
+        try:
+            while self.wake.recv(4096):
+                pass
+        except BlockingIOError:
+            pass
+        while True:
+            try:
+                self.keep(self.returned.get_nowait())
+            except queue.Empty:
+                return
+
+    def keep(self, connection):
+        """Waits for the next request on `connection` (selector thread only)."""
+        connection.setblocking(False)
+        self.heads[connection] = b""
+        self.selector.register(connection, selectors.EVENT_READ)
 
     def accept(self):
         while True:
@@ -158,9 +203,8 @@ class Server:
                 connection, _ = self.listener.accept()
             except BlockingIOError:
                 return
-            connection.setblocking(False)
-            self.heads[connection] = b""
-            self.selector.register(connection, selectors.EVENT_READ)
+            self.stats.connected()
+            self.keep(connection)
 
     def read(self, connection):
         try:
@@ -185,20 +229,23 @@ class Server:
         parts = request_line.split(" ")
         url = urllib.parse.urlsplit(parts[1] if len(parts) > 1 else "/")
         query = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
+        if url.path == "/work" and self.stats.admit(self.options.queue):
+            self.waiting.put(connection)
+            return
         if url.path == "/work":
-            if self.stats.admit(self.options.queue):
-                self.waiting.put(connection)
-            else:
-                respond(connection, 503, b"overloaded",
-                        [("Retry-After", str(self.options.retry_after))])
+            answered = respond(connection, 503, b"overloaded",
+                               [("Retry-After", str(self.options.retry_after))])
         elif url.path == "/control/brownout":
             self.capacity.brown_out(float(query.get("fraction", "0.4")),
                                     float(query.get("seconds", "10")))
-            respond(connection, 200, b"browned out")
+            answered = respond(connection, 200, b"browned out")
         elif url.path == "/stats":
-            respond(connection, 200, self.stats.as_json(self.options.capacity).encode())
+            answered = respond(connection, 200,
+                               self.stats.as_json(self.options.capacity).encode())
         else:
-            respond(connection, 404, b"no such path")
+            answered = respond(connection, 404, b"no such path")
+        if answered:
+            self.keep(connection)
 
 
 def positive(kind):

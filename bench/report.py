@@ -5,8 +5,8 @@
 
 DIR holds what bench/run.sh wrote: machine.json, commands.txt, notes.txt, one Google Benchmark
 JSON file per program (<program>.json), lint.txt, pgbench-<round>.txt/.json,
-contention-<round>.json, brownout.json (with brownout.svg and brownout-simulated.svg, copied next
-to the output as performance-brownout*.svg) and brownout-sized-budget.json. Missing pieces are
+contention-<round>.json and brownout.json (with brownout.svg and brownout-simulated.svg, copied
+next to the output as performance-brownout*.svg). Missing pieces are
 reported as skipped, not invented. Standard library only. The explanations are kept here, next to
 the tables they explain.
 """
@@ -586,6 +586,32 @@ def section_protocols(report, program):
                     f"{worst:.1f} ns (slowest case)", worst <= 200.0)
 
 
+HTTP_CLIENT_PROSE = """\
+`bench/http_client_bench.cpp` (target `rebound_http_client_bench`) times one `HttpClient::call`
+(a GET under a one-attempt policy) against `tests/support/flaky_http_server.py` on loopback:
+on the connection the client keeps between calls (docs/protocols.md, "Connections"),
+and on a new connection each time (a `Connection: close` request header, so the server closes it
+after the answer: what every call paid before the client kept its handles). The server is
+Python's `http.server`, with a thread per connection, so most of a call is the server's time;
+the difference is the connection's setup and teardown. No goal is set.
+"""
+
+
+def section_http_client(report, program):
+    if not report.section("HTTP client: kept connections", program is not None,
+                          "rebound_http_client_bench", HTTP_CLIENT_PROSE):
+        return
+    kept = find_run(program, r"^BM_http_call_kept_connection")
+    fresh = find_run(program, r"^BM_http_call_new_connection")
+    rows = [[label, fmt_ns(median_ns(run)), fmt_cv(run)]
+            for label, run in (("kept connection", kept), ("new connection", fresh)) if run]
+    report.table(["call", "median", "cv"], rows)
+    if kept and fresh and median_ns(kept) and median_ns(fresh):
+        report.add(f"A call on the kept connection takes {fmt_ratio(median_ns(kept) / median_ns(fresh))} "
+                   "the time of one on a new connection.")
+        report.add()
+
+
 COMPILE_PROSE = """\
 `bench/compile_bench.cpp` (target `rebound_compile_bench`) generates one service file (policies
 with a realistic spread of fields and handler bindings), prints it as YAML and as the DSL with the
@@ -941,24 +967,33 @@ BROWNOUT_PROSE = """\
 The brownout of [simulate.md](simulate.md#brownout), against a real server. `bench/brownout_server.py`
 (Python, loopback only) serves C requests/s with a fixed pool of workers and a FIFO queue that
 holds at most Q requests; when the queue is full it sheds at once with `503` and
-`Retry-After: 1`. A queued request whose client has given up is still served: that is the work
+`Retry-After: 1`. It keeps connections open between requests (HTTP/1.1 keep-alive). A queued request whose client has given up is still served: that is the work
 a retry storm wastes. On command (`/control/brownout`) its capacity drops to 0.4 C for 10 s.
 `bench/brownout_experiment.cpp` sends requests open-loop at 0.8 C (evenly spaced, handed to a pool
 of client threads sized for the longest request) through `rebound::curl`'s `HttpClient`, each
-request under one of the five policies of `rebound simulate --scenario brownout`
-(`brownout_builtins`: the same code), with the policy's `attempt_timeout` as the client timeout.
-Each strategy gets a fresh server and a fresh copy of its policy (its own budget and breaker: the
-driver is one client process). As in the simulation, a request whose attempt the breaker refuses
-fails at once. Per second it counts arrivals, attempts sent (started, less those the breaker
-refused) and goodput (requests that succeeded); recovery and peak amplification come from the
-simulation's own `summarize_brownout`: recovery is the time from the capacity's return to the
-first second from which goodput stays within 5% of arrivals for 3 seconds, peak amplification the
-largest attempts / arrivals of a second inside the brownout.
+request under one strategy: a handler of `simulation/policies/brownout.yaml`, the file that
+`rebound simulate --scenario brownout` runs too (both load it through `brownout_builtins`), with
+the policy's `attempt_timeout` as the client timeout. Each strategy gets a fresh server and a
+fresh copy of its policy (its own budget and breaker: the driver is one client process). As in
+the simulation, a request whose attempt the breaker refuses fails at once.
+
+Per second it counts arrivals, attempts sent (attempts started, less those the breaker refused,
+which send nothing) and goodput (requests that succeeded); the simulation's own
+`summarize_brownout` turns the counts into the figures. **Peak amplification** is the largest,
+over the seconds that start inside the brownout, of the attempts sent in that second divided by
+the requests that arrived in it: the load on the server relative to what no retries would send,
+in 1 s buckets (a retry counts in the second it is sent, not in the second its request arrived).
+**Recovery** is the time from the capacity's return to the start of the first second from which
+goodput stays within 5% of arrivals for 3 seconds.
 
 The simulated columns are `rebound simulate`'s model run by the same program with the same
-settings; its queue has no bound and never sheds, so its backlog (and its no-retry recovery) is
-longer than the real server's, whose queue caps the wait at Q / (0.4 C).
+settings and policies; its queue has no bound and never sheds, so its backlog (and its no-retry
+recovery) is longer than the real server's, whose queue caps the wait at Q / (0.4 C).
 """
+
+# The strategies whose goals the report checks: the policy file's recommended budget and breaker
+# and both together. backoff.default-budget is there for comparison.
+GUARDED_STRATEGIES = ("backoff.budget", "backoff.breaker", "backoff.budget.breaker")
 
 
 def load_json(path):
@@ -977,6 +1012,33 @@ def recovered_within(value, limit):
     return value is not None and limit is not None and value <= limit
 
 
+def fmt_policy(policy):
+    """The strategy's policy in a few words, from the experiment's summary."""
+    if not policy:
+        return "–"
+    attempts = policy["max_attempts"]
+    parts = [f"{attempts} attempt" + ("s" if attempts != 1 else "")]
+    first = policy.get("first_backoff_ms")
+    if attempts > 1:
+        parts.append("no wait" if not first else f"backoff from {first:g} ms")
+    budget = policy.get("budget")
+    if budget:
+        parts.append(f"budget {budget['max_tokens']} tokens, ratio {budget['token_ratio']:g}")
+    breaker = policy.get("breaker")
+    if breaker:
+        if "failure_ratio" in breaker:
+            rule = (f"breaker {breaker['failure_ratio'] * 100:g}% of {breaker['minimum_calls']} "
+                    f"calls in {breaker['window_ms'] / 1000:g} s")
+        else:
+            rule = f"breaker after {breaker['consecutive_failures']} failures in a row"
+        if breaker.get("slow_call_ms") is not None:
+            rule += f", slow call {breaker['slow_call_ms']:g} ms"
+        rule += (f", open {breaker['open_for_ms'] / 1000:g} s (max "
+                 f"{breaker['max_open_for_ms'] / 1000:g} s)")
+        parts.append(rule)
+    return "; ".join(parts)
+
+
 def section_brownout(report, results, markdown_path):
     report.add("## Brownout, measured")
     report.add()
@@ -991,75 +1053,84 @@ def section_brownout(report, results, markdown_path):
                f"from {summary['brownout_start_ms'] / 1000:g} s for "
                f"{summary['brownout_ms'] / 1000:g} s, run {summary['run_ms'] / 1000:g} s per "
                f"strategy; queue Q = {summary['queue']}, {summary['workers']} server workers; "
-               f"client timeout {summary['timeout_ms']} ms; N = {summary['retries']} retries, "
-               f"backoff exponential from 100 ms x2 with full jitter; budget max_tokens "
-               f"{summary['max_tokens']}, token_ratio {summary['token_ratio']:g}; the breaker "
-               "with the default settings (ratio 50% of at least 20 calls in 10 s, open 5 s).")
+               f"client timeout {summary['timeout_ms']} ms. The strategies:")
     report.add()
     simulated = {s["strategy"]: s for s in summary.get("simulated", [])}
     measured = {s["strategy"]: s for s in summary["strategies"]}
-    sized = load_json(os.path.join(results, "brownout-sized-budget.json"))
+    report.table(["strategy", f"policy ({summary.get('policy_file', 'the policy file')})"],
+                 [[s["strategy"], fmt_policy(s.get("policy"))] for s in summary["strategies"]],
+                 numeric_from=2)
     rows = []
     for s in summary["strategies"]:
         sim = simulated.get(s["strategy"], {})
+        whole = s.get("brownout_amplification")
         rows.append([s["strategy"], fmt_recovery(s["recovery_s"]),
                      fmt_recovery(sim.get("recovery_s")) if sim else "–",
                      f"{s['peak_amplification']:.2f}x",
                      f"{sim['peak_amplification']:.2f}x" if sim else "–",
+                     "–" if whole is None else f"{whole:.2f}x",
+                     s.get("brownout_retries", "–"),
                      s["largest_queue"], s["server_received"], s["server_shed"],
-                     s["late_arrivals"]])
-    sized_row = None
-    if sized and sized.get("strategies"):
-        sized_row = sized["strategies"][0]
-        rows.append([f"backoff+budget, max_tokens {sized['max_tokens']}",
-                     fmt_recovery(sized_row["recovery_s"]), "–",
-                     f"{sized_row['peak_amplification']:.2f}x", "–", sized_row["largest_queue"],
-                     sized_row["server_received"], sized_row["server_shed"],
-                     sized_row["late_arrivals"]])
+                     s.get("server_connections", "–"), s["late_arrivals"]])
     report.table(["strategy", "recovery, measured", "recovery, simulated",
                   "peak amplification, measured", "peak amplification, simulated",
-                  "largest queue", "attempts received", "shed (503)", "late arrivals"], rows)
-    report.add("Late arrivals are requests that waited more than 20 ms for a client thread (the "
-               "open loop held when it is 0).")
+                  "amplification over the brownout", "retries sent in the brownout",
+                  "largest queue", "attempts received", "shed (503)", "connections",
+                  "late arrivals"], rows)
+    report.add("Amplification over the brownout is the attempts sent in its 10 s divided by the "
+               "requests that arrived in them. The retries sent in the brownout bound the peak of "
+               "any 1 s window, wherever it starts: at most 1 + retries / (arrivals per second), "
+               "so the 1 s buckets cannot hide a burst that straddles two of them. Connections are "
+               "those the server accepted: the client keeps its connections between calls "
+               "(docs/protocols.md, \"Connections\") and opens a new one when an attempt timed out "
+               "or when it has more calls in flight than open connections. Late arrivals "
+               "are requests that waited more than 20 ms for a client thread (the open loop held "
+               "when it is 0).")
     report.add()
 
-    budget = measured.get("backoff+budget")
-    if budget and budget["peak_amplification"] > 1.3:
-        burst = summary["max_tokens"] / 2
+    rate = summary["arrival_rate"]
+    for name, s in measured.items():
+        budget = (s.get("policy") or {}).get("budget")
+        if not budget or (s.get("policy") or {}).get("breaker"):
+            continue
+        burst = budget["max_tokens"] / 2
         report.add(
-            f"The budget lets about max_tokens / 2 = {burst:g} retries through before it throttles, "
-            f"and at {summary['arrival_rate']:g} arrivals/s they all fall in the first second of "
-            f"the overload: 1 + {burst:g} / {summary['arrival_rate']:g} = "
-            f"{1 + burst / summary['arrival_rate']:.2f}x for that second, then 1.00x. The same "
-            "burst is 6% of a second at the simulation's default 800 arrivals/s. "
-            "[scaling.md](scaling.md) sizes the burst to the dependency, max_tokens / 2 <= 0.1 x "
-            "the requests/s it serves; the row with that max_tokens shows the effect.")
+            f"{name}: a budget lets about max_tokens / 2 = {burst:g} retries through before it "
+            f"throttles, and they fall in the first second of the failures: at most 1 + "
+            f"{burst:g} / {rate:g} = {1 + burst / rate:.2f}x for that second at {rate:g} "
+            f"requests/s, then about 1 + token_ratio x the successes. Measured: "
+            f"{s['peak_amplification']:.2f}x.")
         report.add()
-    breaker = measured.get("backoff+breaker")
-    if breaker and breaker["peak_amplification"] > 1.3:
+
+    for name, s in measured.items():
+        breaker = (s.get("policy") or {}).get("breaker")
+        if not breaker:
+            continue
+        retries = s.get("brownout_retries")
+        rule = (f"{breaker['window_ms'] / 1000:g} s" if "window_ms" in breaker
+                else "consecutive calls")
+        slow = breaker.get("slow_call_ms")
+        opened = ("it opened before the first retry" if retries == 0
+                  else f"it let {retries} retries through before it opened")
         report.add(
-            "The breaker retries at full strength until it trips: its ratio rule needs failures "
-            "to reach 50% of the calls in its 10 s window, which still holds the successes from "
-            "before the brownout, so the first seconds of the overload see the retries of the "
-            "naive strategies. Once open it sends almost nothing (amplification near 0), which "
-            "is why it recovers first.")
+            f"{name}: {retries if retries is not None else '–'} retries sent in the brownout, "
+            f"{s.get('brownout_amplification', 0):.2f}x the arrivals over it. Its breaker judges "
+            f"the calls of the last {rule}" +
+            ("" if slow is None else f", counting answers slower than {slow:g} ms as failures") +
+            f"; {opened}. [scaling.md](scaling.md#a-breaker-for-an-overloaded-dependency) says "
+            "why the window and the slow-call rule decide this.")
         report.add()
 
     baseline = measured.get("none", {}).get("recovery_s")
     limit = None if baseline is None else 1.5 * baseline
-    guarded = [("backoff+budget", measured.get("backoff+budget")),
-               ("backoff+breaker", measured.get("backoff+breaker"))]
-    if sized_row:
-        guarded.append((f"backoff+budget, max_tokens {sized['max_tokens']}", sized_row))
+    guarded = [(name, measured[name]) for name in GUARDED_STRATEGIES if name in measured]
     for name, s in guarded:
-        if not s:
-            continue
         report.goal("brownout", f"{name}: peak amplification during the brownout <= 1.3x",
                     f"{s['peak_amplification']:.2f}x", s["peak_amplification"] <= 1.3)
         report.goal("brownout", f"{name}: recovery <= 1.5x the no-retry recovery",
                     f"{fmt_recovery(s['recovery_s'])} against {fmt_recovery(baseline)} "
                     "without retries", recovered_within(s["recovery_s"], limit))
-    guard_peak = max((s["peak_amplification"] for _, s in guarded[:2] if s), default=None)
+    guard_peak = max((s["peak_amplification"] for _, s in guarded), default=None)
     for name in ("immediate", "backoff"):
         s = measured.get(name)
         if not s or guard_peak is None:
@@ -1128,6 +1199,7 @@ def main():
     section_breaker(body, breaker)
     section_compile(body, compile_)
     section_protocols(body, protocols)
+    section_http_client(body, program("rebound_http_client_bench"))
     section_odbc(body, odbc)
     section_lint(body, read_text(os.path.join(args.results, "lint.txt")))
     section_contention(body, args.results, args.svg, args.output)
@@ -1199,7 +1271,7 @@ def main():
     head.add(f"cmake --build {build} -j2 --target rebound_decision_bench rebound_compile_bench \\")
     head.add("    rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli \\")
     head.add("    rebound_protocols_bench rebound_breaker_bench rebound_queue_bench \\")
-    head.add("    rebound_brownout_experiment")
+    head.add("    rebound_http_client_bench rebound_brownout_experiment")
     head.add(f"bench/run.sh {build}")
     head.add("# which ran:")
     head.add(commands.strip())

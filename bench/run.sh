@@ -17,10 +17,10 @@
 #   cmake --build build-perf -j2 --target rebound_decision_bench rebound_compile_bench \
 #       rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli \
 #       rebound_protocols_bench rebound_breaker_bench rebound_queue_bench \
-#       rebound_brownout_experiment
+#       rebound_http_client_bench rebound_brownout_experiment
 # A binary that is missing is skipped with a note (in the report too). The contention experiment
 # starts its own PostgreSQL through tests/odbc/database-server.sh and always stops it.
-# The whole run takes about 8-11 minutes on 2 cores (the brownout about 3 of them).
+# The whole run takes about 9-12 minutes on 2 cores (the brownout about 3.5 of them).
 set -euo pipefail
 
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -119,6 +119,7 @@ benchmark_program rebound_executor_bench
 benchmark_program rebound_breaker_bench
 benchmark_program rebound_compile_bench
 benchmark_program rebound_protocols_bench
+benchmark_program rebound_http_client_bench
 # The ODBC adapter on its default database (SQLite; REBOUND_BENCH_DSN is not passed on).
 (unset REBOUND_BENCH_DSN; benchmark_program rebound_odbc_bench)
 
@@ -194,9 +195,9 @@ else
 fi
 
 # --- Brownout, for real ------------------------------------------------------------------------
-# The five strategies of `rebound simulate --scenario brownout` against the loopback service
-# bench/brownout_server.py (about 2.5 minutes), then the budget sized as docs/scaling.md says for
-# this service (max_tokens / 2 <= 0.1 * capacity). The experiment stops its servers itself.
+# The strategies of `rebound simulate --scenario brownout` (simulation/policies/brownout.yaml)
+# against the loopback service bench/brownout_server.py, 26 s each (about 3.5 minutes). The
+# experiment stops its servers itself.
 brownout=$build_dir/bench/rebound_brownout_experiment
 if [ -x "$brownout" ]; then
   echo "== brownout (loopback HTTP)" >&2
@@ -204,10 +205,6 @@ if [ -x "$brownout" ]; then
     --simulated-svg "$results/brownout-simulated.svg" --json "$results/brownout.json" \
     >"$results/brownout.txt" || note "rebound_brownout_experiment failed"
   record_load brownout
-  run_recorded "$brownout" --strategies backoff+budget --max-tokens 20 \
-    --json "$results/brownout-sized-budget.json" >"$results/brownout-sized-budget.txt" ||
-    note "rebound_brownout_experiment (sized budget) failed"
-  record_load brownout-sized-budget
 else
   note "skipped the brownout: $brownout is not built"
 fi

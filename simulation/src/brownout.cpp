@@ -5,10 +5,13 @@
 #include <deque>
 #include <iomanip>
 #include <queue>
+#include <stdexcept>
 #include <utility>
 
+#include "brownout_policy_file.hpp"
 #include "chart.hpp"
 #include "rebound/decision.hpp"
+#include "rebound/dsl/load.hpp"
 #include "rebound/random_source.hpp"
 
 namespace rebound::simulation {
@@ -17,7 +20,6 @@ namespace {
 using Millis = std::int64_t;
 using TimePoint = CircuitBreaker::TimePoint;
 
-constexpr std::string_view kBreakerName = "server";
 constexpr double kRecoveredShare = 0.95;  // goodput within 5% of arrivals
 constexpr int kCsvDecimals = 2;
 
@@ -210,14 +212,38 @@ class Run {
     std::size_t largest_queue_ = 0;
 };
 
-PolicySpec retrying_spec(std::string name, int retries, Duration initial) {
-    PolicySpec spec;
-    spec.name = std::move(name);
-    spec.max_attempts = 1 + retries;
-    spec.backoff = Backoff::exponential(initial, 2.0, initial * 64);
-    spec.jitter = Jitter::full();
-    spec.retry_on = {Matcher::transient()};
+// The policy's spec with `overrides` applied.
+PolicySpec overridden(PolicySpec spec, const BrownoutOverrides& overrides) {
+    if (overrides.retries && spec.max_attempts > 1) {
+        spec.max_attempts = 1 + *overrides.retries;
+    }
+    if (spec.budget && overrides.max_tokens) {
+        spec.budget->max_tokens = *overrides.max_tokens;
+    }
+    if (spec.budget && overrides.token_ratio) {
+        spec.budget->token_ratio = *overrides.token_ratio;
+    }
+    if (overrides.attempt_timeout) {
+        spec.attempt_timeout = *overrides.attempt_timeout;
+    }
     return spec;
+}
+
+// One strategy per handler binding of `policies`, in file order, with `overrides` applied.
+std::vector<ClientStrategy> strategies_of(const PolicySet& policies,
+                                          const BrownoutOverrides& overrides) {
+    std::vector<ClientStrategy> strategies;
+    for (const HandlerBinding& binding : policies.bindings()) {
+        const Policy& policy = *policies.policy_of(binding);
+        BreakerDirectory breakers;
+        if (const CircuitBreaker* breaker = policy.breaker()) {
+            breakers.emplace(policy.spec().breaker,
+                             std::make_shared<CircuitBreaker>(breaker->settings(), TimePoint{}));
+        }
+        strategies.push_back({binding.key, copies_of(compile_policy(
+                                               overridden(policy.spec(), overrides), &breakers))});
+    }
+    return strategies;
 }
 
 }  // namespace
@@ -266,39 +292,33 @@ BrownoutResult summarize_brownout(std::string strategy, const BrownoutCounts& co
     return out;
 }
 
-std::vector<ClientStrategy> brownout_builtins(int retries, Duration initial,
-                                              const BudgetSettings& budget,
-                                              const BreakerSettings& breaker,
-                                              std::optional<Duration> attempt_timeout) {
-    std::vector<ClientStrategy> strategies;
-    const auto retrying = [&](std::string name, int n, Duration first) {
-        PolicySpec spec = retrying_spec(std::move(name), n, first);
-        spec.attempt_timeout = attempt_timeout;
-        return spec;
-    };
-    PolicySpec none = retrying("none", 0, initial);
-    none.backoff = Backoff::none();
-    none.jitter = Jitter::none();
-    strategies.push_back({"none", copies_of(compile_policy(std::move(none), nullptr))});
-    PolicySpec immediate = retrying("immediate", retries, initial);
-    immediate.backoff = Backoff::none();
-    immediate.jitter = Jitter::none();
-    strategies.push_back({"immediate", copies_of(compile_policy(std::move(immediate), nullptr))});
-    strategies.push_back(
-        {"backoff", copies_of(compile_policy(retrying("backoff", retries, initial), nullptr))});
-    PolicySpec budgeted = retrying("backoff_budget", retries, initial);
-    budgeted.budget = budget;
-    strategies.push_back(
-        {"backoff+budget", copies_of(compile_policy(std::move(budgeted), nullptr))});
-    PolicySpec guarded = retrying("backoff_breaker", retries, initial);
-    guarded.breaker = std::string(kBreakerName);
-    BreakerSettings settings = breaker;
-    settings.name = std::string(kBreakerName);
-    BreakerDirectory breakers;
-    breakers.emplace(settings.name, std::make_shared<CircuitBreaker>(settings, TimePoint{}));
-    strategies.push_back(
-        {"backoff+breaker", copies_of(compile_policy(std::move(guarded), &breakers))});
-    return strategies;
+std::string_view brownout_policy_file() {
+    return kBrownoutPolicyFile;
+}
+
+std::vector<ClientStrategy> brownout_builtins(const BrownoutOverrides& overrides) {
+    const dsl::LoadResult loaded = dsl::load_text(
+        brownout_policy_file(), "simulation/policies/brownout.yaml", dsl::Syntax::Yaml);
+    if (!loaded.policy_set) {
+        // The file is compiled in and checked by tests/simulation/brownout_test.cpp.
+        throw std::logic_error("simulation/policies/brownout.yaml does not load: " +
+                               dsl::format_diagnostic(loaded.diagnostics.front(), loaded.source));
+    }
+    return strategies_of(*loaded.policy_set, overrides);
+}
+
+std::vector<ClientStrategy> brownout_strategies(const std::string& policy_file,
+                                                const BrownoutOverrides& overrides) {
+    const dsl::LoadResult loaded = dsl::load_file(policy_file);
+    if (!loaded.policy_set) {
+        const auto error = std::find_if(
+            loaded.diagnostics.begin(), loaded.diagnostics.end(),
+            [](const dsl::Diagnostic& d) { return d.severity == dsl::Severity::Error; });
+        throw std::invalid_argument(error == loaded.diagnostics.end()
+                                        ? policy_file + " does not load"
+                                        : dsl::format_diagnostic(*error, loaded.source));
+    }
+    return strategies_of(*loaded.policy_set, overrides);
 }
 
 std::vector<BrownoutResult> run_brownout(const std::vector<ClientStrategy>& strategies,
@@ -321,11 +341,11 @@ std::string format_brownout_table(const std::vector<BrownoutResult>& results,
         << chart::fixed(static_cast<double>(millis(settings.brownout_length)) / 1000.0, 1)
         << " s, timeout " << chart::fixed(static_cast<double>(millis(settings.timeout)) / 1000.0, 3)
         << " s, " << settings.clients << " client" << (settings.clients == 1 ? "" : "s") << '\n';
-    out << "strategy          recovery            peak amplification  largest queue\n";
+    out << "strategy                recovery            peak amplification  largest queue\n";
     for (const BrownoutResult& result : results) {
         const std::string recovery =
             result.recovery_s ? chart::fixed(*result.recovery_s, 1) + " s" : "never (metastable)";
-        out << std::left << std::setw(18) << result.strategy << std::setw(20) << recovery
+        out << std::left << std::setw(23) << result.strategy << ' ' << std::setw(20) << recovery
             << std::setw(20) << (chart::fixed(result.peak_amplification, 2) + "x")
             << result.largest_queue << '\n';
     }

@@ -122,10 +122,26 @@ TEST_CASE("brownout experiment: a short run stops, stays on loopback and writes 
               strategy.at("server_served").get<std::uint64_t>() +
                   strategy.at("server_shed").get<std::uint64_t>());
         CHECK(strategy.at("largest_queue").get<std::uint64_t>() <= 20);
+        // Connections are kept between calls (docs/protocols.md, "Connections").
+        CHECK(strategy.at("server_connections").get<std::uint64_t>() >= 1);
+        CHECK(strategy.at("server_connections").get<std::uint64_t>() <=
+              strategy.at("server_received").get<std::uint64_t>());
         CHECK(strategy.at("peak_amplification").get<double>() >= 0.0);
     }
-    CHECK(summary.at("strategies")[0].at("strategy") == "none");
-    CHECK(summary.at("strategies")[0].at("peak_amplification").get<double>() <= 1.1);
+    CHECK(summary.at("policy_file") == "simulation/policies/brownout.yaml");
+    const nlohmann::json& none = summary.at("strategies")[0];
+    const nlohmann::json& immediate = summary.at("strategies")[1];
+    CHECK(none.at("strategy") == "none");
+    CHECK(none.at("peak_amplification").get<double>() <= 1.1);
+    // The policies of simulation/policies/brownout.yaml, as the simulation runs them.
+    CHECK(none.at("policy").at("max_attempts") == 1);
+    CHECK(none.at("brownout_retries") == 0);
+    CHECK(immediate.at("strategy") == "immediate");
+    CHECK(immediate.at("policy").at("max_attempts") == 4);
+    CHECK(immediate.at("policy").at("first_backoff_ms").get<double>() == 0.0);
+    CHECK(immediate.at("policy").at("budget").is_null());
+    CHECK(immediate.at("brownout_amplification").get<double>() >=
+          none.at("brownout_amplification").get<double>() * 0.9);
 
     // The CSV: the simulation's header, 7 samples of 0.5 s per strategy, offered / arrivals.
     std::ifstream in(csv);

@@ -3,7 +3,8 @@
 
     tests/bench/check_report.py bench/report.py
 
-The results (machine.json, rebound_executor_bench.json, one pgbench and one contention round,
+The results (machine.json, rebound_executor_bench.json, rebound_http_client_bench.json, one
+pgbench and one contention round,
 round-trips.json, queue.json, brownout.json) are written to a temporary directory; the report
 must hold the handler lookup goals against the allocation-free baselines (transparent
 std::unordered_map, absl::flat_hash_map) with their ratios, the pgbench and `rebound immediate` contention rows next to each other with the
@@ -31,6 +32,9 @@ def write_results(results):
         benchmark("handler_lookup/unordered_map_string", 32.0),
         benchmark("handler_lookup/unordered_map_transparent", 10.0),
         benchmark("handler_lookup/absl_flat_hash_map", 6.0)]}))
+    (results / "rebound_http_client_bench.json").write_text(json.dumps({"benchmarks": [
+        benchmark("BM_http_call_kept_connection/real_time", 300000.0),
+        benchmark("BM_http_call_new_connection/real_time", 900000.0)]}))
     (results / "pgbench-1.txt").write_text(
         "number of transactions actually processed: 3200/3200\n"
         "number of failed transactions: 0 (0.000%)\n"
@@ -61,22 +65,31 @@ def write_results(results):
         {"transactions": 200, "rebound_immediate": 3.0, "pgbench": 4.0}))
     brownout = {"capacity": 100, "arrival_rate": 80, "brownout_capacity": 40,
                 "brownout_start_ms": 4000, "brownout_ms": 10000, "run_ms": 26000, "queue": 150,
-                "workers": 8, "timeout_ms": 1000, "retries": 3, "max_tokens": 100,
-                "token_ratio": 0.1}
+                "workers": 8, "timeout_ms": 1000,
+                "policy_file": "simulation/policies/brownout.yaml"}
 
-    def strategy(name, recovery, peak):
-        return {"strategy": name, "recovery_s": recovery, "peak_amplification": peak,
-                "largest_queue": 150, "server_received": 2000, "server_shed": 100,
-                "late_arrivals": 0}
+    def policy(attempts, budget=None, breaker=None):
+        return {"max_attempts": attempts, "first_backoff_ms": 100.0 if attempts > 1 else None,
+                "budget": None if budget is None else {"max_tokens": budget, "token_ratio": 0.1},
+                "breaker": breaker}
+    breaker = {"failure_ratio": 0.5, "minimum_calls": 20, "window_ms": 1000.0,
+               "slow_call_ms": 500.0, "open_for_ms": 2000.0, "max_open_for_ms": 16000.0}
+
+    def strategy(name, recovery, peak, rule):
+        return {"strategy": name, "policy": rule, "recovery_s": recovery,
+                "peak_amplification": peak, "brownout_amplification": peak * 0.9,
+                "brownout_retries": 12, "largest_queue": 150, "server_received": 2000,
+                "server_shed": 100, "late_arrivals": 0}
     (results / "brownout.json").write_text(json.dumps(dict(brownout, strategies=[
-        strategy("none", 4.0, 1.0), strategy("immediate", None, 4.0),
-        strategy("backoff", None, 4.05), strategy("backoff+budget", 5.0, 1.6),
-        strategy("backoff+breaker", 0.0, 1.2)], simulated=[
+        strategy("none", 4.0, 1.0, policy(1)), strategy("immediate", None, 4.0, policy(4)),
+        strategy("backoff", None, 4.05, policy(4)),
+        strategy("backoff.budget", 5.0, 1.1, policy(4, 20)),
+        strategy("backoff.default-budget", 5.0, 1.6, policy(4, 100)),
+        strategy("backoff.breaker", 0.0, 1.35, policy(4, None, breaker)),
+        strategy("backoff.budget.breaker", 7.0, 1.0, policy(4, 20, breaker))], simulated=[
         {"strategy": "none", "recovery_s": 16.0, "peak_amplification": 1.0,
          "largest_queue": 4000}])))
     (results / "brownout.svg").write_text("<svg/>")
-    (results / "brownout-sized-budget.json").write_text(json.dumps(dict(
-        brownout, max_tokens=20, strategies=[strategy("backoff+budget", 7.0, 1.12)])))
 
 
 def main():
@@ -98,15 +111,23 @@ def main():
         # 18000 / 15000 attempts, 2.0 / 1.6 s.
         ("rebound immediate (like for like with pgbench)", "attempts 1.20x, wall 1.25x",
          "**missed**"),
+        # 300 / 900 µs per call.
+        ("| kept connection |", "300"),
+        ("kept connection takes 0.33x the time of one on a new connection",),
         ("Round trips per attempt, measured", "rebound immediate 3.00, pgbench 4.00", ""),
         # The brownout: measured beside simulated, each goal against the no-retry recovery (4 s).
         ("| none | 4.0 s | 16.0 s | 1.00x | 1.00x |",),
-        ("backoff+budget: peak amplification during the brownout <= 1.3x", "1.60x", "**missed**"),
-        ("backoff+budget: recovery <= 1.5x", "5.0 s against 4.0 s", "**met**"),
-        ("backoff+breaker: peak amplification", "1.20x", "**met**"),
-        ("backoff+budget, max_tokens 20: recovery", "7.0 s against 4.0 s", "**missed**"),
+        ("backoff.budget: peak amplification during the brownout <= 1.3x", "1.10x", "**met**"),
+        ("backoff.budget: recovery <= 1.5x", "5.0 s against 4.0 s", "**met**"),
+        ("backoff.breaker: peak amplification", "1.35x", "**missed**"),
+        ("backoff.budget.breaker: recovery", "7.0 s against 4.0 s", "**missed**"),
         ("immediate (no budget, no breaker)", "recovery never (metastable)", "**met**"),
-        ("max_tokens / 2 = 50 retries",),
+        ("| backoff.budget.breaker | 4 attempts; backoff from 100 ms; budget 20 tokens, ratio "
+         "0.1; breaker 50% of 20 calls in 1 s, slow call 500 ms, open 2 s (max 16 s) |",),
+        ("backoff.breaker: 12 retries sent in the brownout", "the calls of the last 1 s",
+         "slower than 500 ms", "it let 12 retries through before it opened"),
+        ("backoff.default-budget: a budget lets about max_tokens / 2 = 50 retries",
+         "1 + 50 / 80 = 1.62x"),
         ("![goodput and offered load, measured](performance-brownout.svg)",),
         # 7000 / 2000 and 3000 / 2000 messages/s; p99 120 ms; 0.0004 s per message.
         ("4 workers >= 3x the naive claim", "grouped completion 3.50x",

@@ -190,3 +190,73 @@ TEST_CASE("curl: a 404 is client_error and not retried", "[curl]") {
     CHECK(r.response.status == 404);
     CHECK(last_category(r) == ErrorCategory::ClientError);
 }
+
+// Connection reuse (docs/protocols.md, "Connections"): the server counts the connections it
+// accepted; /connections/ID answers that count, over the client's kept connection too.
+namespace {
+
+int connections(Fixture& f) {
+    const auto result = f.send("GET", "/connections/count");
+    REQUIRE(result.run.succeeded());
+    return std::stoi(result.response.body);
+}
+
+}  // namespace
+
+TEST_CASE("curl: calls one after another reuse one kept connection", "[curl]") {
+    Fixture f;
+    for (int call = 0; call < 5; ++call) {
+        const auto r = f.send("GET", "/ok/reuse");
+        REQUIRE(r.run.succeeded());
+        CHECK(r.response.body == "ok");
+    }
+    CHECK(connections(f) == 1);
+}
+
+TEST_CASE("curl: a 503 with Retry-After on a kept connection is retried after the hint", "[curl]") {
+    Fixture f;
+    REQUIRE(f.send("GET", "/ok/warm").run.succeeded());
+    const auto r = f.send("GET", "/status/kept?code=503&fail=1&retry_after=2");
+    CHECK(r.run.succeeded());
+    CHECK(r.run.attempts == 2);
+    CHECK(last_category(r) == ErrorCategory::ServiceUnavailable);
+    CHECK(f.sleeper.delays() == std::vector<Duration>{2s});
+    CHECK(connections(f) == 1);
+}
+
+TEST_CASE("curl: an attempt that timed out drops its connection and the next one connects again",
+          "[curl]") {
+    Fixture f;
+    REQUIRE(f.send("GET", "/ok/before").run.succeeded());
+    const auto r = f.send("GET", "/stall/dropped?fail=1&ms=1500");
+    CHECK(r.run.succeeded());
+    CHECK(r.run.attempts == 2);
+    CHECK(last_category(r) == ErrorCategory::ConnectionLost);
+    // The timed-out connection is closed; the retry and the later calls share a new one.
+    const auto after = f.send("GET", "/status/after?code=429&fail=1");
+    CHECK(after.run.succeeded());
+    CHECK(last_category(after) == ErrorCategory::ResourceExhausted);
+    CHECK(connections(f) == 2);
+}
+
+TEST_CASE("curl: a POST without a key never goes on a kept connection, so a reset is not resent",
+          "[curl]") {
+    Fixture f;
+    REQUIRE(f.send("GET", "/ok/warm").run.succeeded());
+    // Sent on the kept connection, this POST would be sent again by libcurl itself after the
+    // reset (a kept connection that closes before any answer looks stale to it): applied twice.
+    const auto r = f.send("POST", "/reset-after/fresh?fail=1", {}, "pay 10");
+    CHECK(r.run.outcome == RetryOutcome::OutcomeUnknown);
+    CHECK(r.run.attempts == 1);
+    CHECK(last_category(r) == ErrorCategory::CommitOutcomeUnknown);
+    CHECK(f.applied("fresh") == 1);
+    CHECK(connections(f) == 2);
+}
+
+TEST_CASE("curl: a POST with an Idempotency-Key uses the kept connection", "[curl]") {
+    Fixture f;
+    REQUIRE(f.send("GET", "/ok/warm").run.succeeded());
+    const auto r = f.send("POST", "/ok/keyed", {{"Idempotency-Key", "k-2"}}, "pay 10");
+    CHECK(r.run.succeeded());
+    CHECK(connections(f) == 1);
+}

@@ -46,8 +46,8 @@ def main() -> int:
                       ["none", "retries", "budget", "breaker"], 11,
                       ["failure rate, %", "Success rate", "Work"])
     problems += check(cli, os.path.join(scratch, "brownout.svg"),
-                      ["--scenario", "brownout", "--strategies", "none,backoff+budget"],
-                      ["none", "backoff+budget"], 80, ["time, s", "Goodput", "Offered load"])
+                      ["--scenario", "brownout", "--strategies", "none,backoff.budget"],
+                      ["none", "backoff.budget"], 80, ["time, s", "Goodput", "Offered load"])
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if problems else 0

@@ -13,9 +13,12 @@ is terminated (the test that started it sends SIGTERM). Every path is /MODE/ID w
                                   is reset before any response
   /stall/ID?fail=N&ms=M           the first N requests wait M ms before the response
   /applied/ID                     200 with the number of times a request to ID was applied
+  /connections/ID                 200 with the number of connections accepted so far (every
+                                  ID; the connection of this request included)
 
 A request is applied once per Idempotency-Key (the key deduplicates, as a payment API does);
-without a key every request that reaches its handler is applied.
+without a key every request that reaches its handler is applied. Connections are kept open
+between requests (HTTP/1.1 keep-alive) until the client closes them.
 """
 import socket
 import struct
@@ -30,6 +33,7 @@ seen = {}          # ID -> requests that reached the handler (or connections, fo
 applied = {}       # ID -> times applied
 keys = {}          # ID -> set of Idempotency-Keys already applied
 reset_before = {}  # ID -> connections still to reset before reading
+connections = [0]  # connections accepted
 
 
 def count(table, ident):
@@ -56,12 +60,17 @@ def reset(connection):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    # The status line and headers go out in one write and the body in another: with Nagle's
-    # algorithm the body would wait for the client's delayed ACK (40 ms) on a reused connection.
+    # TCP_NODELAY, as production servers set it: the head and the body are two writes, and on a
+    # kept connection Nagle's algorithm would hold the body until the client's delayed ACK (40 ms).
     disable_nagle_algorithm = True
 
     def log_message(self, *args):
         pass
+
+    def setup(self):
+        with lock:
+            connections[0] += 1
+        super().setup()
 
     def handle(self):
         # reset-before is decided per connection from a peek at the request line, without
@@ -104,6 +113,10 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "applied":
             with lock:
                 self.respond(200, str(applied.get(ident, 0)).encode())
+            return
+        if mode == "connections":
+            with lock:
+                self.respond(200, str(connections[0]).encode())
             return
         number = count(seen, ident)
         failing = number <= fail

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ struct SimulateOptions {
     int max_tokens = 100;
     double token_ratio = 0.1;
     double capacity = 1000.0;
+    // Whether the command line gave them (brownout: only those replace the policy file's).
+    bool retries_given = false;
+    bool max_tokens_given = false;
+    bool token_ratio_given = false;
 };
 
 // "unknown strategy 'NAME': did you mean 'X'?", or the list of the scenario's strategies.
@@ -257,11 +262,24 @@ int run_brownout(const SimulateOptions& options) {
         return kExitUsage;
     }
     int exit_code = kExitOk;
-    const auto strategies = chosen_client_strategies(
-        options,
-        simulation::brownout_builtins(options.retries, std::chrono::milliseconds(100),
-                                      BudgetSettings{options.max_tokens, options.token_ratio}),
-        exit_code);
+    simulation::BrownoutOverrides overrides;
+    if (options.retries_given) {
+        overrides.retries = options.retries;
+    }
+    if (options.max_tokens_given) {
+        overrides.max_tokens = options.max_tokens;
+    }
+    if (options.token_ratio_given) {
+        overrides.token_ratio = options.token_ratio;
+    }
+    std::vector<simulation::ClientStrategy> builtins;
+    try {
+        builtins = simulation::brownout_builtins(overrides);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "rebound simulate: " << e.what() << '\n';
+        return kExitUsage;
+    }
+    const auto strategies = chosen_client_strategies(options, std::move(builtins), exit_code);
     if (!strategies) {
         return exit_code;
     }
@@ -300,8 +318,9 @@ void register_simulate(CLI::App& app, CommandOutcome& outcome) {
         ->add_option("--strategies", o->strategies,
                      "Built-in strategies (default: all, or none when --policy is given). "
                      "contention: exponential, full, equal, decorrelated, none; failure-rate: "
-                     "none, retries, budget, breaker; brownout: none, immediate, backoff, "
-                     "backoff+budget, backoff+breaker")
+                     "none, retries, budget, breaker; brownout: the handlers of "
+                     "simulation/policies/brownout.yaml, none, immediate, backoff, backoff.budget, "
+                     "backoff.default-budget, backoff.breaker, backoff.budget.breaker")
         ->delimiter(',');
     CLI::Option* policy =
         command->add_option("--policy", o->policy_path, "Policy file whose handler to simulate too")
@@ -349,7 +368,12 @@ void register_simulate(CLI::App& app, CommandOutcome& outcome) {
         ->check(CLI::IsMember({"text", "csv"}))
         ->capture_default_str();
     command->add_option("--svg", o->svg_path, "Also write a chart of the results to this SVG file");
-    command->callback([o, &outcome] { outcome.exit_code = run_simulate(*o); });
+    command->callback([o, command, &outcome] {
+        o->retries_given = command->count("--retries") > 0;
+        o->max_tokens_given = command->count("--max-tokens") > 0;
+        o->token_ratio_given = command->count("--token-ratio") > 0;
+        outcome.exit_code = run_simulate(*o);
+    });
 }
 
 }  // namespace rebound::cli

@@ -86,12 +86,18 @@ void set_request(CURL* easy, const HttpRequest& request, curl_slist* headers,
     }
 }
 
-bool is_idempotent(const HttpRequest& request, bool declared_idempotent) {
-    std::vector<http::Header> headers;
-    headers.reserve(request.headers.size());
-    for (const auto& [name, value] : request.headers) {
-        headers.push_back({name, value});
+std::vector<http::Header> header_views(
+    const std::vector<std::pair<std::string, std::string>>& fields) {
+    std::vector<http::Header> views;
+    views.reserve(fields.size());
+    for (const auto& [name, value] : fields) {
+        views.push_back({name, value});
     }
+    return views;
+}
+
+bool is_idempotent(const HttpRequest& request, bool declared_idempotent) {
+    const std::vector<http::Header> headers = header_views(request.headers);
     return http::is_idempotent(http::Request{request.method, headers, declared_idempotent});
 }
 

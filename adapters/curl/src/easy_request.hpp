@@ -6,9 +6,13 @@
 
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "rebound/curl/http_client.hpp"
 #include "rebound/duration.hpp"
+#include "rebound/http/header.hpp"
 
 namespace rebound::curl::detail {
 
@@ -34,6 +38,10 @@ HeaderList header_list(const HttpRequest& request);
 // The handle keeps pointers into `request`, `headers` and `response`, which must outlive its use.
 void set_request(CURL* easy, const HttpRequest& request, curl_slist* headers,
                  HttpResponse& response);
+
+// Views of header fields, for the classification (valid while `fields` lives).
+std::vector<http::Header> header_views(
+    const std::vector<std::pair<std::string, std::string>>& fields);
 
 // Whether `request` may be repeated (http::is_idempotent: its method, an Idempotency-Key, or the
 // handler's declared idempotence).

@@ -15,15 +15,19 @@
 //
 // Over time (one sample per `sample` period) it reports the offered load (attempts sent per
 // second), the goodput (requests answered in time per second), the arrivals and the amplification
-// (attempts per arriving request). Recovery is the time from the capacity's return to the start
-// of the first sample from which goodput stays within 5% of arrivals for `settle` samples; none
-// when that never happens before the run ends (the overload keeps itself going: metastable).
+// (attempts sent in the sample over the requests that arrived in it: the load relative to no
+// retries; a retry counts in the sample it is sent in). The peak amplification is the largest of
+// the samples that start inside the brownout. Recovery is the time from the capacity's return to
+// the start of the first sample from which goodput stays within 5% of arrivals for `settle`
+// samples; none when that never happens before the run ends (the overload keeps itself going:
+// metastable).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rebound/circuit_breaker.hpp"
@@ -80,18 +84,30 @@ struct BrownoutCounts {
 BrownoutResult summarize_brownout(std::string strategy, const BrownoutCounts& counts,
                                   const BrownoutSettings& settings);
 
-// The five strategies of the experiment, in this order:
-//   none         1 attempt;
-//   immediate    1 + `retries` attempts, at once;
-//   backoff      1 + `retries` attempts, exponential backoff from `initial` x2 with full jitter;
-//   backoff+budget   the same under a retry budget with `budget`;
-//   backoff+breaker  the same under a circuit breaker with `breaker` settings.
-// All retry the timed-out attempt (service_unavailable). `attempt_timeout`, when given, becomes
-// the policies' attempt_timeout: the real experiment's HTTP client times attempts out by it,
-// where the simulation times them out itself (BrownoutSettings::timeout).
-std::vector<ClientStrategy> brownout_builtins(
-    int retries, Duration initial, const BudgetSettings& budget,
-    const BreakerSettings& breaker = {}, std::optional<Duration> attempt_timeout = std::nullopt);
+// What a command line may change in the strategies of the policy file, each only when given.
+struct BrownoutOverrides {
+    std::optional<int> retries;         // max_attempts = 1 + retries, in the policies that retry
+    std::optional<int> max_tokens;      // in the policies with a budget
+    std::optional<double> token_ratio;  // in the policies with a budget
+    std::optional<Duration> attempt_timeout;  // in every policy
+};
+
+// The text of simulation/policies/brownout.yaml, compiled in: the strategies of the brownout
+// experiment, simulated here and run against a real server by bench/brownout_experiment.cpp.
+std::string_view brownout_policy_file();
+
+// One strategy per handler binding of the policy file, in file order, named after the handler
+// and running the policy it is bound to (docs/simulate.md#brownout lists them), with
+// `overrides` applied. The real experiment's HTTP client times attempts out by the policies'
+// attempt_timeout; the simulation times them out itself (BrownoutSettings::timeout). Throws
+// std::invalid_argument when an override makes a policy invalid.
+std::vector<ClientStrategy> brownout_builtins(const BrownoutOverrides& overrides = {});
+
+// The same from another policy file (YAML, JSON or the DSL, by its extension): one strategy per
+// handler binding, in file order. Throws std::invalid_argument with the file's first error when
+// it does not load, or when an override makes a policy invalid.
+std::vector<ClientStrategy> brownout_strategies(const std::string& policy_file,
+                                                const BrownoutOverrides& overrides = {});
 
 // One result per strategy, in the order given. Preconditions: the settings' durations are
 // positive and whole milliseconds, fractions in (0, 1], capacity >= 1, clients >= 1.

@@ -1,6 +1,8 @@
 // Runs HTTP requests through libcurl under a retry policy with the blocking executor
-// (docs/protocols.md). Each attempt is one curl_easy_perform on a handle kept for the call, so
-// a healthy connection is reused between attempts. The attempt's timeout is the policy's
+// (docs/protocols.md). Each attempt is one curl_easy_perform. The client keeps the easy handles
+// of finished calls and gives them to later calls, so a call reuses the open (keep-alive)
+// connections of an earlier one instead of connecting again; a request that is not idempotent
+// always gets a new connection (see HttpClient). The attempt's timeout is the policy's
 // attempt_timeout, shortened to the time left before the deadline. Failures classify with
 // rebound::http: transport failures by how far the request got, responses by status and
 // Retry-After; the handler's declared idempotence makes POST and PATCH retryable after an
@@ -8,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,17 +56,31 @@ struct CallResult {
     HttpResponse response;  // of the last attempt that got a response
 };
 
+// Safe to call from many threads at once. Each call takes an easy handle that no other call
+// is using (a kept one, else a new one) and gives it back when it ends; a handle keeps its open
+// connections (libcurl's connection cache) between calls, so the client holds at most as many
+// handles, and about as many connections per server, as calls were ever in flight at once.
+// A request that is not idempotent (http::is_idempotent, with the handler's declared
+// idempotence) is sent on a new connection, never on a kept one: libcurl sends a request again
+// by itself when a kept connection turns out closed before any answer, which for such a request
+// could apply it twice.
 class HttpClient {
   public:
     // The executor must outlive the client.
     explicit HttpClient(const RetryExecutor& executor);
+    ~HttpClient();
+    HttpClient(const HttpClient&) = delete;
+    HttpClient& operator=(const HttpClient&) = delete;
 
     // Sends `request` under the policy of `handler`, retrying as it says.
     CallResult call(std::string_view handler, const HttpRequest& request,
                     const RunOptions& options = {}) const;
 
   private:
+    class Handles;
+
     const RetryExecutor* executor_;
+    std::unique_ptr<Handles> handles_;
 };
 
 }  // namespace rebound::curl
