@@ -14,6 +14,11 @@
 //
 // It prints a summary (requests, answers, outcomes per dependency) and the Prometheus metrics,
 // and exits 1 if a request is left without an outcome.
+
+// A standard header before Asio's, as in Rebound's own headers: every translation unit must make
+// Asio allocate coroutine frames the same way (rebound/curl/async_http_client.hpp).
+#include <cstdlib>
+
 #include <asio/buffer.hpp>
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>

@@ -34,6 +34,12 @@
 // connection_lost, a POST commit_outcome_unknown) gives the client a shorter Options::timeout.
 #pragma once
 
+// A standard header before Asio's: Asio chooses how it allocates coroutine frames
+// (std::aligned_alloc or operator new) by a macro of libstdc++'s configuration, and a frame one
+// translation unit allocates may be freed in another, so every one must have seen the standard
+// library first.
+#include <cstdlib>
+
 #include <asio/any_io_executor.hpp>
 #include <asio/awaitable.hpp>
 #include <memory>
