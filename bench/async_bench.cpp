@@ -15,9 +15,13 @@
 //                                       that does not sleep
 //   async_waiting/hand_loop             100,000 hand-written loops waiting on their timers at
 //                                       once on one thread: RSS growth per waiting loop
-//   async_waiting/executor_run          100,000 runs of the executor waiting at once: RSS growth
-//                                       per waiting run (counter bytes_per_run)
+//   async_waiting/executor_run          100,000 runs of the executor waiting at once, each
+//                                       co_spawned with a cancellation slot as the hand loops are:
+//                                       RSS growth per waiting run (counter bytes_per_run)
 //                                       goal: executor_run - hand_loop <= 1 KiB per run
+//   async_waiting/executor_run_stop_token
+//                                       the same runs started with a callback and a stop token
+//                                       (a strand and a RunCanceller each), for comparison
 #include <benchmark/benchmark.h>
 
 #include <asio/bind_cancellation_slot.hpp>
@@ -201,7 +205,33 @@ void hand_waiting_case(benchmark::State& state) {
         });
 }
 
+// The executor's run awaited the way the hand loop is: as the coroutine co_spawned with a
+// cancellation slot (asio::use_awaitable), so the difference is the executor's own state.
 void executor_waiting_case(benchmark::State& state) {
+    const rebound::asio::RetryExecutor executor;
+    const auto policy = bench_policy(1h);
+    std::vector<std::shared_ptr<asio::cancellation_signal>> signals;
+    waiting_case(
+        state,
+        [&](asio::io_context& io, int* failures) {
+            signals.push_back(std::make_shared<asio::cancellation_signal>());
+            asio::co_spawn(
+                io,
+                executor.run(
+                    policy, [failures] { return work(failures); }, asio::use_awaitable),
+                asio::bind_cancellation_slot(
+                    signals.back()->slot(), [](std::exception_ptr, rebound::asio::Result<int>) {}));
+        },
+        [&] {
+            for (auto& signal : signals) {
+                signal->emit(asio::cancellation_type::terminal);
+            }
+        });
+}
+
+// The same runs started with a plain callback (co_spawned by the executor) and ended by a stop
+// token, which puts each run on a strand with a RunCanceller: for comparison.
+void executor_callback_waiting_case(benchmark::State& state) {
     const rebound::asio::RetryExecutor executor;
     const auto policy = bench_policy(1h);
     std::stop_source stop;
@@ -229,6 +259,10 @@ BENCHMARK(hand_waiting_case)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(executor_waiting_case)
     ->Name("async_waiting/executor_run")
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(executor_callback_waiting_case)
+    ->Name("async_waiting/executor_run_stop_token")
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 

@@ -55,7 +55,8 @@ def load_benchmarks(path):
                 if key in ("items_per_second", "bytes_per_second", "allocs_per_op", "file_bytes",
                            "bare_ns", "adapter_ns", "overhead_ns", "overhead_percent",
                            "messages_per_second", "us_per_message", "max_messages_per_second",
-                           "offered_messages_per_second", "lateness_p50_ms", "lateness_p99_ms"):
+                           "offered_messages_per_second", "lateness_p50_ms", "lateness_p99_ms",
+                           "bytes_per_run"):
                     run["counters"][key] = value
     for run in runs.values():  # cv when the library did not report it
         if "cv_real" not in run and run.get("mean_real"):
@@ -584,6 +585,71 @@ def section_protocols(report, program):
         worst = max(http)
         report.goal("HTTP classification", "<= 200 ns per response, Retry-After parsing included",
                     f"{worst:.1f} ns (slowest case)", worst <= 200.0)
+
+
+ASYNC_PROSE = """\
+`bench/async_bench.cpp` (target `rebound_async_bench`) measures the asynchronous executor of
+`rebound::asio` (docs/async.md) beside a hand-written coroutine retry loop (await the work, and
+after a failure wait on a `steady_timer`, five attempts at most) doing the same work, and the
+blocking executor. The times are CPU time per run, as the runs are awaited on one thread:
+
+- `async_overhead/*`: one run whose work succeeds at once, awaited from a coroutine with
+  `asio::use_awaitable` (the executor's run is then one coroutine awaited in place);
+- `async_attempts/*`: four attempts (three failures), waits in virtual time for the executor and
+  a sleeper that does not sleep for the blocking one.
+
+The memory cases start 100,000 operations on one thread that each fail once and then wait an
+hour, and divide the growth of the resident set by 100,000: the hand loop co_spawned with a
+cancellation slot, the executor's run co_spawned the same way, and, for comparison, runs started
+with a callback and a stop token (a strand and a canceller each). The user's own coroutine frame
+is not alive while a run waits. Each memory case runs alone in its own process, once: a process
+reuses the pages an earlier case freed.
+"""
+
+ASYNC_GOAL_RATIO = 1.2
+ASYNC_GOAL_BYTES = 1024.0
+
+
+def section_async(report, timing, waiting):
+    """`waiting`: the memory case name -> its program (one run each)."""
+    if not report.section("Asynchronous executor (Asio)", timing is not None,
+                          "rebound_async_bench", ASYNC_PROSE):
+        return
+    cpu = lambda run: None if run is None else run.get("median_cpu")
+    hand = cpu(find_run(timing, r"^async_overhead/hand_loop$"))
+    rows = []
+    for name, run in timing["runs"].items():
+        ratio = cpu(run) / hand if hand and name.startswith("async_overhead/") else None
+        rows.append([f"`{name}`", fmt_ns(cpu(run)), fmt_ratio(ratio), fmt_cv(run)])
+    report.table(["benchmark", "CPU time per run (median)", "x hand loop", "cv"], rows)
+    executor = cpu(find_run(timing, r"^async_overhead/executor_run$"))
+    if hand and executor is not None:
+        ratio = executor / hand
+        report.goal("async executor", f"a run that succeeds at once <= {ASYNC_GOAL_RATIO:g}x the "
+                    "hand-written coroutine loop",
+                    f"{ratio:.2f}x ({fmt_ns(executor)} / {fmt_ns(hand)}), margin "
+                    f"{margin(ratio, ASYNC_GOAL_RATIO)}", ratio <= ASYNC_GOAL_RATIO)
+    per_run = {}
+    for case, program in waiting.items():
+        run = find_run(program, rf"^async_waiting/{case}/")
+        if run is not None and "bytes_per_run" in run["counters"]:
+            per_run[case] = run["counters"]["bytes_per_run"]
+    if not per_run:
+        report.add("The memory cases did not run (see the notes).")
+        report.add()
+        report.goal("async executor", "memory per waiting run <= 1 KiB beyond the hand loop",
+                    "did not run (see the notes)", False)
+        return
+    baseline = per_run.get("hand_loop")
+    rows = [[f"`async_waiting/{case}`", f"{value:,.0f} B",
+             "–" if baseline is None or case == "hand_loop" else f"{value - baseline:+,.0f} B"]
+            for case, value in per_run.items()]
+    report.table(["case", "RSS growth per waiting run", "beyond the hand loop"], rows)
+    if baseline is not None and "executor_run" in per_run:
+        beyond = per_run["executor_run"] - baseline
+        report.goal("async executor", "memory per waiting run <= 1 KiB beyond the hand loop",
+                    f"{beyond:,.0f} B ({per_run['executor_run']:,.0f} - {baseline:,.0f} B), "
+                    f"margin {margin(beyond, ASYNC_GOAL_BYTES)}", beyond <= ASYNC_GOAL_BYTES)
 
 
 HTTP_CLIENT_PROSE = """\
@@ -1197,6 +1263,9 @@ def main():
     section_decision(body, decision)
     section_executor(body, executor)
     section_breaker(body, breaker)
+    section_async(body, program("rebound_async_bench"),
+                  {case: program("rebound_async_bench-" + case)
+                   for case in ("hand_loop", "executor_run", "executor_run_stop_token")})
     section_compile(body, compile_)
     section_protocols(body, protocols)
     section_http_client(body, program("rebound_http_client_bench"))

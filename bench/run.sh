@@ -17,7 +17,7 @@
 #   cmake --build build-perf -j2 --target rebound_decision_bench rebound_compile_bench \
 #       rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli \
 #       rebound_protocols_bench rebound_breaker_bench rebound_queue_bench \
-#       rebound_http_client_bench rebound_brownout_experiment
+#       rebound_http_client_bench rebound_async_bench rebound_brownout_experiment
 # A binary that is missing is skipped with a note (in the report too). The contention experiment
 # starts its own PostgreSQL through tests/odbc/database-server.sh and always stops it.
 # The whole run takes about 9-12 minutes on 2 cores (the brownout about 3.5 of them).
@@ -120,6 +120,28 @@ benchmark_program rebound_breaker_bench
 benchmark_program rebound_compile_bench
 benchmark_program rebound_protocols_bench
 benchmark_program rebound_http_client_bench
+
+# The asynchronous executor: the timing cases with repetitions, then each memory case once in a
+# process of its own (a process reuses the pages an earlier case freed, so a second measurement
+# in one process reads low).
+async_bench=$build_dir/bench/rebound_async_bench
+if [ -x "$async_bench" ]; then
+  echo "== rebound_async_bench" >&2
+  run_recorded "$async_bench" --benchmark_filter='^async_(overhead|attempts)/' \
+    --benchmark_repetitions="$repetitions" --benchmark_min_time="$min_time" \
+    --benchmark_report_aggregates_only=true --benchmark_format=json \
+    --benchmark_out_format=json --benchmark_out="$results/rebound_async_bench.json" >/dev/null ||
+    { note "failed rebound_async_bench"; rm -f "$results/rebound_async_bench.json"; }
+  for case in hand_loop executor_run executor_run_stop_token; do
+    run_recorded "$async_bench" --benchmark_filter="^async_waiting/$case/" \
+      --benchmark_format=json --benchmark_out_format=json \
+      --benchmark_out="$results/rebound_async_bench-$case.json" >/dev/null ||
+      { note "failed rebound_async_bench ($case)"; rm -f "$results/rebound_async_bench-$case.json"; }
+  done
+  record_load rebound_async_bench
+else
+  note "skipped rebound_async_bench: $async_bench is not built"
+fi
 # The ODBC adapter on its default database (SQLite; REBOUND_BENCH_DSN is not passed on).
 (unset REBOUND_BENCH_DSN; benchmark_program rebound_odbc_bench)
 

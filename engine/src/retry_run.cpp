@@ -6,15 +6,11 @@ namespace rebound {
 
 RetryRun::RetryRun(const RetryExecutor& executor, HandlerResolution resolution,
                    std::string_view handler, const RunOptions& options) noexcept
-    : executor_(&executor), options_(&options), handler_(handler) {
+    : executor_(&executor), options_(&options) {
     result_.via = resolution.policy ? resolution.via : ResolvedVia::Builtin;
     result_.policy = resolution.policy ? std::move(resolution.policy) : PolicySet::builtin();
     const Policy& policy = *result_.policy;
     const PolicySpec& spec = policy.spec();
-
-    event_.handler = handler;
-    event_.policy = policy.name();
-    event_.command_id = options.command_id;
 
     info_.attempt = 0;
     info_.attempt_timeout = spec.attempt_timeout;
@@ -22,14 +18,28 @@ RetryRun::RetryRun(const RetryExecutor& executor, HandlerResolution resolution,
     info_.command_id = options.command_id;
     info_.handler = handler;
 
-    context_.idempotent = resolution.idempotent;
+    idempotent_ = resolution.idempotent;
     breaker_ = policy.breaker();
 
     // Without a deadline nothing in the run depends on time; see "Clock" in retry_executor.hpp.
+    // The clock starts with the first attempt, not here: a run may be begun well before it
+    // starts (an asynchronous run behind asio::deferred).
     timed_ = spec.deadline.has_value() || executor.measure_elapsed_;
-    if (timed_) {
-        start_ = executor.clock_->now();
-    }
+}
+
+RetryRun::RetryRun(RetryRun&& other, const RunOptions& options) noexcept
+    : RetryRun(std::move(other)) {
+    options_ = &options;
+}
+
+RetryEvent RetryRun::event_of(RetryEventKind kind, int attempt) const noexcept {
+    RetryEvent event;
+    event.kind = kind;
+    event.handler = info_.handler;
+    event.policy = result_.policy->name();
+    event.command_id = options_->command_id;
+    event.attempt = attempt;
+    return event;
 }
 
 Duration RetryRun::elapsed_since_start() const noexcept {
@@ -42,17 +52,16 @@ Duration RetryRun::elapsed_since_start() const noexcept {
 void RetryRun::finish(RetryOutcome outcome) noexcept {
     result_.outcome = outcome;
     if (timed_) {
-        result_.elapsed = elapsed_since_start();
+        result_.elapsed = result_.attempts == 0 ? Duration{0} : elapsed_since_start();
     }
-    event_.kind =
-        outcome == RetryOutcome::Succeeded ? RetryEventKind::Succeeded : RetryEventKind::Stopped;
-    event_.attempt = result_.attempts;
-    event_.outcome = outcome;
-    event_.delay = Duration{0};
-    event_.error = result_.last_error ? &result_.last_error->description() : nullptr;
+    RetryEvent event = event_of(
+        outcome == RetryOutcome::Succeeded ? RetryEventKind::Succeeded : RetryEventKind::Stopped,
+        result_.attempts);
+    event.outcome = outcome;
+    event.error = result_.last_error ? &result_.last_error->description() : nullptr;
     executor_->notify(outcome == RetryOutcome::Succeeded ? &RetryListener::on_succeeded
                                                          : &RetryListener::on_stopped,
-                      event_);
+                      event);
 }
 
 RunStep RetryRun::start_attempt() {
@@ -63,17 +72,17 @@ RunStep RetryRun::start_attempt() {
     const int number = info_.attempt + 1;
     const PolicySpec& spec = result_.policy->spec();
     info_.attempt = number;
+    if (number == 1 && timed_) {
+        start_ = executor_->clock_->now();
+    }
     if (spec.deadline) {
         // The first attempt starts when the run does: its time left is the whole deadline.
         const Duration elapsed = number == 1 ? Duration{0} : elapsed_since_start();
         info_.time_left = std::max(*spec.deadline - elapsed, Duration{0});
     }
     result_.attempts = number;
-    event_.kind = RetryEventKind::AttemptStarted;
-    event_.attempt = number;
-    event_.delay = Duration{0};
-    event_.error = nullptr;
-    executor_->notify(&RetryListener::on_attempt_started, event_);
+    executor_->notify(&RetryListener::on_attempt_started,
+                      event_of(RetryEventKind::AttemptStarted, number));
 
     // The breaker, if any, is asked before every attempt (docs/resilience.md): a refused attempt
     // does not run, counts as an attempt and fails with circuit_open.
@@ -117,13 +126,16 @@ RunStep RetryRun::failed(Failure failure) {
 RunStep RetryRun::decide_after_failure() {
     const Policy& policy = *result_.policy;
     const int number = info_.attempt;
-    context_.attempt = number;
-    context_.elapsed = elapsed_since_start();
+    AttemptContext context;
+    context.attempt = number;
+    context.elapsed = elapsed_since_start();
+    context.previous_delay = previous_delay_;
+    context.idempotent = idempotent_;
     const ErrorDescription& error = result_.last_error->description();
-    result_.last_decision = decide(policy, error, context_, *executor_->random_);
+    result_.last_decision = decide(policy, error, context, *executor_->random_);
     const Decision& decision = result_.last_decision;
     if (options_->on_failure) {
-        options_->on_failure(FailureEvent{handler_, number, *result_.last_error, decision});
+        options_->on_failure(FailureEvent{info_.handler, number, *result_.last_error, decision});
     }
 
     if (!decision.retry) {
@@ -132,7 +144,7 @@ RunStep RetryRun::decide_after_failure() {
         DeadLetterSink* const sink = executor_->dead_letter_sink_;
         if (outcome == RetryOutcome::Exhausted &&
             policy.spec().on_exhausted == ExhaustedAction::DeadLetter && sink != nullptr &&
-            sink->accept(DeadLetter{handler_, options_->command_id, policy.name(), number,
+            sink->accept(DeadLetter{info_.handler, options_->command_id, policy.name(), number,
                                     *result_.last_error, options_->item})) {
             outcome = RetryOutcome::DeadLettered;
         }
@@ -140,13 +152,12 @@ RunStep RetryRun::decide_after_failure() {
         return RunStep::Done;
     }
 
-    event_.kind = RetryEventKind::RetryScheduled;
-    event_.attempt = number;
-    event_.category = decision.category;
-    event_.delay = decision.delay;
-    event_.error = &error;
-    executor_->notify(&RetryListener::on_retry_scheduled, event_);
-    context_.previous_delay = decision.delay;
+    RetryEvent event = event_of(RetryEventKind::RetryScheduled, number);
+    event.category = decision.category;
+    event.delay = decision.delay;
+    event.error = &error;
+    executor_->notify(&RetryListener::on_retry_scheduled, event);
+    previous_delay_ = decision.delay;
     return RunStep::Wait;
 }
 

@@ -4,6 +4,7 @@
 // so a wait that did not end at once would hang the test rather than pass it.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <asio/bind_cancellation_slot.hpp>
 #include <asio/bind_executor.hpp>
 #include <asio/co_spawn.hpp>
@@ -11,13 +12,18 @@
 #include <asio/error.hpp>
 #include <asio/experimental/deferred.hpp>
 #include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/post.hpp>
 #include <asio/steady_timer.hpp>
 #include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
+#include <asio/write.hpp>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "event_log.hpp"
@@ -580,4 +586,253 @@ TEST_CASE("an on_failure hook that throws aborts the run with its exception", "[
         asio::detached);
     io.run();
     CHECK(caught == "rollback failed");
+}
+
+namespace {
+
+// A value that is move-only and has no default constructor.
+class Ticket {
+  public:
+    explicit Ticket(int number) : number_(std::make_unique<int>(number)) {}
+    int number() const { return *number_; }
+
+  private:
+    std::unique_ptr<int> number_;
+};
+
+// An initiating function completing with (error_code, int): each call completes (through a post)
+// with the next scripted error, or with `calls` once the script is spent.
+struct ScriptedOperation {
+    asio::io_context* io;
+    std::vector<std::error_code>* errors;
+    int* calls;
+    template <typename Token>
+    auto operator()(Token&& token) const {
+        return asio::async_initiate<Token, void(std::error_code, int)>(
+            [this](auto handler) {
+                const int call = ++*calls;
+                const auto index = static_cast<std::size_t>(call - 1);
+                const std::error_code error =
+                    index < errors->size() ? (*errors)[index] : std::error_code{};
+                asio::post(*io, [handler = std::move(handler), error, call]() mutable {
+                    std::move(handler)(error, call);
+                });
+            },
+            token);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("an initiating function completing with (error_code, T) is retried on its error code",
+          "[asio][initiating]") {
+    rebound::testing::ManualClock clock;
+    rebound::asio::VirtualTime time(clock);
+    const rebound::asio::RetryExecutor executor({.clock = &clock}, &time);
+    asio::io_context io;
+    std::vector<std::error_code> errors{asio::error::connection_reset,
+                                        asio::error::connection_refused};
+    int calls = 0;
+    std::optional<rebound::asio::Result<int>> result;
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            result = co_await executor.run(
+                hourly_policy(5), ScriptedOperation{&io, &errors, &calls}, asio::use_awaitable);
+        },
+        asio::detached);
+    io.run();
+    REQUIRE(result);
+    CHECK(result->outcome == RetryOutcome::Succeeded);
+    CHECK(result->attempts == 3);
+    CHECK(result->value == 3);
+    REQUIRE(result->last_error);
+    CHECK(result->last_error->description().category == ErrorCategory::ConnectionFailure);
+    CHECK(time.delays() == std::vector<rebound::Duration>{1h, 1h});
+}
+
+TEST_CASE("an initiating function that takes the attempt and completes with (error_code) alone",
+          "[asio][initiating]") {
+    const rebound::asio::RetryExecutor executor;
+    const auto policy =
+        rebound::PolicyBuilder("bounded")
+            .max_attempts(2)
+            .backoff(rebound::Backoff::fixed(1ms))
+            .jitter(rebound::Jitter::none())
+            .attempt_timeout(20ms)
+            .retry_on(rebound::Matcher::of_category(ErrorCategory::StatementTimeout))
+            .build();
+    asio::io_context io;
+    asio::steady_timer timer(io);
+    std::vector<int> attempts;
+    std::optional<rebound::asio::Result<void>> result;
+    // The first attempt waits an hour on a real timer, which attempt_timeout cancels; the second
+    // one's timer expires at once.
+    executor.run(
+        policy,
+        [&](const rebound::AttemptInfo& attempt, auto token) {
+            attempts.push_back(attempt.attempt);
+            timer.expires_after(attempt.attempt == 1 ? rebound::Duration{1h}
+                                                     : rebound::Duration{0});
+            return timer.async_wait(token);
+        },
+        asio::bind_executor(io, [&](std::exception_ptr error, rebound::asio::Result<void> r) {
+            CHECK_FALSE(error);
+            result = std::move(r);
+        }));
+    io.run();
+    REQUIRE(result);
+    CHECK(result->outcome == RetryOutcome::Succeeded);
+    CHECK(attempts == std::vector<int>{1, 2});
+    REQUIRE(result->last_error);
+    CHECK(result->last_error->description().category == ErrorCategory::StatementTimeout);
+}
+
+TEST_CASE("an initiating function reads from a real loopback socket", "[asio][initiating]") {
+    const rebound::asio::RetryExecutor executor;
+    asio::io_context io;
+    asio::ip::tcp::acceptor acceptor(io, {asio::ip::address_v4::loopback(), 0});
+    asio::ip::tcp::socket server(io);
+    asio::ip::tcp::socket client(io);
+    client.connect(acceptor.local_endpoint());
+    acceptor.accept(server);
+    std::array<char, 16> reply{};
+    std::optional<rebound::asio::Result<std::size_t>> result;
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            co_await asio::async_write(server, asio::buffer(std::string_view("pong")),
+                                       asio::use_awaitable);
+            result = co_await executor.run(
+                hourly_policy(3),
+                [&](auto token) { return client.async_read_some(asio::buffer(reply), token); },
+                asio::use_awaitable);
+        },
+        asio::detached);
+    io.run();
+    REQUIRE(result);
+    CHECK(result->outcome == RetryOutcome::Succeeded);
+    REQUIRE(result->value == 4U);
+    CHECK(std::string_view(reply.data(), 4) == "pong");
+}
+
+TEST_CASE("a move-only value without a default constructor is delivered by every token",
+          "[asio][tokens]") {
+    rebound::testing::ManualClock clock;
+    rebound::asio::VirtualTime time(clock);
+    const rebound::asio::RetryExecutor executor({.clock = &clock}, &time);
+    asio::io_context io;
+    int calls = 0;
+    const auto flaky = [&]() -> asio::awaitable<Ticket> {
+        if (++calls % 2 == 1) {
+            throw std::system_error(asio::error::connection_reset);
+        }
+        co_return Ticket(calls);
+    };
+    std::vector<int> tickets;
+    const auto keep = [&](std::exception_ptr error, rebound::asio::Result<Ticket> r) {
+        CHECK_FALSE(error);
+        REQUIRE(r.value);
+        tickets.push_back(r.value->number());
+    };
+    std::stop_source stop;
+    SECTION("use_awaitable, awaited inline and with a stop token") {
+        asio::co_spawn(
+            io,
+            [&]() -> asio::awaitable<void> {
+                rebound::asio::Result<Ticket> r =
+                    co_await executor.run(hourly_policy(3), flaky, asio::use_awaitable);
+                keep(nullptr, std::move(r));
+                // A named RunOptions: GCC 12 destroys a braced temporary argument of a call
+                // inside a co_await expression twice.
+                rebound::RunOptions options{.stop = stop.get_token()};
+                keep(nullptr, co_await executor.run(hourly_policy(3), flaky, asio::use_awaitable,
+                                                    std::move(options)));
+            },
+            asio::detached);
+        io.run();
+        CHECK(tickets == std::vector<int>{2, 4});
+    }
+    SECTION("a callback and deferred") {
+        executor.run(hourly_policy(3), flaky, asio::bind_executor(io, keep));
+        executor.run(hourly_policy(3), flaky,
+                     asio::experimental::deferred)(asio::bind_executor(io, keep));
+        io.run();
+        CHECK(tickets.size() == 2);
+    }
+}
+
+TEST_CASE("a run awaited inline is cancelled through the awaiting coroutine",
+          "[asio][cancellation]") {
+    EventLog log;
+    const rebound::asio::RetryExecutor executor({.listeners = {&log}});
+    asio::io_context io;
+    bool waiting = false;
+    bool aborted = false;
+    std::optional<rebound::asio::Result<int>> result;
+    asio::cancellation_signal signal;
+    SECTION("inside an attempt") {
+        asio::co_spawn(
+            io,
+            [&]() -> asio::awaitable<void> {
+                result = co_await executor.run(hourly_policy(3), SlowAttempt{&waiting, &aborted},
+                                               asio::use_awaitable);
+            },
+            asio::bind_cancellation_slot(signal.slot(), asio::detached));
+        run_until(io, [&] { return waiting; });
+        signal.emit(asio::cancellation_type::terminal);
+        io.run();
+        REQUIRE(result);
+        CHECK(result->outcome == RetryOutcome::Cancelled);
+        CHECK(aborted);
+        CHECK(log.lines == Events{"start 1", "stopped cancelled after 1"});
+    }
+    SECTION("while waiting") {
+        asio::co_spawn(
+            io,
+            [&]() -> asio::awaitable<void> {
+                result = co_await executor.run(
+                    hourly_policy(3),
+                    []() -> asio::awaitable<int> {
+                        throw rebound::Error(ErrorCategory::Deadlock, "victim");
+                        co_return 0;
+                    },
+                    asio::use_awaitable);
+            },
+            asio::bind_cancellation_slot(signal.slot(), asio::detached));
+        run_until(io, [&] { return log.lines.size() == 2; });
+        signal.emit(asio::cancellation_type::terminal);
+        io.run();
+        REQUIRE(result);
+        CHECK(result->outcome == RetryOutcome::Cancelled);
+        CHECK(result->attempts == 1);
+        CHECK(log.lines ==
+              Events{"start 1", "retry 1 deadlock 3600000000us", "stopped cancelled after 1"});
+    }
+}
+
+TEST_CASE("a run cancelled before its coroutine starts completes as cancelled",
+          "[asio][cancellation]") {
+    const rebound::asio::RetryExecutor executor;
+    asio::io_context io;
+    asio::cancellation_signal signal;
+    bool waiting = false;
+    bool aborted = false;
+    std::optional<rebound::asio::Result<int>> result;
+    std::exception_ptr error;
+    executor.run(hourly_policy(3), SlowAttempt{&waiting, &aborted},
+                 asio::bind_cancellation_slot(
+                     signal.slot(), asio::bind_executor(io, [&](std::exception_ptr e,
+                                                                rebound::asio::Result<int> r) {
+                         error = e;
+                         result = std::move(r);
+                     })));
+    signal.emit(asio::cancellation_type::terminal);  // the start is still queued
+    io.run();
+    REQUIRE(result);
+    CHECK_FALSE(error);
+    CHECK(result->outcome == RetryOutcome::Cancelled);
+    CHECK(result->attempts == 0);
+    CHECK(result->policy != nullptr);
+    CHECK_FALSE(waiting);
 }

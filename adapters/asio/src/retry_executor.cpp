@@ -1,5 +1,9 @@
 #include "rebound/asio/retry_executor.hpp"
 
+#include <asio/post.hpp>
+#include <asio/redirect_error.hpp>
+#include <asio/steady_timer.hpp>
+
 namespace rebound::asio {
 namespace {
 
@@ -38,9 +42,9 @@ ErrorDescription ErrorCodeClassifier::refine(const ErrorDescription& description
 
 namespace detail {
 
-bool is_cancellation(const std::exception_ptr& exception) noexcept {
+bool handling_cancellation() noexcept {
     try {
-        std::rethrow_exception(exception);
+        throw;
     } catch (const std::system_error& error) {
         return rebound::asio::is_cancellation(error.code());
     } catch (...) {
@@ -48,8 +52,50 @@ bool is_cancellation(const std::exception_ptr& exception) noexcept {
     }
 }
 
+bool is_cancellation(const std::exception_ptr& exception) noexcept {
+    try {
+        std::rethrow_exception(exception);
+    } catch (...) {
+        return handling_cancellation();
+    }
+}
+
 Failure attempt_timeout_failure(const RetryRun& run) noexcept {
     return run.classify_returned(Error(ErrorCategory::StatementTimeout, "attempt_timeout passed"));
+}
+
+::asio::awaitable<bool> wait_for(Duration delay, VirtualTime* virtual_time) {
+    // A timer's only error is its cancellation; a cancellation that came before the wait began
+    // makes the co_await throw it.
+    std::error_code waited;
+    try {
+        if (virtual_time != nullptr) {
+            virtual_time->pass(delay);
+            co_await ::asio::post(::asio::use_awaitable);
+        } else {
+            ::asio::steady_timer timer(co_await ::asio::this_coro::executor, delay);
+            co_await timer.async_wait(::asio::redirect_error(::asio::use_awaitable, waited));
+        }
+    } catch (const std::system_error& error) {
+        waited = error.code();
+    }
+    // A cancellation during a wait in virtual time, which a post does not see.
+    const ::asio::cancellation_state state = co_await ::asio::this_coro::cancellation_state;
+    co_return waited || state.cancelled() != ::asio::cancellation_type::none;
+}
+
+RunStep after_interrupted(RetryRun& run, AttemptEnd end) {
+    return end == AttemptEnd::Stopped ? run.cancel() : run.failed(attempt_timeout_failure(run));
+}
+
+RunStep after_thrown(RetryRun& run, AttemptEnd end) {
+    if (end != AttemptEnd::Completed) {
+        return after_interrupted(run, end);
+    }
+    if (handling_cancellation()) {
+        return run.cancel();
+    }
+    return run.failed(run.classify_current());
 }
 
 }  // namespace detail

@@ -50,6 +50,14 @@ class RetryRun {
     // Use RetryExecutor::begin().
     RetryRun(const RetryExecutor& executor, HandlerResolution resolution, std::string_view handler,
              const RunOptions& options) noexcept;
+    // Moves a run whose RunOptions moved to `options`: for a driver that keeps the run beside its
+    // options and moves both, such as the asynchronous executor into its coroutine frame.
+    RetryRun(RetryRun&& other, const RunOptions& options) noexcept;
+    RetryRun(const RetryRun&) = delete;
+    RetryRun& operator=(const RetryRun&) = delete;
+    RetryRun(RetryRun&&) noexcept = default;
+    RetryRun& operator=(RetryRun&&) = delete;
+    ~RetryRun() = default;
 
     // Starts the next attempt: Done (cancelled) when the stop token is set, Attempt when the
     // work should run, or Wait / Done when the breaker refused the attempt. A refusal is a failed
@@ -82,22 +90,24 @@ class RetryRun {
 
   private:
     void finish(RetryOutcome outcome) noexcept;
+    // An event of this run; built per notification rather than kept, since a RetryRun lives in
+    // every waiting asynchronous run's coroutine frame (docs/async.md, Cost).
+    RetryEvent event_of(RetryEventKind kind, int attempt) const noexcept;
     Duration elapsed_since_start() const noexcept;
     RunStep decide_after_failure();
 
     const RetryExecutor* executor_;
     const RunOptions* options_;
     RunResult result_;
-    std::string_view handler_;
-    RetryEvent event_;
     AttemptInfo info_;
-    AttemptContext context_;
     CircuitBreaker* breaker_ = nullptr;
     BreakerPermit permit_;
     Clock::TimePoint start_{};
     Clock::TimePoint attempt_start_{};
+    Duration previous_delay_{0};  // the last decision's delay (decorrelated jitter)
     bool timed_ = false;
     bool in_attempt_ = false;
+    bool idempotent_ = false;
 };
 
 }  // namespace rebound

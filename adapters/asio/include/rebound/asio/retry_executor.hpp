@@ -7,9 +7,15 @@
 //       asio::use_awaitable, {.stop = stop_token});
 //   if (r.succeeded()) use(*r.value);
 //
-// The work is invocable with `const rebound::AttemptInfo&` (or with nothing) and returns an
-// `asio::awaitable<T>`; an initiating function takes part by being called with
-// `asio::use_awaitable` inside it. An attempt fails when its coroutine throws: a
+// The work takes one of two forms; every attempt calls it again:
+// - a coroutine: invocable with `const rebound::AttemptInfo&` (or with nothing), returning an
+//   `asio::awaitable<T>`;
+// - an initiating function: invocable with `const rebound::AttemptInfo&` and a completion token,
+//   or with the token alone, and starting an asynchronous operation with it, e.g.
+//   `[&](auto token) { return socket.async_read_some(buffer, token); }`. It is called with
+//   asio::use_awaitable: an operation completing with (error_code, T) gives T, one completing with
+//   (error_code) gives void, and an error code fails the attempt.
+// T may be move-only and need not be default-constructible. An attempt fails when it throws: a
 // std::system_error (asio::system_error) is described by its error code (error_code.hpp), other
 // exceptions as by the blocking executor; a T of std::optional<rebound::Error> that holds an
 // error fails the attempt too.
@@ -18,27 +24,38 @@
 // `void(std::exception_ptr, Result<T>)`: it takes any completion token (asio::use_awaitable,
 // asio::experimental::deferred, a callback). The exception is null unless RunOptions::on_failure
 // threw, which aborts the run as in the blocking executor. The run's executor is the completion
-// handler's associated executor (bind one to a plain callback with asio::bind_executor); its
-// steps run on a strand of it, and each attempt runs as a coroutine spawned on that strand.
+// handler's associated executor (bind one to a plain callback with asio::bind_executor).
 //
-// Steps (the RetryRun of the blocking executor, retry_run.hpp, so decisions, breaker permits,
-// budget, listeners and metrics are the same): start attempt -> record the outcome and decide ->
-// wait on a timer | done. No thread sleeps, and nothing recurses from one attempt to the next.
+// The run is one coroutine, a loop over the steps of the blocking executor's RetryRun
+// (retry_run.hpp, so decisions, breaker permits, budget, listeners and metrics are the same):
+// start attempt -> await the work -> record the outcome and decide -> wait on a timer | done. No
+// thread sleeps, and nothing recurses from one attempt to the next. With asio::use_awaitable (and
+// neither a stop token nor an attempt_timeout) the caller awaits that coroutine directly: nothing
+// is posted or spawned, and the run allocates only its coroutine frame, which Asio recycles.
+// With any other token the coroutine is spawned (asio::co_spawn) on the handler's executor,
+// which never completes the run inside the initiating function.
 //
 // Cancellation: terminal per-operation cancellation of the run (the completion handler's
-// cancellation slot) and RunOptions::stop both end the run at once with outcome cancelled and the
-// last error kept: a wait's timer is cancelled; an attempt in progress receives terminal
-// cancellation and the run completes without waiting for it (a late result is ignored). An
-// attempt that ends with operation_aborted on its own also ends the run as cancelled.
+// cancellation slot; with use_awaitable, the awaiting coroutine's) and RunOptions::stop both end
+// the run with outcome cancelled and the last error kept: a wait's timer is cancelled; an attempt
+// in progress receives terminal cancellation, and the run ends when the attempt does (at once for
+// an Asio operation; work that ignores cancellation keeps the run waiting for it), whatever the
+// attempt returned. An attempt that ends with operation_aborted on its own also ends the run as
+// cancelled. A stop token or an attempt_timeout puts the run on a strand of its executor, with a
+// RunCanceller (run_canceller.hpp) that emits the cancellation there.
 //
 // attempt_timeout: an attempt still running when the policy's attempt_timeout passes receives
-// terminal cancellation and fails with statement_timeout for the decision; the run goes on at once.
+// terminal cancellation and fails with statement_timeout for the decision, whatever it returned.
 //
 // Lifetimes: the executor, and the views in RunOptions (command_id, on_failure's callable) and
 // the handler name, must outlive the run. The run holds the work (moved in) until it completes.
-// Cost: one allocation for the run's state, one coroutine frame per attempt (Asio recycles
-// them), none per wait.
 #pragma once
+
+// A standard header before Asio's: Asio chooses how it allocates coroutine frames
+// (std::aligned_alloc or operator new) by a macro of libstdc++'s configuration, and a frame the
+// library allocates may be freed in the caller's translation unit, which has seen the standard
+// library first as nearly every one does.
+#include <cstdlib>
 
 #include <asio/any_io_executor.hpp>
 #include <asio/associated_cancellation_slot.hpp>
@@ -46,13 +63,12 @@
 #include <asio/async_result.hpp>
 #include <asio/awaitable.hpp>
 #include <asio/bind_cancellation_slot.hpp>
-#include <asio/cancellation_signal.hpp>
+#include <asio/bind_executor.hpp>
+#include <asio/cancellation_state.hpp>
 #include <asio/cancellation_type.hpp>
 #include <asio/co_spawn.hpp>
-#include <asio/dispatch.hpp>
-#include <asio/post.hpp>
-#include <asio/steady_timer.hpp>
-#include <asio/strand.hpp>
+#include <asio/this_coro.hpp>
+#include <asio/use_awaitable.hpp>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -61,8 +77,10 @@
 #include <system_error>
 #include <type_traits>
 #include <utility>
+#include <variant>
 
 #include "rebound/asio/error_code.hpp"
+#include "rebound/asio/run_canceller.hpp"
 #include "rebound/asio/virtual_time.hpp"
 #include "rebound/retry_executor.hpp"
 #include "rebound/retry_run.hpp"
@@ -94,13 +112,23 @@ class ErrorCodeClassifier final : public FailureClassifier {
 
 namespace detail {
 
+using AttemptToken = ::asio::use_awaitable_t<::asio::any_io_executor>;
+
+// Starts one attempt of `work` in whichever form it takes (see the top of this header). The
+// initiating-function forms are tried first: telling them apart must not instantiate a generic
+// lambda's body with the wrong arguments.
 template <typename Work>
 auto start_work(Work& work, const AttemptInfo& info) {
-    if constexpr (std::is_invocable_v<Work&, const AttemptInfo&>) {
+    if constexpr (std::is_invocable_v<Work&, const AttemptInfo&, AttemptToken>) {
+        return work(info, AttemptToken{});
+    } else if constexpr (std::is_invocable_v<Work&, AttemptToken>) {
+        return work(AttemptToken{});
+    } else if constexpr (std::is_invocable_v<Work&, const AttemptInfo&>) {
         return work(info);
     } else {
         static_assert(std::is_invocable_v<Work&>,
-                      "work must be invocable with const AttemptInfo& or with nothing");
+                      "work must be invocable with const AttemptInfo& or with nothing (returning "
+                      "asio::awaitable<T>), or with a completion token (an initiating function)");
         return work();
     }
 }
@@ -108,7 +136,8 @@ auto start_work(Work& work, const AttemptInfo& info) {
 template <typename Awaitable>
 struct AwaitableValue {
     static_assert(sizeof(Awaitable) == 0,
-                  "work must return asio::awaitable<T> (on asio::any_io_executor)");
+                  "work must return asio::awaitable<T> (on asio::any_io_executor), or start an "
+                  "asynchronous operation with the completion token it is given");
 };
 template <typename T>
 struct AwaitableValue<::asio::awaitable<T, ::asio::any_io_executor>> {
@@ -119,240 +148,166 @@ template <typename Work>
 using WorkValue = typename AwaitableValue<decltype(start_work(
     std::declval<std::decay_t<Work>&>(), std::declval<const AttemptInfo&>()))>::type;
 
-// Whether the attempt ended with operation_aborted (a cancellation, not a failure).
+// The value of the attempt in progress (std::monostate for void).
+template <typename T>
+using AttemptValue = std::optional<std::conditional_t<std::is_void_v<T>, std::monostate, T>>;
+
+using AttemptEnd = RunCanceller::AttemptEnd;
+
+// A run's options and its RetryRun, which refers to them: begun by the initiating function and
+// moved into the run's coroutine frame together, so that the frame holds neither the resolution
+// nor the handler name on top of the run.
+class RunState {
+  public:
+    RunState(const rebound::RetryExecutor& engine, HandlerResolution resolution,
+             std::string_view handler, RunOptions options) noexcept
+        : options_(std::move(options)),
+          run_(engine.begin(std::move(resolution), handler, options_)) {}
+    RunState(RunState&& other) noexcept
+        : options_(std::move(other.options_)), run_(std::move(other.run_), options_) {}
+    RunState(const RunState&) = delete;
+    RunState& operator=(const RunState&) = delete;
+    RunState& operator=(RunState&&) = delete;
+    ~RunState() = default;
+
+    RetryRun& run() noexcept { return run_; }
+    const RunOptions& options() const noexcept { return options_; }
+    // Whether the run needs a RunCanceller: it has a stop token, or its policy an attempt_timeout.
+    bool needs_canceller() const noexcept {
+        return options_.stop.stop_possible() || run_.attempt().attempt_timeout.has_value();
+    }
+
+  private:
+    RunOptions options_;
+    RetryRun run_;
+};
+
+// Whether the exception in flight is a cancellation (operation_aborted). Call inside a catch.
+bool handling_cancellation() noexcept;
+
+// Whether a completion's exception is a cancellation.
 bool is_cancellation(const std::exception_ptr& exception) noexcept;
 
 // The failure of an attempt cut short by attempt_timeout.
 Failure attempt_timeout_failure(const RetryRun& run) noexcept;
 
-// The state of one run, shared by the handlers of its timer, its attempts, its cancellation slot
-// and its stop callback; every step runs on `strand_`.
-template <typename T, typename Work, typename Handler>
-class Operation : public std::enable_shared_from_this<Operation<T, Work, Handler>> {
+// The step after an attempt that threw; call inside the catch block. An attempt the canceller
+// interrupted ends by that, whatever it threw. May throw what on_failure throws.
+RunStep after_thrown(RetryRun& run, AttemptEnd end);
+
+// The step after an attempt the canceller interrupted (end != Completed). May throw what
+// on_failure throws.
+RunStep after_interrupted(RetryRun& run, AttemptEnd end);
+
+// The step after an attempt that returned `value`. May throw what on_failure throws.
+template <typename T>
+RunStep after_returned(RetryRun& run, AttemptEnd end, AttemptValue<T>& value) {
+    if (end != AttemptEnd::Completed) {
+        value.reset();  // a late result of an attempt cut short
+        return after_interrupted(run, end);
+    }
+    if constexpr (std::is_same_v<T, std::optional<Error>>) {
+        if (*value) {
+            Failure failure = run.classify_returned(std::move(**value));
+            value.reset();
+            return run.failed(std::move(failure));
+        }
+    }
+    return run.succeeded();
+}
+
+// The run's result, built where the coroutine's promise keeps it: `co_return RunOutcome<T>{...}`
+// converts in place rather than through a Result<T> temporary in the coroutine frame.
+template <typename T>
+struct RunOutcome {
+    RetryRun* run;
+    AttemptValue<T>* value;
+
+    operator Result<T>() const {  // NOLINT(google-explicit-constructor): the co_return above
+        if constexpr (std::is_void_v<T>) {
+            return Result<T>{run->take_result()};
+        } else {
+            const bool succeeded = run->result().succeeded();
+            return Result<T>{run->take_result(),
+                             succeeded ? std::move(*value) : std::optional<T>{}};
+        }
+    }
+};
+
+// Waits `delay` on a timer of the coroutine's executor, or in virtual time (a post), and returns
+// whether the wait was cancelled or the coroutine's cancellation state was cancelled by its end. A
+// coroutine of its own, so that the run's frame holds no timer: the frame stays small enough for
+// Asio to recycle it (1020 bytes at most).
+::asio::awaitable<bool> wait_for(Duration delay, VirtualTime* virtual_time);
+
+// Ends the canceller's part when the run's coroutine ends, however it ends (on its strand).
+class FinishCanceller {
   public:
-    using Strand = ::asio::strand<::asio::any_io_executor>;
-
-    Operation(const rebound::RetryExecutor& engine, VirtualTime* virtual_time, Handler handler,
-              HandlerResolution resolution, std::string_view name, Work work, RunOptions options)
-        : handler_(std::move(handler)),
-          strand_(::asio::make_strand(
-              ::asio::any_io_executor(::asio::get_associated_executor(*handler_)))),
-          timer_(strand_),
-          virtual_time_(virtual_time),
-          options_(std::move(options)),
-          run_(engine.begin(std::move(resolution), name, options_)),
-          work_(std::move(work)) {}
-
-    Operation(const Operation&) = delete;
-    Operation& operator=(const Operation&) = delete;
-    Operation(Operation&&) = delete;
-    Operation& operator=(Operation&&) = delete;
-    ~Operation() = default;
-
-    void start() {
-        auto slot = ::asio::get_associated_cancellation_slot(*handler_);
-        if (slot.is_connected()) {
-            slot.assign([self = this->shared_from_this()](::asio::cancellation_type type) {
-                if ((type & ::asio::cancellation_type::terminal) !=
-                    ::asio::cancellation_type::none) {
-                    ::asio::dispatch(self->strand_, [self] { self->stop(); });
-                }
-            });
+    explicit FinishCanceller(RunCanceller* canceller) noexcept : canceller_(canceller) {}
+    FinishCanceller(const FinishCanceller&) = delete;
+    FinishCanceller& operator=(const FinishCanceller&) = delete;
+    FinishCanceller(FinishCanceller&&) = delete;
+    FinishCanceller& operator=(FinishCanceller&&) = delete;
+    ~FinishCanceller() {
+        if (canceller_ != nullptr) {
+            canceller_->finish();
         }
-        if (options_.stop.stop_possible()) {
-            stop_callback_.emplace(options_.stop, StopForwarder{this->weak_from_this()});
-        }
-        // Never complete inside the initiating function: the first step is posted.
-        ::asio::post(strand_, [self = this->shared_from_this(), phase = phase_] {
-            if (phase == self->phase_) {  // else cancelled before it began
-                self->guarded([&] { return self->run_.start_attempt(); });
-            }
-        });
     }
 
   private:
-    // Posts a stop request (from whichever thread set the token) to the run's strand.
-    struct StopForwarder {
-        std::weak_ptr<Operation> operation;
-        void operator()() const noexcept {
-            if (auto self = operation.lock()) {
-                ::asio::post(self->strand_, [self] { self->stop(); });
-            }
-        }
-    };
-
-    // Takes the step `next()` returns; on_failure may throw there, which aborts the run.
-    template <typename Next>
-    void guarded(Next&& next) {
-        RunStep step = RunStep::Done;
-        try {
-            step = next();
-        } catch (...) {
-            complete(std::current_exception());
-            return;
-        }
-        take(step);
-    }
-
-    void take(RunStep step) {
-        ++phase_;  // every handler of an earlier step is stale from here on
-        step_ = step;
-        switch (step) {
-            case RunStep::Attempt:
-                launch_attempt();
-                return;
-            case RunStep::Wait:
-                wait();
-                return;
-            case RunStep::Done:
-                complete(nullptr);
-                return;
-        }
-    }
-
-    void launch_attempt() {
-        const std::uint64_t phase = phase_;
-        std::optional<::asio::awaitable<T>> attempt;
-        try {
-            attempt.emplace(start_work(work_, run_.attempt()));
-        } catch (...) {
-            Failure failure = run_.classify_current();
-            guarded([&] { return run_.failed(std::move(failure)); });
-            return;
-        }
-        // A cancellation state lives in its slot's storage: an attempt cut short that has not
-        // finished yet keeps its signal, and the next attempt gets a fresh one.
-        if (!attempt_signal_ || attempt_signal_.use_count() > 1) {
-            attempt_signal_ = std::make_shared<::asio::cancellation_signal>();
-        }
-        if (const std::optional<Duration> timeout = run_.attempt().attempt_timeout) {
-            timer_.expires_after(*timeout);
-            timer_.async_wait([self = this->shared_from_this(), phase](std::error_code error) {
-                if (!error && phase == self->phase_) {
-                    self->attempt_signal_->emit(::asio::cancellation_type::terminal);
-                    self->guarded(
-                        [&] { return self->run_.failed(attempt_timeout_failure(self->run_)); });
-                }
-            });
-        }
-        auto self = this->shared_from_this();
-        auto slot = attempt_signal_->slot();
-        if constexpr (std::is_void_v<T>) {
-            ::asio::co_spawn(
-                strand_, std::move(*attempt),
-                ::asio::bind_cancellation_slot(
-                    slot, [self, phase, signal = attempt_signal_](std::exception_ptr error) {
-                        self->attempt_done(phase, std::move(error));
-                    }));
-        } else {
-            ::asio::co_spawn(
-                strand_, std::move(*attempt),
-                ::asio::bind_cancellation_slot(slot, [self, phase, signal = attempt_signal_](
-                                                         std::exception_ptr error, T value) {
-                    if (!error && phase == self->phase_) {
-                        self->value_.emplace(std::move(value));
-                    }
-                    self->attempt_done(phase, std::move(error));
-                }));
-        }
-    }
-
-    void attempt_done(std::uint64_t phase, std::exception_ptr error) {
-        if (phase != phase_) {
-            return;  // cut short by attempt_timeout or a cancellation: the run moved on
-        }
-        timer_.cancel();  // the attempt timeout
-        if (!error) {
-            if constexpr (std::is_same_v<T, std::optional<Error>>) {
-                if (value_ && *value_) {
-                    Failure failure = run_.classify_returned(std::move(**value_));
-                    value_.reset();
-                    guarded([&] { return run_.failed(std::move(failure)); });
-                    return;
-                }
-            }
-            take(run_.succeeded());
-            return;
-        }
-        if (is_cancellation(error)) {
-            take(run_.cancel());
-            return;
-        }
-        Failure failure;
-        try {
-            std::rethrow_exception(error);
-        } catch (...) {
-            failure = run_.classify_current();
-        }
-        guarded([&] { return run_.failed(std::move(failure)); });
-    }
-
-    void wait() {
-        const std::uint64_t phase = phase_;
-        auto resume = [self = this->shared_from_this(), phase](std::error_code) {
-            if (phase == self->phase_) {
-                self->guarded([&] { return self->run_.waited(); });
-            }
-        };
-        if (virtual_time_ != nullptr) {
-            virtual_time_->pass(run_.delay());
-            ::asio::post(strand_, [resume = std::move(resume)] { resume(std::error_code{}); });
-            return;
-        }
-        timer_.expires_after(run_.delay());
-        timer_.async_wait(std::move(resume));
-    }
-
-    void stop() {
-        if (step_ == RunStep::Done) {
-            return;
-        }
-        if (step_ == RunStep::Attempt) {
-            attempt_signal_->emit(::asio::cancellation_type::terminal);
-        }
-        timer_.cancel();
-        take(run_.cancel());
-    }
-
-    void complete(std::exception_ptr error) {
-        step_ = RunStep::Done;
-        ++phase_;
-        timer_.cancel();
-        stop_callback_.reset();
-        auto slot = ::asio::get_associated_cancellation_slot(*handler_);
-        if (slot.is_connected()) {
-            slot.clear();
-        }
-        Result<T> result;
-        static_cast<RunResult&>(result) = run_.take_result();
-        if constexpr (!std::is_void_v<T>) {
-            if (result.succeeded()) {
-                result.value = std::move(value_);
-            }
-        }
-        Handler handler = std::move(*handler_);
-        handler_.reset();
-        const auto executor = ::asio::get_associated_executor(handler);
-        ::asio::dispatch(
-            executor, [handler = std::move(handler), error, result = std::move(result)]() mutable {
-                std::move(handler)(error, std::move(result));
-            });
-    }
-
-    std::optional<Handler> handler_;
-    Strand strand_;
-    ::asio::steady_timer timer_;
-    std::shared_ptr<::asio::cancellation_signal> attempt_signal_;
-    VirtualTime* virtual_time_;
-    RunOptions options_;
-    RetryRun run_;
-    Work work_;
-    std::conditional_t<std::is_void_v<T>, bool, std::optional<T>> value_{};
-    std::optional<std::stop_callback<StopForwarder>> stop_callback_;
-    std::uint64_t phase_ = 0;
-    // Before the first step, a cancellation has only the (not yet armed) timer to cancel.
-    RunStep step_ = RunStep::Wait;
+    RunCanceller* canceller_;
 };
+
+// One run as one coroutine: the loop of RetryRun's steps. `canceller` is null unless the run
+// needs one, and then the coroutine runs on its strand with its slot bound. Kept small: Asio
+// recycles a coroutine frame of at most 1020 bytes (else it is allocated and freed per run), and
+// a waiting run holds this frame.
+template <typename T, typename Work>
+::asio::awaitable<Result<T>> run_loop(VirtualTime* virtual_time, RunState state, Work work,
+                                      RunCanceller* canceller) {
+    const FinishCanceller finish(canceller);
+    RetryRun& run = state.run();
+    AttemptValue<T> value;
+    RunStep step = canceller != nullptr && !canceller->begin() ? run.cancel() : run.start_attempt();
+    while (step != RunStep::Done) {
+        if (step == RunStep::Wait) {
+            const bool cancelled = co_await wait_for(run.delay(), virtual_time);
+            const bool stopped = canceller != nullptr ? canceller->stopped() : cancelled;
+            step = stopped ? run.cancel() : run.waited();
+            continue;
+        }
+        if (canceller != nullptr) {
+            canceller->arm(run.attempt().attempt_timeout);
+        }
+        AttemptEnd end = AttemptEnd::Completed;
+        bool threw = false;
+        try {
+            if constexpr (std::is_void_v<T>) {
+                co_await start_work(work, run.attempt());
+                value.emplace();
+            } else {
+                value.emplace(co_await start_work(work, run.attempt()));
+            }
+        } catch (...) {
+            threw = true;
+            if (canceller != nullptr) {
+                end = canceller->disarm();
+            }
+            step = after_thrown(run, end);
+        }
+        if (!threw) {
+            if (canceller != nullptr) {
+                end = canceller->disarm();
+            }
+            step = after_returned<T>(run, end, value);
+        }
+        if (end == AttemptEnd::TimedOut) {
+            // The timeout cancelled this coroutine's state; the next attempt starts afresh.
+            co_await ::asio::this_coro::reset_cancellation_state();
+        }
+    }
+    co_return RunOutcome<T>{&run, &value};
+}
 
 }  // namespace detail
 
@@ -394,24 +349,69 @@ class RetryExecutor {
     auto run(HandlerResolution resolution, std::string_view handler, Work&& work,
              CompletionToken&& token, RunOptions options = {}) const {
         using T = detail::WorkValue<Work>;
+        using StoredWork = std::decay_t<Work>;
+        detail::RunState state(engine_, std::move(resolution), handler, std::move(options));
+        if constexpr (std::is_same_v<std::decay_t<CompletionToken>, detail::AttemptToken>) {
+            // The caller's coroutine awaits the run's: nothing to post, spawn or forward.
+            if (!state.needs_canceller()) {
+                return detail::run_loop<T, StoredWork>(
+                    virtual_time_, std::move(state), StoredWork(std::forward<Work>(work)), nullptr);
+            }
+        }
         return ::asio::async_initiate<CompletionToken, void(std::exception_ptr, Result<T>)>(
-            [this](auto completion, HandlerResolution resolved, std::string_view name,
-                   std::decay_t<Work> moved_work, RunOptions run_options) {
-                using Operation =
-                    detail::Operation<T, std::decay_t<Work>, std::decay_t<decltype(completion)>>;
-                std::make_shared<Operation>(engine_, virtual_time_, std::move(completion),
-                                            std::move(resolved), name, std::move(moved_work),
-                                            std::move(run_options))
-                    ->start();
+            [this](auto completion, detail::RunState moved_state, StoredWork moved_work) {
+                spawn<T>(std::move(completion), std::move(moved_state), std::move(moved_work));
             },
-            token, std::move(resolution), handler, std::decay_t<Work>(std::forward<Work>(work)),
-            std::move(options));
+            token, std::move(state), StoredWork(std::forward<Work>(work)));
     }
 
     // The blocking executor with the same options: a run of either makes the same decisions.
     const rebound::RetryExecutor& blocking() const noexcept { return engine_; }
 
   private:
+    // Spawns the run's coroutine for a completion handler.
+    template <typename T, typename Work, typename Handler>
+    void spawn(Handler handler, detail::RunState state, Work work) const {
+        const ::asio::any_io_executor executor(::asio::get_associated_executor(handler));
+        if (state.needs_canceller()) {
+            auto canceller = std::make_shared<detail::RunCanceller>(executor);
+            canceller->watch(state.options().stop,
+                             ::asio::get_associated_cancellation_slot(handler));
+            detail::RunCanceller* const raw = canceller.get();
+            ::asio::co_spawn(
+                raw->strand(),
+                detail::run_loop<T, Work>(virtual_time_, std::move(state), std::move(work), raw),
+                ::asio::bind_cancellation_slot(
+                    raw->slot(),
+                    ::asio::bind_executor(
+                        executor, [handler = std::move(handler), canceller = std::move(canceller)](
+                                      std::exception_ptr error, Result<T> result) mutable {
+                            canceller->release(::asio::get_associated_cancellation_slot(handler));
+                            std::move(handler)(std::move(error), std::move(result));
+                        })));
+            return;
+        }
+        // A terminal cancellation that comes after the spawn but before the coroutine starts
+        // makes Asio complete with operation_aborted and an empty Result: that run is cancelled.
+        std::shared_ptr<const Policy> policy = state.run().result().policy;
+        const auto slot = ::asio::get_associated_cancellation_slot(handler);
+        ::asio::co_spawn(
+            executor,
+            detail::run_loop<T, Work>(virtual_time_, std::move(state), std::move(work), nullptr),
+            ::asio::bind_cancellation_slot(
+                slot, ::asio::bind_executor(
+                          executor, [handler = std::move(handler), policy = std::move(policy)](
+                                        std::exception_ptr error, Result<T> result) mutable {
+                              if (error && result.policy == nullptr &&
+                                  detail::is_cancellation(error)) {
+                                  error = nullptr;
+                                  result.outcome = RetryOutcome::Cancelled;
+                                  result.policy = std::move(policy);
+                              }
+                              std::move(handler)(std::move(error), std::move(result));
+                          })));
+    }
+
     ErrorCodeClassifier classifier_;
     rebound::RetryExecutor engine_;
     VirtualTime* virtual_time_;

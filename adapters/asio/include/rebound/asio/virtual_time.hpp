@@ -3,10 +3,10 @@
 //
 //   rebound::testing::ManualClock clock;
 //   rebound::asio::VirtualTime time(clock);
-//   rebound::asio::Executor executor({.clock = &clock}, &time);
+//   rebound::asio::RetryExecutor executor({.clock = &clock}, &time);
 //
 // Each wait of a run under that executor is recorded, advances the clock by its delay (so that
-// deadlines and breakers see the time pass) and resumes the run through a post on its strand:
+// deadlines and breakers see the time pass) and resumes the run through a post on its executor:
 // the run stays asynchronous, yet no timer is armed. Attempt timeouts still use real timers.
 // Thread-safe.
 #pragma once
