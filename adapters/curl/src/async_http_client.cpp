@@ -30,8 +30,6 @@ std::optional<Duration> shorter(std::optional<Duration> a, std::optional<Duratio
     return b && *b < *a ? b : a;
 }
 
-}  // namespace
-
 // One transfer: the easy handle, what it points into (a copy of the request, the header list,
 // the response being collected), and how its awaiting coroutine is woken. Shared by the
 // coroutine and the multi handle: either may be done with it first.
@@ -54,6 +52,8 @@ struct Transfer {
     bool done = false;    // the outcome is set (read on the waiter's executor)
     bool active = false;  // added to the multi handle (read on the multi's strand)
 };
+
+}  // namespace
 
 // The curl multi handle and the Asio objects that drive it; every member is used on `strand_`.
 // Handlers hold it by shared_ptr, so it outlives the client until they have run; once shut down
@@ -114,7 +114,8 @@ class AsyncHttpClient::Multi : public std::enable_shared_from_this<AsyncHttpClie
             curl_multi_remove_handle(multi_, easy);
         }
         transfers_.clear();
-        // Closes the cached connections through on_close_socket, which closes their descriptors.
+        // Closes the cached connections (on_socket forgets their sockets, on_close_socket closes
+        // them).
         curl_multi_cleanup(multi_);
         multi_ = nullptr;
         timer_.cancel();
