@@ -41,6 +41,11 @@ def load_benchmarks(path):
         name = entry.get("run_name", entry["name"])
         run = runs.setdefault(name, {"counters": {}})
         aggregate = entry.get("aggregate_name")
+        if aggregate is None and entry.get("repetitions", 1) > 1:
+            # One repetition of several: kept as it is (the lateness runs report each one).
+            run.setdefault("repetitions", []).append(
+                {key: value for key, value in entry.items() if isinstance(value, (int, float))})
+            continue
         if aggregate is None:  # a single run without repetitions: treat as the median
             aggregate = "median"
         if aggregate == "cv":
@@ -56,6 +61,7 @@ def load_benchmarks(path):
                            "bare_ns", "adapter_ns", "overhead_ns", "overhead_percent",
                            "messages_per_second", "us_per_message", "max_messages_per_second",
                            "offered_messages_per_second", "lateness_p50_ms", "lateness_p99_ms",
+                           "retries_measured", "load_average", "cpu_pressure_percent",
                            "bytes_per_run"):
                     run["counters"][key] = value
     for run in runs.values():  # cv when the library did not report it
@@ -805,9 +811,14 @@ the workers already connected; `messages_per_second` is the figure):
 - `queue_skip_locked/workers:N/grouped:1`: the same with `Completion::Grouped`, for handlers whose
   effect is not a write through the connection: the completions of a claim go in one statement
   that commits with the next claim (docs/queue.md, "Grouped completion");
-- `queue_retry_lateness`: messages whose first attempt fails and whose retry is due 50 ms later;
-  4 workers first drain 2,000 of them (the maximum rate), then messages arrive at half that rate
-  for 3 s and `claimed_at - due_at` of the retries is reported as p50/p99;
+- `queue_retry_lateness`: messages whose first attempt fails and whose retry is due 50 ms later,
+  three repetitions. Each measures the maximum load (a pool of 4 workers finishing 4,000 messages
+  that one producer enqueues one by one as fast as it can, the producer's cost included), empties
+  and analyzes the table and runs a CHECKPOINT, then a pool with the default options (poll
+  interval 100 ms, batch 10) takes messages arriving at half that rate for 10 s; how late each
+  retry's attempt starts after its `due_at` is reported as p50/p99, with the 1-minute load
+  average before the run and the CPU pressure during it (`/proc/pressure/cpu`, `some avg10`: the
+  share of time some runnable task waited for a CPU);
 - `queue_table_size/done_rows:D/delete_done:X`: one worker drains 2,000 messages beside D done
   rows kept in the table, or with done messages deleted: the claim must cost the same with a
   million done rows (the partial indexes hold no done row).
@@ -860,16 +871,25 @@ def section_queue(report, program):
     report.goal("retry queue", goals[1][1], f"{best:,.0f} messages/s with 4 workers",
                 best >= 2000 if best else None)
     lateness = find_run(program, r"^queue_retry_lateness")
-    if lateness is not None:
-        c = lateness["counters"]
-        p99 = c.get("lateness_p99_ms")
-        report.add(f"Retry lateness: maximum rate {c.get('max_messages_per_second', 0):,.0f} "
-                   f"messages/s, offered {c.get('offered_messages_per_second', 0):,.0f} "
-                   f"messages/s; p50 {c.get('lateness_p50_ms', 0):.1f} ms, p99 "
-                   f"{p99 if p99 is not None else 0:.1f} ms.")
+    repetitions = [] if lateness is None else lateness.get("repetitions") or [lateness["counters"]]
+    p99s = [r["lateness_p99_ms"] for r in repetitions if "lateness_p99_ms" in r]
+    if p99s:
+        report.add("Retry lateness at half the maximum load, each repetition:")
         report.add()
-        report.goal("retry queue", goals[2][1], f"p99 {p99:.1f} ms" if p99 is not None
-                    else "not measured", None if p99 is None else p99 <= 100.0)
+        report.table(["load average", "CPU pressure", "maximum (msg/s)", "offered (msg/s)",
+                      "retries", "p50", "p99"],
+                     [[f"{r.get('load_average', 0):.1f}",
+                       f"{r['cpu_pressure_percent']:.0f}%" if r.get("cpu_pressure_percent", -1) >= 0
+                       else "-",
+                       f"{r.get('max_messages_per_second', 0):,.0f}",
+                       f"{r.get('offered_messages_per_second', 0):,.0f}",
+                       f"{r.get('retries_measured', 0):,.0f}",
+                       f"{r.get('lateness_p50_ms', 0):.1f} ms",
+                       f"{r.get('lateness_p99_ms', 0):.1f} ms"] for r in repetitions])
+        worst = max(p99s)
+        report.goal("retry queue", goals[2][1],
+                    "p99 " + " / ".join(f"{p:.1f}" for p in p99s) + " ms"
+                    + (f" in {len(p99s)} runs" if len(p99s) > 1 else ""), worst <= 100.0)
     else:
         report.goal("retry queue", goals[2][1], "not measured", None)
     size_rows = []

@@ -16,9 +16,11 @@
 // records the shipment through the worker's connection, so it commits with the message's
 // completion.
 //
-// The program prints the queue status, the dead letters, the workers' metrics and an invariant:
-// every order is done or dead, each done order shipped exactly once (shipments table and
-// dependency agree). It exits 1 when the invariant does not hold.
+// The program prints the dead letters, then the queue status and the workers' metrics in the
+// Prometheus text format, as `rebound queue status --format prometheus` and a worker's metrics
+// endpoint would serve them (rebound/queue/queue_metrics.hpp), and last an invariant: every order
+// is done or dead, each done order shipped exactly once (shipments table and dependency agree).
+// It exits 1 when the invariant does not hold.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -40,6 +42,7 @@
 #include "rebound/dsl/load.hpp"
 #include "rebound/dsl/vendor_map_loader.hpp"
 #include "rebound/error_exception.hpp"
+#include "rebound/queue/queue_metrics.hpp"
 #include "rebound/queue/queue_schema.hpp"
 #include "rebound/queue/queue_store.hpp"
 #include "rebound/queue/worker_pool.hpp"
@@ -306,26 +309,16 @@ int run(const Options& options) {
     const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - started);
 
-    const rebound::queue::QueueStatus status = store.status(connection);
-    std::cout << "\nqueue status after " << took.count() << " ms:\n";
-    for (const rebound::queue::HandlerCounts& h : status.handlers) {
-        std::cout << "  " << h.handler << ": ready " << h.ready << ", leased " << h.leased
-                  << ", done " << h.done << ", dead " << h.dead << '\n';
-    }
-    std::cout << "dead letters:\n";
+    std::cout << "\nworkers stopped after " << took.count() << " ms\ndead letters:\n";
     for (const rebound::queue::Message& m : store.dead(connection, "order.placed", 1000)) {
         std::cout << "  message " << m.id << " (order " << m.payload << "): " << m.dead_reason
                   << " after " << m.attempt << " attempts, route "
                   << (m.route.empty() ? "-" : m.route) << ", last error " << m.last_error.category
                   << " http " << m.last_error.http_status << '\n';
     }
-    const rebound::queue::WorkerMetrics& metrics = pool.metrics();
-    std::cout << "metrics: claimed " << metrics.claimed << ", succeeded " << metrics.succeeded
-              << ", retried " << metrics.retried << ", dead " << metrics.dead << ", lost leases "
-              << metrics.lost_leases << ", loop errors " << metrics.database_errors
-              << "; retry lateness p50 "
-              << static_cast<double>(metrics.retry_lateness.percentile(0.5)) / 1000.0 << " ms, p99 "
-              << static_cast<double>(metrics.retry_lateness.percentile(0.99)) / 1000.0 << " ms\n";
+    std::cout << "\nmetrics (Prometheus text):\n"
+              << rebound::queue::render_status_metrics(store.status(connection))
+              << rebound::queue::render_worker_metrics(pool.metrics()) << '\n';
 
     const std::int64_t done =
         count(connection,

@@ -56,9 +56,17 @@ def write_results(results):
                   messages_per_second=3000.0),
         queue_run("queue_skip_locked/workers:4/grouped:1/iterations:3/real_time",
                   messages_per_second=7000.0),
-        queue_run("queue_retry_lateness/iterations:1/real_time", lateness_p50_ms=1.5,
-                  lateness_p99_ms=120.0, max_messages_per_second=900.0,
-                  offered_messages_per_second=450.0),
+        # Two repetitions and their median: each repetition is shown, the worst p99 decides.
+        queue_run("queue_retry_lateness/iterations:1/repeats:2/real_time", repetitions=2,
+                  lateness_p50_ms=1.5, lateness_p99_ms=120.0, max_messages_per_second=900.0,
+                  offered_messages_per_second=450.0, retries_measured=4500, load_average=3.5,
+                  cpu_pressure_percent=60.0),
+        queue_run("queue_retry_lateness/iterations:1/repeats:2/real_time", repetitions=2,
+                  lateness_p50_ms=1.0, lateness_p99_ms=20.0, max_messages_per_second=1000.0,
+                  offered_messages_per_second=500.0, retries_measured=5000, load_average=1.2),
+        dict(queue_run("queue_retry_lateness/iterations:1/repeats:2/real_time_median",
+                       lateness_p99_ms=70.0), aggregate_name="median",
+             run_name="queue_retry_lateness/iterations:1/repeats:2/real_time"),
         queue_run("queue_table_size/done_rows:1000000/delete_done:0/iterations:3/real_time",
                   us_per_message=0.0004)]}))
     (results / "round-trips.json").write_text(json.dumps(
@@ -129,11 +137,13 @@ def main():
         ("backoff.default-budget: a budget lets about max_tokens / 2 = 50 retries",
          "1 + 50 / 80 = 1.62x"),
         ("![goodput and offered load, measured](performance-brownout.svg)",),
-        # 7000 / 2000 and 3000 / 2000 messages/s; p99 120 ms; 0.0004 s per message.
+        # 7000 / 2000 and 3000 / 2000 messages/s; p99 120 and 20 ms; 0.0004 s per message.
         ("4 workers >= 3x the naive claim", "grouped completion 3.50x",
          "one transaction per message 1.50x", "**met**"),
         (">= 2,000 messages/s", "7,000 messages/s", "**met**"),
-        ("p99 lateness of due retries <= 100 ms", "p99 120.0 ms", "**missed**"),
+        ("p99 lateness of due retries <= 100 ms", "p99 120.0 / 20.0 ms in 2 runs", "**missed**"),
+        ("| 3.5 | 60% | 900 | 450 | 4,500 | 1.5 ms | 120.0 ms |",),
+        ("| 1.2 | - | 1,000 | 500 | 5,000 | 1.0 ms | 20.0 ms |",),
         ("| 1,000,000 done rows kept |", "400 µs"),
         ("| naive `FOR UPDATE` |", "2,000"),
     ]

@@ -474,42 +474,83 @@ void a_long_handler_keeps_its_message_while_its_lease_is_renewed(const std::stri
     }
 }
 
-#define QUEUE_SCENARIOS(database)                                                                \
-    TEST_CASE("queue " database ": migrations are versioned and idempotent", "[" database "]") { \
-        migrations_are_versioned_and_idempotent(database);                                       \
-    }                                                                                            \
-    TEST_CASE("queue " database ": an outbox message exists only if its transaction commits",    \
-              "[" database "]") {                                                                \
-        outbox_message_exists_only_if_the_transaction_commits(database);                         \
-    }                                                                                            \
-    TEST_CASE("queue " database ": failures retry at their due time or are dead-lettered",       \
-              "[" database "]") {                                                                \
-        failures_are_retried_at_their_due_time_or_dead_lettered(database);                       \
-    }                                                                                            \
-    TEST_CASE("queue " database ": per-key order holds under retries", "[" database "]") {       \
-        per_key_order_holds_under_retries(database);                                             \
-    }                                                                                            \
-    TEST_CASE("queue " database ": a paused handler waits until resumed", "[" database "]") {    \
-        a_paused_handler_waits_until_resumed(database);                                          \
-    }                                                                                            \
-    TEST_CASE("queue " database ": dead letters are requeued after a fix or discarded",          \
-              "[" database "]") {                                                                \
-        dead_letters_are_requeued_after_a_fix_or_discarded(database);                            \
-    }                                                                                            \
-    TEST_CASE("queue " database ": an expired lease is reclaimed as a lost attempt",             \
-              "[" database "]") {                                                                \
-        an_expired_lease_is_reclaimed_as_a_lost_attempt(database);                               \
-    }                                                                                            \
-    TEST_CASE("queue " database ": racing workers claim disjoint rows", "[" database "]") {      \
-        racing_workers_claim_disjoint_rows(database);                                            \
-    }                                                                                            \
-    TEST_CASE("queue " database ": a renewed lease keeps a long handler's message",              \
-              "[" database "]") {                                                                \
-        a_long_handler_keeps_its_message_while_its_lease_is_renewed(database, true);             \
-    }                                                                                            \
-    TEST_CASE("queue " database ": without renewal a long handler's message is delivered again", \
-              "[" database "]") {                                                                \
-        a_long_handler_keeps_its_message_while_its_lease_is_renewed(database, false);            \
+// Idle workers sleep until the next message of theirs falls due (a delayed enqueue: the database
+// says when; a retry the pool wrote: the pool's own schedule), not until the next poll: with a
+// 30 s poll interval both attempts must start within seconds of their due_at. Stopping wakes them
+// too, or the test would last 30 s.
+void idle_workers_wake_when_messages_fall_due(const std::string& name) {
+    QueueDatabase database(name);
+    odbc::Connection connection = database.connect();
+    std::mutex mutex;
+    std::vector<AttemptRecord> attempts;
+    auto handlers = std::make_shared<QueueHandlers>();
+    handlers->add(registration("t.wake", retry_policy(3, 300ms)), [&](Delivery& d) {
+        const std::lock_guard lock(mutex);
+        attempts.push_back({d.message.attempt, d.message.claimed_at.value_or(0), d.message.due_at,
+                            database.store().now(d.connection)});
+        if (d.message.attempt == 1) {
+            throw Error(ErrorCategory::ServiceUnavailable, "first attempt");
+        }
+    });
+    // Due in 400 ms: the workers' first claims find nothing due.
+    database.store().enqueue(connection, NewMessage{.handler = "t.wake", .delay = 400ms});
+    WorkerOptions options = worker_options(database);
+    options.poll_interval = 30s;
+    WorkerPool pool(odbc_environment(), handlers, options);
+    pool.start();
+    const bool done = wait_until([&] { return count_in(connection, "done") == 1; }, 15s);
+    const auto stop_started = std::chrono::steady_clock::now();
+    pool.stop();
+    CHECK(std::chrono::steady_clock::now() - stop_started < 5s);
+    REQUIRE(done);
+    REQUIRE(attempts.size() == 2);
+    for (const AttemptRecord& attempt : attempts) {
+        INFO("attempt " << attempt.attempt);
+        CHECK(attempt.claimed_at >= attempt.due_at);
+        CHECK(attempt.claimed_at - attempt.due_at < 5'000'000);  // the poll would be 30 s late
+    }
+    CHECK(pool.metrics().retry_lateness.count() == 1);
+}
+
+#define QUEUE_SCENARIOS(database)                                                                 \
+    TEST_CASE("queue " database ": migrations are versioned and idempotent", "[" database "]") {  \
+        migrations_are_versioned_and_idempotent(database);                                        \
+    }                                                                                             \
+    TEST_CASE("queue " database ": an outbox message exists only if its transaction commits",     \
+              "[" database "]") {                                                                 \
+        outbox_message_exists_only_if_the_transaction_commits(database);                          \
+    }                                                                                             \
+    TEST_CASE("queue " database ": failures retry at their due time or are dead-lettered",        \
+              "[" database "]") {                                                                 \
+        failures_are_retried_at_their_due_time_or_dead_lettered(database);                        \
+    }                                                                                             \
+    TEST_CASE("queue " database ": per-key order holds under retries", "[" database "]") {        \
+        per_key_order_holds_under_retries(database);                                              \
+    }                                                                                             \
+    TEST_CASE("queue " database ": a paused handler waits until resumed", "[" database "]") {     \
+        a_paused_handler_waits_until_resumed(database);                                           \
+    }                                                                                             \
+    TEST_CASE("queue " database ": dead letters are requeued after a fix or discarded",           \
+              "[" database "]") {                                                                 \
+        dead_letters_are_requeued_after_a_fix_or_discarded(database);                             \
+    }                                                                                             \
+    TEST_CASE("queue " database ": an expired lease is reclaimed as a lost attempt",              \
+              "[" database "]") {                                                                 \
+        an_expired_lease_is_reclaimed_as_a_lost_attempt(database);                                \
+    }                                                                                             \
+    TEST_CASE("queue " database ": racing workers claim disjoint rows", "[" database "]") {       \
+        racing_workers_claim_disjoint_rows(database);                                             \
+    }                                                                                             \
+    TEST_CASE("queue " database ": a renewed lease keeps a long handler's message",               \
+              "[" database "]") {                                                                 \
+        a_long_handler_keeps_its_message_while_its_lease_is_renewed(database, true);              \
+    }                                                                                             \
+    TEST_CASE("queue " database ": without renewal a long handler's message is delivered again",  \
+              "[" database "]") {                                                                 \
+        a_long_handler_keeps_its_message_while_its_lease_is_renewed(database, false);             \
+    }                                                                                             \
+    TEST_CASE("queue " database ": idle workers wake when messages fall due", "[" database "]") { \
+        idle_workers_wake_when_messages_fall_due(database);                                       \
     }
 
 QUEUE_SCENARIOS("sqlite")

@@ -102,7 +102,7 @@ std::string render_worker_metrics(const WorkerMetrics& metrics) {
         .append(std::to_string(metrics.database_errors.load(std::memory_order_relaxed)))
         .append("\n");
     append_metric_header(out, "rebound_queue_retry_lateness_seconds", "gauge",
-                         "How late retries started after their due time (claimed_at - due_at).");
+                         "How late retry attempts started after their due time.");
     for (const auto& [label, q] : {std::pair{"0.5", 0.5}, std::pair{"0.99", 0.99}}) {
         out.append("rebound_queue_retry_lateness_seconds{quantile=\"")
             .append(label)

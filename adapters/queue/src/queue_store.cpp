@@ -120,6 +120,17 @@ std::vector<Message> leased_by(Connection& connection, std::string_view lease_ow
     return messages;
 }
 
+// The condition of the statements that settle one claimed message. The state is a parameter, not
+// the literal 'leased': with the literal, PostgreSQL may answer `id = ?` through the partial index
+// of leased rows (its predicate is then implied), reading every entry of it, dead ones included,
+// whenever its statistics make that look as cheap as the primary key (a table analyzed while
+// empty). With a parameter only the primary key serves `id = ?`.
+constexpr std::string_view kHeldById = " WHERE id = ? AND lease_owner = ? AND state = ?";
+
+std::vector<SqlValue> held_by_id(std::int64_t id, std::string_view lease_owner) {
+    return {id, std::string(lease_owner), std::string("leased")};
+}
+
 // SQLite: a statement that takes the write lock at once. A transaction that reads first and
 // writes later can deadlock with another writer (both hold SHARED, both want more), which SQLite
 // reports as "database is locked" without waiting; taking the write lock first waits instead.
@@ -209,12 +220,15 @@ std::vector<Message> QueueStore::claim(Connection& connection,
     }
     std::vector<SqlValue> parameters(handlers.begin(), handlers.end());
     // A keyed message waits while an earlier one of its key is not done (strict order per key).
+    // The plan must be an ordered scan of the ready index that stops after `batch` rows, whatever
+    // the table's statistics say (a queue table is often analyzed while nearly empty): the time
+    // bound is stable (statement_time_microseconds_sql), and paused handlers are a hashed
+    // `NOT IN` filter; as a `NOT EXISTS` anti-join PostgreSQL read and sorted every due row.
     const std::string candidates =
-        "SELECT m.id FROM " + kMessages +
-        " m WHERE m.state = 'ready' AND m.due_at <= " + now_sql() + " AND m.handler IN (" +
-        placeholders(handlers.size()) + ") AND NOT EXISTS (SELECT 1 FROM " + kPaused +
-        " p WHERE p.handler = m.handler) AND (m.msg_key IS NULL OR NOT EXISTS (SELECT 1 FROM " +
-        kMessages +
+        "SELECT m.id FROM " + kMessages + " m WHERE m.state = 'ready' AND m.due_at <= " +
+        detail::statement_time_microseconds_sql(vendor_) + " AND m.handler IN (" +
+        placeholders(handlers.size()) + ") AND m.handler NOT IN (SELECT p.handler FROM " + kPaused +
+        " p) AND (m.msg_key IS NULL OR NOT EXISTS (SELECT 1 FROM " + kMessages +
         " e WHERE e.msg_key = m.msg_key AND e.id < m.id AND e.state <> 'done')) ORDER BY "
         "m.due_at, m.id LIMIT " +
         std::to_string(batch);
@@ -270,17 +284,42 @@ std::vector<Message> QueueStore::claim(Connection& connection,
     return claimed;
 }
 
+std::optional<Duration> QueueStore::next_due_in(Connection& connection,
+                                                std::span<const std::string> handlers) const {
+    if (handlers.empty()) {
+        return std::nullopt;
+    }
+    // The ready index is ordered by due_at: the scan stops at the first row of a listed handler.
+    // A message due already but not claimable (its key is held back, another worker holds it)
+    // is not what a sleeping worker waits for, hence `due_at > now`.
+    const std::vector<SqlValue> parameters(handlers.begin(), handlers.end());
+    const std::string now = detail::statement_time_microseconds_sql(vendor_);
+    const auto rows = connection.query_prepared(
+        "SELECT MIN(m.due_at) - " + now + " FROM " + kMessages +
+            " m WHERE m.state = 'ready' AND m.due_at > " + now + " AND m.handler IN (" +
+            placeholders(handlers.size()) + ") AND m.handler NOT IN (SELECT p.handler FROM " +
+            kPaused + " p)",
+        parameters);
+    if (!connection.autocommit()) {
+        connection.commit();
+    }
+    if (rows.empty() || rows[0].empty() || !rows[0][0]) {
+        return std::nullopt;
+    }
+    return std::chrono::microseconds(std::max<std::int64_t>(to_int64(rows[0][0]), 0));
+}
+
 bool QueueStore::complete(Connection& connection, std::int64_t id, std::string_view lease_owner,
                           bool delete_done) const {
-    const std::string where = " WHERE id = ? AND lease_owner = ? AND state = 'leased'";
+    const std::string where(kHeldById);
     if (delete_done) {
         return connection.execute_prepared("DELETE FROM " + kMessages + where,
-                                           {id, std::string(lease_owner)}) == 1;
+                                           held_by_id(id, lease_owner)) == 1;
     }
     return connection.execute_prepared("UPDATE " + kMessages +
                                            " SET state = 'done', finished_at = " + now_sql() +
                                            ", lease_owner = NULL, lease_until = NULL" + where,
-                                       {id, std::string(lease_owner)}) == 1;
+                                       held_by_id(id, lease_owner)) == 1;
 }
 
 std::size_t QueueStore::complete_many(Connection& connection, std::span<const std::int64_t> ids,
@@ -290,9 +329,10 @@ std::size_t QueueStore::complete_many(Connection& connection, std::span<const st
     }
     // Placeholders rather than the ids in the text: a claim's full batches share one prepared
     // statement.
+    // The state as a parameter, as in kHeldById.
     const std::string where =
-        " WHERE lease_owner = ? AND state = 'leased' AND id IN (" + placeholders(ids.size()) + ")";
-    std::vector<SqlValue> parameters{std::string(lease_owner)};
+        " WHERE lease_owner = ? AND state = ? AND id IN (" + placeholders(ids.size()) + ")";
+    std::vector<SqlValue> parameters{std::string(lease_owner), std::string("leased")};
     parameters.insert(parameters.end(), ids.begin(), ids.end());
     const std::int64_t changed =
         delete_done
@@ -328,9 +368,10 @@ bool QueueStore::record_failure(Connection& connection, std::int64_t id,
         sql += "state = 'dead', dead_reason = ?, finished_at = " + now_sql();
         parameters.emplace_back(failure.dead_reason);
     }
-    sql += " WHERE id = ? AND lease_owner = ? AND state = 'leased'";
-    parameters.emplace_back(id);
-    parameters.emplace_back(std::string(lease_owner));
+    sql += kHeldById;
+    for (SqlValue& value : held_by_id(id, lease_owner)) {
+        parameters.push_back(std::move(value));
+    }
     return connection.execute_prepared(sql, parameters) == 1;
 }
 
@@ -341,8 +382,9 @@ bool QueueStore::release(Connection& connection, std::int64_t id,
                "UPDATE " + kMessages +
                    " SET first_attempt_at = CASE WHEN attempt <= 1 THEN NULL ELSE "
                    "first_attempt_at END, attempt = attempt - 1, state = 'ready', lease_owner = "
-                   "NULL, lease_until = NULL WHERE id = ? AND lease_owner = ? AND state = 'leased'",
-               {id, std::string(lease_owner)}) == 1;
+                   "NULL, lease_until = NULL" +
+                   std::string(kHeldById),
+               held_by_id(id, lease_owner)) == 1;
 }
 
 std::size_t QueueStore::renew_leases(Connection& connection,

@@ -21,4 +21,18 @@ inline std::string now_microseconds_sql(Vendor vendor) {
     }
 }
 
+// The database clock at the start of the statement, for comparisons with indexed columns
+// (`due_at <= ...`). On PostgreSQL clock_timestamp() is volatile, so it cannot bound an index
+// scan: the claim then reads every due row and sorts them, and its cost grows with the backlog;
+// statement_timestamp() is stable and can. The others are fixed within a statement already.
+inline std::string statement_time_microseconds_sql(Vendor vendor) {
+    switch (vendor) {
+        case Vendor::PostgreSql:
+        case Vendor::CockroachDb:
+            return "CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000000 AS BIGINT)";
+        default:
+            return now_microseconds_sql(vendor);
+    }
+}
+
 }  // namespace rebound::queue::detail

@@ -14,6 +14,7 @@
 #include "rebound/queue/queue_schema.hpp"
 #include "rebound/queue/queue_store.hpp"
 #include "rebound/random_source.hpp"
+#include "wake_schedule.hpp"
 
 namespace rebound::queue {
 
@@ -73,6 +74,11 @@ using odbc::Connection;
 
 constexpr std::size_t kMaxStoredMessage = 2000;
 constexpr int kExpiredPerPass = 100;
+// How often a worker prepares its statements again (Connection::release_prepared_statements):
+// PostgreSQL caches a statement's generic plan for the session, and one chosen while the queue
+// table was empty or freshly analyzed empty scans the whole table, whose cost then grows with
+// every message (docs/queue.md, "Plans that follow the table").
+constexpr auto kReplanEvery = std::chrono::seconds(2);
 
 std::string default_worker_name() {
     char host[256] = {};
@@ -162,17 +168,61 @@ Connection open_worker_connection(const std::shared_ptr<const odbc::Environment>
     return connection;
 }
 
+// Whether a worker's connection stays in autocommit mode between transactions. On PostgreSQL the
+// steps of one statement (the claim, recording a failure, grouped completions, the next-due read)
+// then cost one round trip instead of three: under manual commit psqlODBC sends `BEGIN` as a round
+// trip of its own before the statement, and `COMMIT` is another. Steps of several statements (an
+// attempt with its completion, settling expired leases) open a transaction with
+// TransactionScope. MariaDB's driver sends `SET autocommit` to the server at every switch, and the
+// SQLite claim is several statements, so there the connection stays in manual commit.
+bool autocommit_between_transactions(Vendor vendor) {
+    return vendor == Vendor::PostgreSql;
+}
+
+// A transaction of several statements on a worker's connection. With `switch_mode` (the
+// connection is in autocommit between transactions) it turns autocommit off for its lifetime; on
+// the way out it rolls back what was not committed (nothing, after a commit) and turns autocommit
+// back on. Errors on the way out are left for the next statement to report.
+class TransactionScope {
+  public:
+    TransactionScope(Connection& connection, bool switch_mode)
+        : connection_(connection), switch_mode_(switch_mode) {
+        if (switch_mode_) {
+            connection_.set_autocommit(false);
+        }
+    }
+    TransactionScope(const TransactionScope&) = delete;
+    TransactionScope& operator=(const TransactionScope&) = delete;
+    ~TransactionScope() {
+        if (!switch_mode_ || !connection_.is_open()) {
+            return;
+        }
+        try {
+            connection_.rollback();
+            connection_.set_autocommit(true);
+        } catch (...) {
+            // A dead session: the worker replaces the connection (is_dead).
+        }
+    }
+
+  private:
+    Connection& connection_;
+    bool switch_mode_;
+};
+
 // One worker thread's connection, store and claim counter.
 class WorkerThread {
   public:
     WorkerThread(const std::shared_ptr<const odbc::Environment>& environment,
                  const QueueHandlers& handlers, const WorkerOptions& options,
-                 WorkerMetrics& metrics, detail::HeldClaims* held_claims, std::string owner_prefix)
+                 WorkerMetrics& metrics, detail::HeldClaims* held_claims,
+                 detail::WakeSchedule& wake_schedule, std::string owner_prefix)
         : environment_(environment),
           handlers_(handlers),
           options_(options),
           metrics_(metrics),
           held_claims_(held_claims),
+          wake_schedule_(wake_schedule),
           owner_prefix_(std::move(owner_prefix)),
           names_(handlers.names()) {}
 
@@ -180,16 +230,21 @@ class WorkerThread {
         const Duration settle_every = std::clamp<Duration>(
             options_.lease / 4, std::chrono::milliseconds(10), std::chrono::seconds(5));
         Clock::TimePoint last_settle{};
+        Clock::TimePoint last_replan = default_clock().now();
         while (!stop.stop_requested()) {
             try {
                 ensure_connected();
                 const Clock::TimePoint now = default_clock().now();
+                if (now - last_replan >= kReplanEvery) {
+                    connection_->release_prepared_statements();
+                    last_replan = now;
+                }
                 if (last_settle == Clock::TimePoint{} || now - last_settle >= settle_every) {
                     settle_expired_leases();
                     last_settle = now;
                 }
                 if (!claim_and_run(stop)) {
-                    pause_for(options_.poll_interval, stop);
+                    wait_for_work(stop);
                 }
             } catch (const odbc::DatabaseError& error) {
                 loop_failed(restart_scope(error.category()) == RestartScope::Connection, stop);
@@ -220,7 +275,26 @@ class WorkerThread {
         }
         require_current_schema(connection);
         connection.commit();  // ends the read transaction the check opened
+        autocommit_ = autocommit_between_transactions(store_->vendor());
+        connection.set_autocommit(autocommit_);
         connection_.emplace(std::move(connection));
+    }
+
+    // Nothing to claim: sleeps for the poll interval, or until the next message of its handlers
+    // falls due if that is sooner, or until a retry this pool wrote falls due (wake_schedule.hpp).
+    void wait_for_work(const std::stop_token& stop) {
+        Duration wait = options_.poll_interval;
+        if (const std::optional<Duration> next = store_->next_due_in(*connection_, names_)) {
+            wait = std::min(wait, *next);
+        }
+        wake_schedule_.wait_until(std::chrono::steady_clock::now() + wait, stop);
+    }
+
+    // A retry this pool wrote: a sleeping thread of the pool wakes when it falls due.
+    void schedule_wake(const AttemptFailure& failure) {
+        if (failure.retry) {
+            wake_schedule_.add(std::chrono::steady_clock::now() + failure.delay);
+        }
     }
 
     void loop_failed(bool connection_scope, const std::stop_token& stop) {
@@ -236,6 +310,8 @@ class WorkerThread {
 
     // The expired leases of vanished workers: each such attempt failed with connection_lost.
     void settle_expired_leases() {
+        const TransactionScope transaction(*connection_, autocommit_);
+        due_after_commit_.clear();
         const std::vector<ExpiredLease> expired =
             store_->expired_leases(*connection_, kExpiredPerPass);
         for (const ExpiredLease& lease : expired) {
@@ -252,19 +328,28 @@ class WorkerThread {
                 .idempotent = choice.idempotent};
             const Decision decision =
                 decide(**choice.policy, error, context, default_random_source());
-            store_->record_failure(*connection_, lease.id, lease.lease_owner,
-                                   failure_of(error, decision));
+            const AttemptFailure failure = failure_of(error, decision);
+            store_->record_failure(*connection_, lease.id, lease.lease_owner, failure);
             count(decision);
+            due_after_commit_.push_back(failure);
         }
         connection_->commit();
+        for (const AttemptFailure& failure : due_after_commit_) {
+            schedule_wake(failure);
+        }
+        due_after_commit_.clear();
         metrics_.expired_settled.fetch_add(expired.size(), std::memory_order_relaxed);
     }
 
     // False when nothing was claimed.
     bool claim_and_run(const std::stop_token& stop) {
         const std::string owner = owner_prefix_ + std::to_string(++claims_);
-        // The previous claim's grouped completions are written in this claim's transaction: one
-        // commit fewer per claim. Should the claim fail, they are written again next time.
+        if (autocommit_) {
+            complete_grouped();  // one round trip of its own, as the claim
+        }
+        // Under manual commit the previous claim's grouped completions are written in this
+        // claim's transaction: one commit fewer per claim. Should the claim fail, they are
+        // written again next time.
         const std::size_t pending = grouped_done_.size();
         const std::size_t marked =
             pending == 0 ? 0
@@ -272,6 +357,7 @@ class WorkerThread {
                                                  options_.delete_done);
         const std::vector<Message> messages =
             store_->claim(*connection_, names_, options_.batch, options_.lease, owner);
+        const auto claimed = std::chrono::steady_clock::now();
         if (pending > 0) {
             count_grouped(pending, marked);
         }
@@ -289,7 +375,7 @@ class WorkerThread {
                 // Its own transaction commits or rolls back: the completions so far go first.
                 complete_grouped();
             }
-            run_attempt(messages[i], owner, grouped, stop);
+            run_attempt(messages[i], owner, grouped, claimed, stop);
         }
         if (stop.stop_requested()) {
             complete_grouped();
@@ -328,10 +414,15 @@ class WorkerThread {
     }
 
     // `grouped`: the handler's completion waits for complete_grouped() (queue_handlers.hpp).
+    // `claimed`: when the claim returned. A retry's lateness is how long after its due_at its
+    // attempt starts: the claim's lateness on the database clock, plus the time the message then
+    // waited behind the claim's earlier messages on this thread.
     void run_attempt(const Message& message, const std::string& owner, bool grouped,
-                     const std::stop_token& stop) {
+                     std::chrono::steady_clock::time_point claimed, const std::stop_token& stop) {
         if (message.attempt > 1 && message.claimed_at) {
-            metrics_.retry_lateness.record(*message.claimed_at - message.due_at);
+            const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(
+                std::chrono::steady_clock::now() - claimed);
+            metrics_.retry_lateness.record(*message.claimed_at - message.due_at + waited.count());
         }
         const HandlerRegistry::Choice choice =
             handlers_.registry().choose(message.handler, options_.policies.get());
@@ -347,11 +438,17 @@ class WorkerThread {
         ErrorDescription error;
         std::exception_ptr thrown;   // owns the text `error` views
         bool session_ended = false;  // a database error that ended the worker's session
+        // The completion and the handler's writes (not for a grouped handler, which writes nothing
+        // through the connection); ended before the failure is recorded.
+        std::optional<TransactionScope> transaction;
         if (breaker != nullptr && !permit) {
             error = ErrorDescription::of(ErrorCategory::CircuitOpen);
             error.server_delay = permit.retry_after;
             error.message = "the circuit breaker refused the attempt";
         } else {
+            if (!grouped) {
+                transaction.emplace(*connection_, autocommit_);
+            }
             try {
                 // The completion goes first: it locks the row under the claim's lease for the
                 // whole attempt, and a failure rolls it back together with the handler's writes.
@@ -392,6 +489,7 @@ class WorkerThread {
                 error = ExceptionClassifier::builtin().describe_current();
             }
             roll_back_quietly(*connection_);
+            transaction.reset();
             if (breaker != nullptr) {
                 breaker->record_error(permit, error, default_clock().now());
             }
@@ -437,6 +535,7 @@ class WorkerThread {
         if (store_->record_failure(*connection_, message.id, owner, failure)) {
             connection_->commit();
             count(decision);
+            schedule_wake(failure);
         } else {
             roll_back_quietly(*connection_);
             metrics_.lost_leases.fetch_add(1, std::memory_order_relaxed);
@@ -448,6 +547,7 @@ class WorkerThread {
     const WorkerOptions& options_;
     WorkerMetrics& metrics_;
     detail::HeldClaims* held_claims_;  // null without lease renewal
+    detail::WakeSchedule& wake_schedule_;
     std::string owner_prefix_;
     std::vector<std::string> names_;
     std::optional<Connection> connection_;
@@ -456,6 +556,8 @@ class WorkerThread {
     // Grouped successes not yet completed, all of the claim `grouped_owner_`.
     std::vector<std::int64_t> grouped_done_;
     std::string grouped_owner_;
+    std::vector<AttemptFailure> due_after_commit_;  // settled leases, woken for once committed
+    bool autocommit_ = false;  // between transactions (autocommit_between_transactions)
 };
 
 }  // namespace
@@ -465,7 +567,8 @@ WorkerPool::WorkerPool(std::shared_ptr<const odbc::Environment> environment,
     : environment_(std::move(environment)),
       handlers_(std::move(handlers)),
       options_(std::move(options)),
-      metrics_(std::make_unique<WorkerMetrics>()) {
+      metrics_(std::make_unique<WorkerMetrics>()),
+      wake_schedule_(std::make_unique<detail::WakeSchedule>()) {
     check_options(options_, handlers_.get());
     if (options_.renew_leases) {
         held_claims_ = std::make_unique<detail::HeldClaims>();
@@ -508,7 +611,7 @@ void WorkerPool::stop() noexcept {
 
 void WorkerPool::run_thread(std::stop_token stop, int index) {
     WorkerThread worker(environment_, *handlers_, options_, *metrics_, held_claims_.get(),
-                        options_.name + "/" + std::to_string(index) + "/");
+                        *wake_schedule_, options_.name + "/" + std::to_string(index) + "/");
     worker.run(stop);
 }
 

@@ -165,6 +165,12 @@ class Connection {
     std::int64_t execute_prepared(std::string_view sql, const std::vector<SqlValue>& parameters);
     std::vector<SqlRow> query_prepared(std::string_view sql,
                                        const std::vector<SqlValue>& parameters);
+    // Frees the statements execute_prepared() and query_prepared() kept: the next run of each
+    // prepares it again, and the server plans it again for the tables as they are then. A
+    // long-lived session over a table that grows calls it now and then, because a plan chosen
+    // while the table was empty (a sequential scan) stays cached for the session
+    // (docs/queue.md, "Plans that follow the table").
+    void release_prepared_statements() noexcept { prepared_.clear(); }
     // The first column of the first row, or nullopt when there is no row or it is NULL.
     std::optional<std::string> query_value(std::string_view sql,
                                            std::initializer_list<SqlValue> parameters = {});

@@ -1,4 +1,4 @@
-// LatenessHistogram: how late due retries start (claimed_at - due_at), for p50/p99 reports.
+// LatenessHistogram: how late due retries start (attempt start - due_at), for p50/p99 reports.
 //
 // Log-linear buckets: eight per power of two of microseconds, so a percentile is the upper bound
 // of its bucket, at most 12.5% above the true value. Lock-free; record() never allocates or

@@ -14,8 +14,8 @@
 //                                                   released, lost_lease, expired_settled,
 //                                                   renewed_lease
 //   rebound_queue_worker_errors_total              counter: database errors of the loop itself
-//   rebound_queue_retry_lateness_seconds{quantile} gauge: p50 and p99 of claimed_at - due_at of
-//                                                   retries (0 before the first)
+//   rebound_queue_retry_lateness_seconds{quantile} gauge: p50 and p99 of how late retry attempts
+//                                                   started after due_at (0 before the first)
 //   rebound_queue_retry_lateness_count             counter: retries measured
 #pragma once
 

@@ -77,6 +77,13 @@ class QueueStore {
     std::vector<Message> claim(odbc::Connection& connection, std::span<const std::string> handlers,
                                int batch, Duration lease, std::string_view lease_owner) const;
 
+    // How long until the earliest ready message of `handlers` that is not due yet falls due (a
+    // retry, a delayed enqueue), on the database clock; nullopt when there is none. Paused
+    // handlers are left out. A worker with nothing to claim sleeps at most this long
+    // (docs/queue.md, "Waking for due retries"). Commits (a read).
+    std::optional<Duration> next_due_in(odbc::Connection& connection,
+                                        std::span<const std::string> handlers) const;
+
     // Marks a claimed message done (or deletes it) in the connection's open transaction, which
     // also locks its row until that transaction ends; false when `lease_owner` no longer holds it
     // (its lease ran out and another worker reclaimed it). A worker writes it before running the

@@ -4,7 +4,9 @@
 // Each thread has its own connection (autocommit off, READ COMMITTED on the servers) and loops:
 //   1. now and then, settle expired leases: the attempt of a vanished worker failed with
 //      `connection_lost`, and decide() says whether the message is retried or dead;
-//   2. claim up to `batch` messages (queue_store.hpp); none: wait `poll_interval`;
+//   2. claim up to `batch` messages (queue_store.hpp); none: wait `poll_interval`, or less: until
+//      the next ready message of its handlers falls due, or a retry the pool wrote falls due
+//      (docs/queue.md, "Waking for due retries");
 //   3. for each, one attempt: ask the policy's breaker (a refusal is a failed attempt of category
 //      `circuit_open`); in one transaction, mark the message done under the claim's lease (which
 //      locks its row), run the handler on the worker's connection and commit, so the handler's
@@ -42,7 +44,8 @@
 namespace rebound::queue {
 
 namespace detail {
-class HeldClaims;  // the lease owners of the claims the threads are working through
+class HeldClaims;    // the lease owners of the claims the threads are working through
+class WakeSchedule;  // when idle threads wake for the retries the pool wrote
 }  // namespace detail
 
 struct WorkerOptions {
@@ -53,6 +56,8 @@ struct WorkerOptions {
     int threads = 1;                            // 1..256
     Duration lease = std::chrono::seconds(30);  // > the longest attempt
     int batch = 10;                             // 1..1000
+    // The longest an idle thread sleeps; it wakes sooner when a message of its handlers falls due
+    // (docs/queue.md, "Waking for due retries").
     Duration poll_interval = std::chrono::milliseconds(100);
     bool delete_done = false;   // delete a message when it succeeds instead of keeping it `done`
     std::string name{};         // worker identity in lease owners; empty: host:pid
@@ -70,7 +75,9 @@ struct WorkerMetrics {
     std::atomic<std::uint64_t> expired_settled{0};  // expired leases of vanished workers settled
     std::atomic<std::uint64_t> database_errors{0};  // in the loop itself (claim, settle, connect)
     std::atomic<std::uint64_t> renewed_leases{0};   // message leases extended by the renewer
-    LatenessHistogram retry_lateness;  // claimed_at - due_at of attempts after the first
+    // How late attempts after the first start: claimed_at - due_at, plus the wait behind the
+    // claim's earlier messages.
+    LatenessHistogram retry_lateness;
 };
 
 class WorkerPool {
@@ -99,7 +106,8 @@ class WorkerPool {
     WorkerOptions options_;
     std::unique_ptr<WorkerMetrics> metrics_;
     std::unique_ptr<detail::HeldClaims> held_claims_;  // null without renew_leases
-    std::vector<std::jthread> threads_;                // the workers, then the renewer
+    std::unique_ptr<detail::WakeSchedule> wake_schedule_;
+    std::vector<std::jthread> threads_;  // the workers, then the renewer
 };
 
 }  // namespace rebound::queue
