@@ -684,6 +684,36 @@ def section_http_client(report, program):
         report.add()
 
 
+ASYNC_HTTP_PROSE = """\
+`bench/async_http_bench.cpp` (target `rebound_async_http_bench`) times sequential GETs through
+`rebound::curl::AsyncHttpClient` on a kept loopback connection to
+`tests/support/flaky_http_server.py`, one `io_context` on one thread: `call`, a run of the
+asynchronous executor (policy resolution, the run's coroutine, the attempt's classification),
+against `perform`, the bare transfer through the same curl multi driver, in the same run
+(docs/protocols.md, "The libcurl adapter on Asio"). Goal (issue 15): the adapter's overhead on a
+real loopback round trip is at most 2%.
+"""
+
+ASYNC_HTTP_GOAL_RATIO = 1.02
+
+
+def section_async_http(report, program):
+    if not report.section("HTTP on Asio: the adapter's overhead on a loopback round trip",
+                          program is not None, "rebound_async_http_bench", ASYNC_HTTP_PROSE):
+        return
+    bare = find_run(program, r"^async_http/perform")
+    call = find_run(program, r"^async_http/call")
+    rows = [[label, fmt_ns(median_ns(run)), fmt_cv(run)]
+            for label, run in (("`perform` (bare transfer)", bare), ("`call` (a run)", call)) if run]
+    report.table(["case", "median", "cv"], rows)
+    if bare and call and median_ns(bare) and median_ns(call):
+        ratio = median_ns(call) / median_ns(bare)
+        report.goal("HTTP on Asio", "call <= 1.02x the bare transfer",
+                    f"{fmt_ratio(ratio)} ({fmt_ns(median_ns(call))} against "
+                    f"{fmt_ns(median_ns(bare))}; cv {fmt_cv(call)} and {fmt_cv(bare)})",
+                    ratio <= ASYNC_HTTP_GOAL_RATIO)
+
+
 COMPILE_PROSE = """\
 `bench/compile_bench.cpp` (target `rebound_compile_bench`) generates one service file (policies
 with a realistic spread of fields and handler bindings), prints it as YAML and as the DSL with the
@@ -1289,6 +1319,7 @@ def main():
     section_compile(body, compile_)
     section_protocols(body, protocols)
     section_http_client(body, program("rebound_http_client_bench"))
+    section_async_http(body, program("rebound_async_http_bench"))
     section_odbc(body, odbc)
     section_lint(body, read_text(os.path.join(args.results, "lint.txt")))
     section_contention(body, args.results, args.svg, args.output)
@@ -1360,7 +1391,7 @@ def main():
     head.add(f"cmake --build {build} -j2 --target rebound_decision_bench rebound_compile_bench \\")
     head.add("    rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli \\")
     head.add("    rebound_protocols_bench rebound_breaker_bench rebound_queue_bench \\")
-    head.add("    rebound_http_client_bench rebound_brownout_experiment")
+    head.add("    rebound_http_client_bench rebound_async_http_bench rebound_brownout_experiment")
     head.add(f"bench/run.sh {build}")
     head.add("# which ran:")
     head.add(commands.strip())

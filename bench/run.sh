@@ -17,7 +17,8 @@
 #   cmake --build build-perf -j2 --target rebound_decision_bench rebound_compile_bench \
 #       rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli \
 #       rebound_protocols_bench rebound_breaker_bench rebound_queue_bench \
-#       rebound_http_client_bench rebound_async_bench rebound_brownout_experiment
+#       rebound_http_client_bench rebound_async_http_bench rebound_async_bench \
+#       rebound_brownout_experiment
 # A binary that is missing is skipped with a note (in the report too). The contention experiment
 # starts its own PostgreSQL through tests/odbc/database-server.sh and always stops it.
 # The whole run takes about 9-12 minutes on 2 cores (the brownout about 3.5 of them).
@@ -120,6 +121,7 @@ benchmark_program rebound_breaker_bench
 benchmark_program rebound_compile_bench
 benchmark_program rebound_protocols_bench
 benchmark_program rebound_http_client_bench
+benchmark_program rebound_async_http_bench
 
 # The asynchronous executor: the timing cases with repetitions, then each memory case once in a
 # process of its own (a process reuses the pages an earlier case freed, so a second measurement

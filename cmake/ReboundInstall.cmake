@@ -4,9 +4,16 @@ include(CMakePackageConfigHelpers)
 
 set(REBOUND_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/rebound")
 
+set(REBOUND_OPTIONAL_TARGETS)
+set(REBOUND_OPTIONAL_INCLUDE_DIRS)
+if(REBOUND_WITH_GRPC)
+  list(APPEND REBOUND_OPTIONAL_TARGETS rebound_grpc)
+  list(APPEND REBOUND_OPTIONAL_INCLUDE_DIRS adapters/grpc/include/rebound)
+endif()
+
 install(TARGETS rebound_engine rebound_dsl rebound_lint rebound_simulation rebound_observability
   rebound_odbc rebound_protocols rebound_curl rebound_asio
-  rebound_queue
+  rebound_queue ${REBOUND_OPTIONAL_TARGETS}
   EXPORT reboundTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -14,7 +21,7 @@ install(TARGETS rebound_engine rebound_dsl rebound_lint rebound_simulation rebou
 install(DIRECTORY engine/include/rebound dsl/include/rebound lint/include/rebound
   simulation/include/rebound observability/include/rebound adapters/odbc/include/rebound
   protocols/include/rebound adapters/curl/include/rebound adapters/asio/include/rebound
-  adapters/queue/include/rebound
+  adapters/queue/include/rebound ${REBOUND_OPTIONAL_INCLUDE_DIRS}
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 install(EXPORT reboundTargets

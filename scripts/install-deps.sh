@@ -9,7 +9,7 @@ packages=(
   libyaml-cpp-dev tao-pegtl-dev nlohmann-json3-dev libcli11-dev
   catch2 libbenchmark-dev libabsl-dev
   python3 python3-jsonschema python3-yaml
-  unixodbc-dev unixodbc libcurl4-openssl-dev libasio-dev postgresql odbc-postgresql mariadb-server odbc-mariadb libsqliteodbc
+  unixodbc-dev unixodbc libcurl4-openssl-dev libasio-dev libgrpc++-dev postgresql odbc-postgresql mariadb-server odbc-mariadb libsqliteodbc
 )
 
 missing=()

@@ -1,15 +1,24 @@
 // The asynchronous gateway (docs/async.md): an Asio service that answers each request by calling
-// two flaky loopback dependencies at once, pricing and inventory, each under a policy and a
-// circuit breaker from async_gateway.yaml (embedded as the default; --policy FILE for another).
+// two flaky loopback HTTP dependencies at once, pricing and inventory, through
+// rebound::curl::AsyncHttpClient (libcurl's multi interface on the same io_context), each under a
+// policy and a circuit breaker from async_gateway.yaml (embedded as the default; --policy FILE
+// for another).
 //
-// The dependencies are TCP servers on 127.0.0.1 in the same io_context. Pricing drops every
-// third connection without answering (connection_lost, retried). Inventory stalls every fifth
-// request past the policy's attempt_timeout (statement_timeout, retried) and drops every
-// connection during an outage, which opens its breaker: calls then fail fast with circuit_open
-// until a probe gets through. Everything runs on one thread; no thread ever sleeps.
+// The dependencies are minimal HTTP/1.1 servers on 127.0.0.1 in the same io_context. Pricing
+// closes every third request's connection without answering (a GET that got nothing back after
+// it was sent: connection_lost, retried) and answers every seventh with 503 and Retry-After: 0
+// (service_unavailable, retried). Inventory stalls every fifth request past the policy's
+// attempt_timeout (the executor cancels the transfer: statement_timeout, retried) and drops
+// every request during an outage, which opens its breaker: calls then fail fast with
+// circuit_open until a probe gets through. Everything runs on one thread; no thread ever sleeps.
 //
 // It prints a summary (requests, answers, outcomes per dependency) and the Prometheus metrics,
 // and exits 1 if a request is left without an outcome.
+
+// A standard header before Asio's, as in Rebound's own headers: every translation unit must make
+// Asio allocate coroutine frames the same way (rebound/curl/async_http_client.hpp).
+#include <cstdlib>
+
 #include <asio/buffer.hpp>
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
@@ -18,7 +27,6 @@
 #include <asio/ip/tcp.hpp>
 #include <asio/read_until.hpp>
 #include <asio/steady_timer.hpp>
-#include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
 #include <asio/write.hpp>
 #include <iostream>
@@ -27,6 +35,7 @@
 
 #include "async_gateway/embedded_policy.hpp"
 #include "rebound/asio.hpp"
+#include "rebound/curl/async_http_client.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/retry_metrics.hpp"
 
@@ -36,72 +45,83 @@ using namespace asio::experimental::awaitable_operators;
 
 namespace {
 
-// When a dependency misbehaves, by the number of the connection it accepted (from 1).
-enum class Behaviour { Answer, Drop, Stall };
+// What a dependency does with a request, by the number of the request it received (from 1).
+enum class Behaviour { Answer, Drop, Stall, Unavailable };
 
 class Dependency {
   public:
-    Dependency(asio::io_context& io, std::string name, Behaviour (*behaviour)(int connection))
+    Dependency(asio::io_context& io, std::string name, Behaviour (*behaviour)(int request))
         : acceptor_(io, tcp::endpoint(asio::ip::address_v4::loopback(), 0)),
           name_(std::move(name)),
           behaviour_(behaviour) {
         asio::co_spawn(io, accept(), asio::detached);
     }
 
-    tcp::endpoint endpoint() const { return acceptor_.local_endpoint(); }
+    // The URL of an item on this dependency.
+    std::string url(const std::string& item) const {
+        return "http://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port()) + "/" + item;
+    }
     void close() { acceptor_.close(); }
 
   private:
     asio::awaitable<void> accept() {
-        for (int connection = 1;; ++connection) {
+        for (;;) {
             tcp::socket socket = co_await acceptor_.async_accept(asio::use_awaitable);
-            asio::co_spawn(acceptor_.get_executor(),
-                           serve(std::move(socket), behaviour_(connection)), asio::detached);
+            asio::co_spawn(acceptor_.get_executor(), serve(std::move(socket)), asio::detached);
         }
     }
 
-    asio::awaitable<void> serve(tcp::socket socket, Behaviour behaviour) {
+    // One request per connection (every answer says Connection: close).
+    asio::awaitable<void> serve(tcp::socket socket) {
         std::string request;
-        co_await asio::async_read_until(socket, asio::dynamic_buffer(request), '\n',
+        co_await asio::async_read_until(socket, asio::dynamic_buffer(request), "\r\n\r\n",
                                         asio::use_awaitable);
-        if (behaviour == Behaviour::Drop) {
-            co_return;  // the socket closes without an answer
+        switch (behaviour_(++requests_)) {
+            case Behaviour::Drop:
+                co_return;  // the socket closes without an answer
+            case Behaviour::Stall: {
+                asio::steady_timer stall(socket.get_executor(), 300ms);
+                co_await stall.async_wait(asio::use_awaitable);
+                co_return;
+            }
+            case Behaviour::Unavailable:
+                co_await reply(socket, "503 Service Unavailable", "Retry-After: 0\r\n", "");
+                co_return;
+            case Behaviour::Answer:
+                break;
         }
-        if (behaviour == Behaviour::Stall) {
-            asio::steady_timer stall(socket.get_executor(), 300ms);
-            co_await stall.async_wait(asio::use_awaitable);
-            co_return;
-        }
-        const std::string reply = name_ + " of " + request;  // request ends with '\n'
-        co_await asio::async_write(socket, asio::buffer(reply), asio::use_awaitable);
+        // "GET /item-3 HTTP/1.1": the item is the path without its slash.
+        const std::size_t path = request.find(' ') + 2;
+        const std::string item = request.substr(path, request.find(' ', path) - path);
+        co_await reply(socket, "200 OK", "", name_ + " of " + item);
+    }
+
+    static asio::awaitable<void> reply(tcp::socket& socket, const std::string& status,
+                                       const std::string& headers, const std::string& body) {
+        const std::string message = "HTTP/1.1 " + status +
+                                    "\r\nContent-Length: " + std::to_string(body.size()) +
+                                    "\r\nConnection: close\r\n" + headers + "\r\n" + body;
+        co_await asio::async_write(socket, asio::buffer(message), asio::use_awaitable);
     }
 
     tcp::acceptor acceptor_;
     std::string name_;
-    Behaviour (*behaviour_)(int connection);
+    Behaviour (*behaviour_)(int request);
+    int requests_ = 0;
 };
 
-Behaviour pricing_behaviour(int connection) {
-    return connection % 3 == 0 ? Behaviour::Drop : Behaviour::Answer;
+Behaviour pricing_behaviour(int request) {
+    if (request % 3 == 0) {
+        return Behaviour::Drop;
+    }
+    return request % 7 == 0 ? Behaviour::Unavailable : Behaviour::Answer;
 }
 
-Behaviour inventory_behaviour(int connection) {
-    if (connection >= 30 && connection < 42) {
+Behaviour inventory_behaviour(int request) {
+    if (request >= 30 && request < 42) {
         return Behaviour::Drop;  // the outage
     }
-    return connection % 5 == 0 ? Behaviour::Stall : Behaviour::Answer;
-}
-
-// One attempt: connect, send the item, read one line. Throws asio::system_error on failure.
-asio::awaitable<std::string> call(tcp::endpoint endpoint, std::string item) {
-    tcp::socket socket(co_await asio::this_coro::executor);
-    co_await socket.async_connect(endpoint, asio::use_awaitable);
-    item += '\n';
-    co_await asio::async_write(socket, asio::buffer(item), asio::use_awaitable);
-    std::string reply;
-    co_await asio::async_read_until(socket, asio::dynamic_buffer(reply), '\n', asio::use_awaitable);
-    reply.pop_back();
-    co_return reply;
+    return request % 5 == 0 ? Behaviour::Stall : Behaviour::Answer;
 }
 
 struct Summary {
@@ -111,21 +131,22 @@ struct Summary {
 };
 
 asio::awaitable<void> client(const rebound::asio::RetryExecutor& executor,
-                             const Dependency& pricing, const Dependency& inventory, int first,
-                             int count, Summary& summary) {
+                             const rebound::curl::AsyncHttpClient& http, const Dependency& pricing,
+                             const Dependency& inventory, int first, int count, Summary& summary) {
     for (int i = first; i < first + count; ++i) {
         const std::string item = "item-" + std::to_string(i);
-        const auto fetch = [&](std::string_view handler, tcp::endpoint endpoint) {
-            return executor.run(
-                handler, [endpoint, item] { return call(endpoint, item); }, asio::use_awaitable);
+        const auto fetch = [&](std::string_view handler, const Dependency& dependency) {
+            rebound::curl::HttpRequest request;  // a GET
+            request.url = dependency.url(item);
+            return http.call(executor, handler, std::move(request));
         };
         // Both dependencies at once; each run retries on its own.
-        auto [price, stock] = co_await (fetch("FetchPrice", pricing.endpoint()) &&
-                                        fetch("FetchStock", inventory.endpoint()));
+        auto [price, stock] =
+            co_await (fetch("FetchPrice", pricing) && fetch("FetchStock", inventory));
         ++summary.requests;
-        summary.outcomes["FetchPrice"][std::string(rebound::to_string(price.outcome))]++;
-        summary.outcomes["FetchStock"][std::string(rebound::to_string(stock.outcome))]++;
-        if (price.succeeded() && stock.succeeded()) {
+        summary.outcomes["FetchPrice"][std::string(rebound::to_string(price.run.outcome))]++;
+        summary.outcomes["FetchStock"][std::string(rebound::to_string(stock.run.outcome))]++;
+        if (price.run.succeeded() && stock.run.succeeded()) {
             ++summary.answered;
         }
     }
@@ -161,6 +182,7 @@ int main(int argc, char** argv) {
          .resolver = [policies](std::string_view handler) { return policies->resolve(handler); }});
 
     asio::io_context io;
+    const rebound::curl::AsyncHttpClient http(io.get_executor());
     Dependency pricing(io, "price", pricing_behaviour);
     Dependency inventory(io, "stock", inventory_behaviour);
     constexpr int kClients = 4;
@@ -169,7 +191,7 @@ int main(int argc, char** argv) {
     int clients_done = 0;
     for (int c = 0; c < kClients; ++c) {
         asio::co_spawn(io,
-                       client(executor, pricing, inventory, c * kRequestsPerClient,
+                       client(executor, http, pricing, inventory, c * kRequestsPerClient,
                               kRequestsPerClient, summary),
                        [&](std::exception_ptr error) {
                            if (error) {

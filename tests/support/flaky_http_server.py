@@ -139,6 +139,10 @@ class Handler(BaseHTTPRequestHandler):
 
 
 class Server(ThreadingHTTPServer):
+    # The listen backlog (socketserver's default is 5): many clients connecting at once must not
+    # find it full, or the kernel drops their SYNs and they retry seconds later.
+    request_queue_size = 256
+
     def handle_error(self, request, client_address):
         pass  # resets and clients that gave up are the point of this server, not errors
 

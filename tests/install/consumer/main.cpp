@@ -9,6 +9,10 @@
 #include <rebound/odbc/vendor_detection.hpp>
 #include <rebound/testing.hpp>
 
+#ifdef REBOUND_CONSUMER_GRPC
+bool grpc_adapter_works();  // grpc_check.cpp
+#endif
+
 int main() {
     using namespace std::chrono_literals;
     const auto policy = rebound::PolicyBuilder("consumer")
@@ -44,7 +48,13 @@ int main() {
     deadlock.native_code = 1213;
     const auto classified = loaded.classifier->classify(deadlock);
     std::printf("mysql 1213: %s\n", std::string(classified.matched).c_str());
-    return decision.retry && decision.delay == 10ms && odbc_linked &&
+#ifdef REBOUND_CONSUMER_GRPC
+    const bool grpc_ok = grpc_adapter_works();
+    std::printf("grpc adapter: %s\n", grpc_ok ? "ok" : "wrong");
+#else
+    const bool grpc_ok = true;
+#endif
+    return decision.retry && decision.delay == 10ms && odbc_linked && grpc_ok &&
                    classified.category == rebound::ErrorCategory::Deadlock
                ? 0
                : 1;

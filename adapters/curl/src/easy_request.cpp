@@ -1,0 +1,128 @@
+#include "easy_request.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <new>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rebound/curl/transfer_failure.hpp"
+#include "rebound/http/classification.hpp"
+#include "rebound/http/header.hpp"
+
+namespace rebound::curl::detail {
+namespace {
+
+std::size_t append_body(char* data, std::size_t size, std::size_t count, void* target) {
+    static_cast<std::string*>(target)->append(data, size * count);
+    return size * count;
+}
+
+// One header line; a new status line (after a 100 Continue or a redirect) starts over.
+std::size_t append_header(char* data, std::size_t size, std::size_t count, void* target) {
+    auto* response = static_cast<HttpResponse*>(target);
+    const std::string_view line(data, size * count);
+    if (line.starts_with("HTTP/")) {
+        response->headers.clear();
+    } else if (const std::optional<http::Header> header = http::split_header_line(line)) {
+        response->headers.emplace_back(std::string(header->name), std::string(header->value));
+    }
+    return size * count;
+}
+
+bool has_request_body(const HttpRequest& request) {
+    return !request.body.empty() || request.method == "POST" || request.method == "PUT" ||
+           request.method == "PATCH";
+}
+
+}  // namespace
+
+void initialise_curl_once() {
+    static const CURLcode initialised = curl_global_init(CURL_GLOBAL_DEFAULT);
+    (void)initialised;
+}
+
+Easy make_easy() {
+    initialise_curl_once();
+    Easy easy(curl_easy_init());
+    if (!easy) {
+        throw std::bad_alloc();
+    }
+    return easy;
+}
+
+HeaderList header_list(const HttpRequest& request) {
+    curl_slist* list = nullptr;
+    for (const auto& [name, value] : request.headers) {
+        curl_slist* const next = curl_slist_append(list, (name + ": " + value).c_str());
+        if (next == nullptr) {
+            curl_slist_free_all(list);
+            throw std::bad_alloc();
+        }
+        list = next;
+    }
+    return HeaderList(list);
+}
+
+void set_request(CURL* easy, const HttpRequest& request, curl_slist* headers,
+                 HttpResponse& response) {
+    curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, append_body);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &response.body);
+    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, append_header);
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, &response);
+    if (request.method == "HEAD") {
+        curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+    } else if (request.method != "GET") {
+        curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    }
+    if (has_request_body(request)) {
+        curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body.data());
+        curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
+                         static_cast<curl_off_t>(request.body.size()));
+    }
+}
+
+std::vector<http::Header> header_views(
+    const std::vector<std::pair<std::string, std::string>>& fields) {
+    std::vector<http::Header> views;
+    views.reserve(fields.size());
+    for (const auto& [name, value] : fields) {
+        views.push_back({name, value});
+    }
+    return views;
+}
+
+bool is_idempotent(const HttpRequest& request, bool declared_idempotent) {
+    const std::vector<http::Header> headers = header_views(request.headers);
+    return http::is_idempotent(http::Request{request.method, headers, declared_idempotent});
+}
+
+void set_connection_reuse(CURL* easy, const HttpRequest& request, bool declared_idempotent) {
+    curl_easy_setopt(easy, CURLOPT_FRESH_CONNECT,
+                     is_idempotent(request, declared_idempotent) ? 0L : 1L);
+}
+
+long timeout_ms(std::optional<Duration> limit) noexcept {
+    if (!limit) {
+        return 0L;
+    }
+    return std::max(1L, static_cast<long>(
+                            std::chrono::duration_cast<std::chrono::milliseconds>(*limit).count()));
+}
+
+AttemptOutcome finished_transfer(CURL* easy, CURLcode code, const HttpRequest& request,
+                                 const HttpResponse& response) {
+    AttemptOutcome outcome;
+    outcome.code = code;
+    outcome.received = std::chrono::system_clock::now();
+    outcome.progress = transfer_progress(easy, static_cast<curl_off_t>(request.body.size()));
+    outcome.response = response;
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &outcome.response.status);
+    return outcome;
+}
+
+}  // namespace rebound::curl::detail

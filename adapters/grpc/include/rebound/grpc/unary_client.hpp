@@ -1,0 +1,57 @@
+// Runs unary gRPC calls under a retry policy with the blocking executor (docs/protocols.md).
+// Methods are called by their full name through grpc::GenericStub with serialized messages
+// (grpc::ByteBuffer), so no generated code is needed; a caller with generated stubs serializes
+// its request once and parses the response. Each attempt is a call with a context of its own
+// (grpc::ClientContext cannot be reused) whose deadline is the policy's attempt_timeout, shortened
+// to the time left before the run's deadline. A finished call classifies by its status and
+// trailing metadata (status_classification.hpp), so `grpc-retry-pushback-ms` is a delay hint or
+// a refusal. The run's stop token cancels a call in progress (grpc::ClientContext::TryCancel):
+// it then ends with CANCELLED, which is not retried.
+//
+// gRPC's own retries (a retryPolicy in the channel's service config) would multiply with these;
+// give channels used here no retryPolicy. Transparent retries of calls that never left the
+// client stay on: they cannot have done work.
+#pragma once
+
+#include <grpcpp/channel.h>
+#include <grpcpp/client_context.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/support/byte_buffer.h>
+#include <grpcpp/support/status.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "rebound/function_ref.hpp"
+#include "rebound/retry_executor.hpp"
+
+namespace rebound::grpc {
+
+struct CallResult {
+    RunResult run;
+    ::grpc::Status status;        // of the last attempt
+    ::grpc::ByteBuffer response;  // of the successful attempt; empty otherwise
+};
+
+class UnaryClient {
+  public:
+    // The executor must outlive the client. The channel is shared: clients and generated stubs
+    // on one channel share its connections.
+    UnaryClient(const RetryExecutor& executor, std::shared_ptr<::grpc::ChannelInterface> channel);
+
+    // Calls `method` ("/package.Service/Method") with `request` under the policy of `handler`,
+    // retrying as it says. Blocks the calling thread, which waits on a completion queue of the
+    // call's own; calls may run from many threads at once. `prepare`, when given, is called with
+    // each attempt's context before the call (metadata, compression, credentials); the client sets
+    // the deadline after it.
+    CallResult call(std::string_view handler, const std::string& method,
+                    const ::grpc::ByteBuffer& request, const RunOptions& options = {},
+                    FunctionRef<void(::grpc::ClientContext&)> prepare = {}) const;
+
+  private:
+    const RetryExecutor* executor_;
+    std::shared_ptr<::grpc::ChannelInterface> channel_;
+};
+
+}  // namespace rebound::grpc
