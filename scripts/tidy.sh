@@ -7,8 +7,9 @@
 #   TIDY_JOBS=...     parallel clang-tidy processes (default: nproc)
 #   TIDY_SINCE=REV    check only the sources a change since REV can affect (the changed sources
 #                     and those that include a changed header); TIDY_SINCE=auto takes the
-#                     merge-base with main, or on main itself the first parent of HEAD (the
-#                     landing merge). Unset: every source.
+#                     merge-base with main; on main itself the commit in .ci/tidy-checked
+#                     (the last one a full run passed on), else the first parent of HEAD.
+#                     Unset: every source.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,7 +31,17 @@ if [ "$since" = auto ]; then
     since=$(git merge-base HEAD "$main")
   fi
   if [ -z "$since" ] || [ "$since" = "$(git rev-parse HEAD)" ]; then
-    since=$(git rev-parse --verify -q 'HEAD^1' || true)
+    since=""
+    # On main a landing holds many commits: check all since the last full run, when it is known.
+    if [ -f .ci/tidy-checked ]; then
+      checked=$(tr -d '[:space:]' < .ci/tidy-checked)
+      if git merge-base --is-ancestor "$checked" HEAD 2>/dev/null; then
+        since=$checked
+      fi
+    fi
+    if [ -z "$since" ]; then
+      since=$(git rev-parse --verify -q 'HEAD^1' || true)
+    fi
   fi
 fi
 
