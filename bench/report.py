@@ -62,7 +62,7 @@ def load_benchmarks(path):
                            "messages_per_second", "us_per_message", "max_messages_per_second",
                            "offered_messages_per_second", "lateness_p50_ms", "lateness_p99_ms",
                            "retries_measured", "load_average", "cpu_pressure_percent",
-                           "bytes_per_run"):
+                           "bytes_per_run", "bytes", "peak_MB"):
                     run["counters"][key] = value
     for run in runs.values():  # cv when the library did not report it
         if "cv_real" not in run and run.get("mean_real"):
@@ -928,6 +928,159 @@ def section_lint(report, text):
                 None if seconds is None else seconds < 2.0)
 
 
+HOSTILE_LINT_SHAPES = [  # (run name, what the size counts, the largest size within the limits)
+    ("chain", "policies, each extending the one before", 1000),
+    ("aliases", "policies aliasing one 900-item list", 111),
+    ("wide_list", "items in one retry_on", 1000),
+    ("many_policies", "policies", 1000),
+]
+HOSTILE_LINT_LIMIT_S = 2.0
+HOSTILE_LINT_LIMIT_MB = 512.0
+HOSTILE_LINT_SLOPE = 1.2  # a linear cost has slope 1 in log-log; a quadratic one 2
+
+
+def hostile_lint_points(programs):
+    """{shape: [(size, bytes, median seconds, peak MB)]}, sorted by size."""
+    points = {}
+    for shape, _, _ in HOSTILE_LINT_SHAPES:
+        program = programs.get(shape)
+        if not program:
+            continue
+        rows = []
+        for name, run in program["runs"].items():
+            match = re.fullmatch(rf"{shape}/(\d+)", name)
+            if match and run.get("median_real") is not None:
+                rows.append((int(match.group(1)), run["counters"].get("bytes", 0.0),
+                             run["median_real"] / 1e9, run["counters"].get("peak_MB", 0.0)))
+        points[shape] = sorted(rows)
+    return points
+
+
+def growth_slope(rows, limit):
+    """The log-log slope of time against size over the sizes within `limit`, from the second
+    smallest on (the smallest is mostly the fixed cost of a lint). The size counts what the work
+    grows with: policies, or items, or (aliases) policies that each expand 900 values; the file's
+    bytes would not do for aliases, which add values without adding bytes."""
+    import math
+    inside = [(size, seconds) for size, _, seconds, _ in rows if size <= limit and seconds > 0]
+    if len(inside) < 3:
+        return None
+    (first_size, first_time), (last_size, last_time) = inside[1], inside[-1]
+    return math.log(last_time / first_time) / math.log(last_size / first_size)
+
+
+def hostile_lint_svg(points, path):
+    """One log-log panel: lint time against file size, a line per shape, the 2 s goal dashed."""
+    import math
+    width, height, left, right, top, bottom = 640, 380, 70, 150, 40, 50
+    plot_w, plot_h = width - left - right, height - top - bottom
+    all_rows = [row for rows in points.values() for row in rows]
+    x_lo = math.floor(math.log10(min(size for size, _, _, _ in all_rows)))
+    x_hi = math.ceil(math.log10(max(size for size, _, _, _ in all_rows)))
+    y_lo = math.floor(math.log10(min(t for _, _, t, _ in all_rows)))
+    y_hi = max(math.ceil(math.log10(max(t for _, _, t, _ in all_rows))), 1)
+
+    def x_of(value):
+        return left + plot_w * (math.log10(value) - x_lo) / (x_hi - x_lo)
+
+    def y_of(value):
+        return top + plot_h * (1 - (math.log10(value) - y_lo) / (y_hi - y_lo))
+
+    colors = ["#4c72b0", "#55a868", "#c44e52", "#8172b2"]
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+             f'<rect width="{width}" height="{height}" fill="white"/>',
+             f'<text x="{left + plot_w / 2}" y="20" text-anchor="middle" font-size="14">'
+             'rebound lint: time against size (log-log)</text>',
+             f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" '
+             'stroke="black"/>']
+    for exponent in range(x_lo, x_hi + 1):
+        x = x_of(10 ** exponent)
+        label = f"{10 ** exponent:,}"
+        parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + plot_h}" '
+                     'stroke="#dddddd"/>')
+        parts.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">{label}</text>')
+    for exponent in range(y_lo, y_hi + 1):
+        y = y_of(10 ** exponent)
+        parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" '
+                     'stroke="#dddddd"/>')
+        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">'
+                     f'{10 ** exponent * 1000:g} ms</text>')
+    parts.append(f'<text x="{left + plot_w / 2}" y="{height - 10}" text-anchor="middle">'
+                 'size: policies (wide_list: items in one list)</text>')
+    goal_y = y_of(HOSTILE_LINT_LIMIT_S)
+    parts.append(f'<line x1="{left}" y1="{goal_y:.1f}" x2="{left + plot_w}" y2="{goal_y:.1f}" '
+                 'stroke="#c44e52" stroke-dasharray="5,4"/>')
+    parts.append(f'<text x="{left + plot_w - 4}" y="{goal_y - 4:.1f}" text-anchor="end" '
+                 'fill="#c44e52">goal: 2 s</text>')
+    for index, (shape, rows) in enumerate(points.items()):
+        color = colors[index % len(colors)]
+        line = " ".join(f"{x_of(size):.1f},{y_of(t):.1f}" for size, _, t, _ in rows)
+        parts.append(f'<polyline points="{line}" fill="none" stroke="{color}" stroke-width="2"/>')
+        for size, _, t, _ in rows:
+            parts.append(f'<circle cx="{x_of(size):.1f}" cy="{y_of(t):.1f}" r="3" fill="{color}"/>')
+        legend_y = top + 16 + 18 * index
+        parts.append(f'<line x1="{left + plot_w + 12}" y1="{legend_y - 4}" '
+                     f'x2="{left + plot_w + 32}" y2="{legend_y - 4}" stroke="{color}" '
+                     'stroke-width="2"/>')
+        parts.append(f'<text x="{left + plot_w + 36}" y="{legend_y}">{shape}</text>')
+    parts.append("</svg>")
+    with open(path, "w") as handle:
+        handle.write("\n".join(parts) + "\n")
+
+
+def section_hostile_lint(report, programs, markdown_path):
+    points = {shape: rows for shape, rows in hostile_lint_points(programs).items() if rows}
+    if not report.section("Lint time against size for hostile files", bool(points),
+                          "rebound_hostile_lint_bench", HOSTILE_LINT_PROSE):
+        return
+    rows, slowest_inside, slowest_past, worst_memory, steepest = [], 0.0, 0.0, 0.0, None
+    for shape, what, limit in HOSTILE_LINT_SHAPES:
+        shape_rows = points.get(shape, [])
+        for size, size_bytes, seconds, peak in shape_rows:
+            past = size > limit
+            rows.append([f"`{shape}`", f"{size:,} {what}" + (" (past the limit)" if past else ""),
+                         f"{size_bytes / 1024:,.1f} KB", fmt_ns(seconds * 1e9),
+                         f"{seconds * 1e6 / max(size_bytes / 1024, 1e-9):,.2f} µs",
+                         f"{peak:,.0f} MB"])
+            if past:
+                slowest_past = max(slowest_past, seconds)
+            else:
+                slowest_inside = max(slowest_inside, seconds)
+            worst_memory = max(worst_memory, peak)
+        slope = growth_slope(shape_rows, limit)
+        if slope is not None and (steepest is None or slope > steepest[0]):
+            steepest = (slope, shape)
+    report.table(["shape", "size", "file", "lint time", "per KB", "peak memory"], rows,
+                 numeric_from=2)
+    report.goal("lint", "a hostile file at or below the documented limits lints in at most 2 s",
+                f"slowest {slowest_inside * 1e3:,.0f} ms (past the limits, where loading stops "
+                f"early: {slowest_past * 1e3:,.0f} ms)", slowest_inside <= HOSTILE_LINT_LIMIT_S)
+    report.goal("lint", "peak memory at most 512 MB for any of those files, past the limits too",
+                f"{worst_memory:,.0f} MB", worst_memory <= HOSTILE_LINT_LIMIT_MB)
+    if steepest is not None:
+        report.goal("lint", "time grows linearly with size up to the limits (log-log slope at "
+                    f"most {HOSTILE_LINT_SLOPE})", f"steepest {steepest[0]:.2f} (`{steepest[1]}`)",
+                    steepest[0] <= HOSTILE_LINT_SLOPE)
+    svg = os.path.join(os.path.dirname(markdown_path), "performance-hostile-lint.svg")
+    hostile_lint_svg(points, svg)
+    report.add(f"![lint time against size]({os.path.basename(svg)})")
+    report.add()
+
+
+HOSTILE_LINT_PROSE = """\
+`bench/hostile_lint_bench.cpp` (target `rebound_hostile_lint_bench`) lints generated files of
+the shapes that once made loading blow up, from about 1 KB to the documented limits
+(docs/policy-format.md, "Limits") and past them, where loading stops early with RB112: `extends`
+chains, one list anchored once and aliased into many policies, one wide `retry_on` list, and
+many policies. Each shape runs in a process of its own, so its peak memory (the process's
+`ru_maxrss`, a high-water mark) is its own. The growth is judged against what the work grows
+with (policies; items; for aliases, policies that each expand the 900 aliased values, which adds
+values but hardly any bytes): a log-log slope near 1 from the second size to the limit means
+linear growth, a slope of 2 quadratic.
+"""
+
+
 CONTENTION_PROSE = """\
 16 connections each run 200 read-modify-write transactions on one hot row at SERIALIZABLE on
 PostgreSQL 15 (a throw-away server from `tests/odbc/database-server.sh`: `fsync=off`,
@@ -1322,6 +1475,8 @@ def main():
     section_async_http(body, program("rebound_async_http_bench"))
     section_odbc(body, odbc)
     section_lint(body, read_text(os.path.join(args.results, "lint.txt")))
+    section_hostile_lint(body, {shape: program("rebound_hostile_lint_bench-" + shape)
+                                for shape, _, _ in HOSTILE_LINT_SHAPES}, args.output)
     section_contention(body, args.results, args.svg, args.output)
     section_queue(body, program("queue"))
     section_brownout(body, args.results, args.output)
@@ -1391,7 +1546,8 @@ def main():
     head.add(f"cmake --build {build} -j2 --target rebound_decision_bench rebound_compile_bench \\")
     head.add("    rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli \\")
     head.add("    rebound_protocols_bench rebound_breaker_bench rebound_queue_bench \\")
-    head.add("    rebound_http_client_bench rebound_async_http_bench rebound_brownout_experiment")
+    head.add("    rebound_http_client_bench rebound_async_http_bench rebound_async_bench \\")
+    head.add("    rebound_hostile_lint_bench rebound_brownout_experiment")
     head.add(f"bench/run.sh {build}")
     head.add("# which ran:")
     head.add(commands.strip())

@@ -18,7 +18,7 @@
 #       rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli \
 #       rebound_protocols_bench rebound_breaker_bench rebound_queue_bench \
 #       rebound_http_client_bench rebound_async_http_bench rebound_async_bench \
-#       rebound_brownout_experiment
+#       rebound_hostile_lint_bench rebound_brownout_experiment
 # A binary that is missing is skipped with a note (in the report too). The contention experiment
 # starts its own PostgreSQL through tests/odbc/database-server.sh and always stops it.
 # The whole run takes about 9-12 minutes on 2 cores (the brownout about 3.5 of them).
@@ -155,6 +155,24 @@ if [ -x "$build_dir/tools/rebound" ]; then
   record_load lint
 else
   note "skipped lint throughput: $build_dir/tools/rebound is not built"
+fi
+
+# --- Lint time against size for hostile files (each shape in a process of its own, so that the
+# peak memory it reports, a high-water mark, is its own; 3 repetitions: the growth matters, not
+# the last percent) ----------------------------------------------------------------------------
+hostile=$build_dir/bench/rebound_hostile_lint_bench
+if [ -x "$hostile" ]; then
+  echo "== rebound_hostile_lint_bench" >&2
+  for shape in chain aliases wide_list many_policies; do
+    run_recorded "$hostile" --benchmark_filter="^$shape/" --benchmark_repetitions=3 \
+      --benchmark_report_aggregates_only=true --benchmark_format=json \
+      --benchmark_out_format=json --benchmark_out="$results/rebound_hostile_lint_bench-$shape.json" \
+      >/dev/null || { note "failed rebound_hostile_lint_bench ($shape)"
+      rm -f "$results/rebound_hostile_lint_bench-$shape.json"; }
+  done
+  record_load hostile_lint
+else
+  note "skipped rebound_hostile_lint_bench: $hostile is not built"
 fi
 
 # --- Real database contention ------------------------------------------------------------------

@@ -5,7 +5,7 @@
 
 The results (machine.json, rebound_executor_bench.json, rebound_http_client_bench.json, one
 pgbench and one contention round,
-round-trips.json, queue.json, brownout.json) are written to a temporary directory; the report
+round-trips.json, queue.json, brownout.json, two shapes of the hostile lint bench) are written to a temporary directory; the report
 must hold the handler lookup goals against the allocation-free baselines (transparent
 std::unordered_map, absl::flat_hash_map) with their ratios, the pgbench and `rebound immediate` contention rows next to each other with the
 like-for-like goal, the measured round trips per attempt, and the brownout measured beside the
@@ -99,6 +99,18 @@ def write_results(results):
          "largest_queue": 4000}])))
     (results / "brownout.svg").write_text("<svg/>")
 
+    def lint_run(name, milliseconds, size_bytes, peak):
+        return dict(benchmark(name, milliseconds), time_unit="ms", bytes=size_bytes, peak_MB=peak)
+    # `chain` grows linearly (8 ms per 1,000 policies); `wide_list` quadratically from its second
+    # size on (4x the time for 2x the items: slope 2), and its largest file past the limit takes
+    # 2.4 s and 600 MB.
+    (results / "rebound_hostile_lint_bench-chain.json").write_text(json.dumps({"benchmarks": [
+        lint_run("chain/16", 1.0, 400.0, 6.0), lint_run("chain/256", 2.0, 16384.0, 20.0),
+        lint_run("chain/1000", 8.0, 65536.0, 30.0)]}))
+    (results / "rebound_hostile_lint_bench-wide_list.json").write_text(json.dumps({"benchmarks": [
+        lint_run("wide_list/16", 1.0, 400.0, 6.0), lint_run("wide_list/500", 150.0, 8192.0, 20.0),
+        lint_run("wide_list/1000", 600.0, 16384.0, 100.0),
+        lint_run("wide_list/40000", 2400.0, 819200.0, 600.0)]}))
 
 def main():
     report_script = sys.argv[1]
@@ -146,6 +158,14 @@ def main():
         ("| 1.2 | - | 1,000 | 500 | 5,000 | 1.0 ms | 20.0 ms |",),
         ("| 1,000,000 done rows kept |", "400 µs"),
         ("| naive `FOR UPDATE` |", "2,000"),
+        # Hostile lint: the quadratic shape fails all three goals; the table shows per-KB cost.
+        ("lints in at most 2 s", "slowest 600 ms", "past the limits, where loading stops early: "
+         "2,400 ms", "**met**"),
+        ("peak memory at most 512 MB", "600 MB", "**missed**"),
+        ("time grows linearly with size", "steepest 2.00 (`wide_list`)", "**missed**"),
+        ("| `chain` | 1,000 policies, each extending the one before | 64.0 KB | 8.00 ms | 125.00 µs |",),
+        ("| `wide_list` | 40,000 items in one retry_on (past the limit) |",),
+        ("![lint time against size](performance-hostile-lint.svg)",),
     ]
     problems = []
     for needles in expected:
