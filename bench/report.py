@@ -1257,7 +1257,9 @@ goodput stays within 5% of arrivals for 3 seconds.
 
 The simulated columns are `rebound simulate`'s model run by the same program with the same
 settings and policies; its queue has no bound and never sheds, so its backlog (and its no-retry
-recovery) is longer than the real server's, whose queue caps the wait at Q / (0.4 C).
+recovery) is longer than the real server's, whose queue caps the wait at Q / (0.4 C). So that
+"never" means metastable there too, and not a backlog still draining when the run ends, the model
+runs for at least 80 s (its chart shows the longer run).
 """
 
 # The strategies whose goals the report checks: the policy file's recommended budget and breaker
