@@ -822,7 +822,7 @@ the workers already connected; `messages_per_second` is the figure):
   the goal) registers the no-op handler with `Completion::Grouped`, the mode for handlers that
   write nothing through the connection; `grouped:0` (three) keeps one transaction per attempt,
   whose three or four round trips per attempt each wait for a CPU on a busy machine
-  (docs/queue.md, "Lateness of due retries");
+  (docs/queue.md, "Lateness of due retries: where a late retry's time went");
 - `queue_table_size/done_rows:D/delete_done:X`: one worker drains 2,000 messages beside D done
   rows kept in the table, or with done messages deleted: the claim must cost the same with a
   million done rows (the partial indexes hold no done row).
