@@ -474,6 +474,56 @@ void a_long_handler_keeps_its_message_while_its_lease_is_renewed(const std::stri
     }
 }
 
+// The outcome of a failed grouped attempt is written once the claim's grouped attempts have run,
+// so that they do not wait for its round trip: the next grouped attempt of the claim still sees
+// the failed message leased. A non-grouped attempt of the claim (a transaction of its own) comes
+// after it is written; the retry and the dead letter are then as for any failure.
+void grouped_failures_are_written_after_the_claims_attempts(const std::string& name) {
+    QueueDatabase database(name);
+    odbc::Connection connection = database.connect();
+    odbc::Connection observer = database.connect();
+    std::int64_t failing = 0;
+    std::vector<MessageState> seen;  // the failed message, from the later attempts of its claim
+    const auto look = [&] {
+        const auto message = database.store().find(observer, failing);
+        if (!observer.autocommit()) {
+            observer.commit();
+        }
+        seen.push_back(message ? message->state : MessageState::Done);
+    };
+    auto handlers = std::make_shared<QueueHandlers>();
+    handlers->add(
+        registration("t.grouped-fails", retry_policy(2, 10ms)),
+        [](Delivery&) { throw Error(ErrorCategory::ServiceUnavailable, "still down"); },
+        queue::Completion::Grouped);
+    handlers->add(
+        registration("t.grouped-ok", retry_policy(2, 10ms)), [&](Delivery&) { look(); },
+        queue::Completion::Grouped);
+    handlers->add(registration("t.written", retry_policy(2, 10ms)), [&](Delivery&) { look(); });
+    failing = enqueue(database, connection, "t.grouped-fails");
+    const std::int64_t grouped = enqueue(database, connection, "t.grouped-ok");
+    const std::int64_t written = enqueue(database, connection, "t.written");
+
+    WorkerPool pool(odbc_environment(), handlers, worker_options(database, 1));  // one claim
+    pool.start();
+    REQUIRE(wait_until(
+        [&] { return count_in(connection, "done") == 2 && count_in(connection, "dead") == 1; }));
+    pool.stop();
+
+    CHECK(seen == std::vector<MessageState>{MessageState::Leased, MessageState::Ready});
+    const auto failed = database.store().find(connection, failing);
+    REQUIRE(failed);
+    CHECK(failed->state == MessageState::Dead);
+    CHECK(failed->attempt == 2);
+    CHECK(failed->dead_reason == "exhausted");
+    CHECK(failed->last_error.message == "still down");
+    CHECK(database.store().find(connection, grouped)->state == MessageState::Done);
+    CHECK(database.store().find(connection, written)->state == MessageState::Done);
+    CHECK(pool.metrics().retried == 1);
+    CHECK(pool.metrics().dead == 1);
+    CHECK(pool.metrics().succeeded == 2);
+}
+
 // Idle workers sleep until the next message of theirs falls due (a delayed enqueue: the database
 // says when; a retry the pool wrote: the pool's own schedule), not until the next poll: with a
 // 30 s poll interval both attempts must start within seconds of their due_at. Stopping wakes them
@@ -548,6 +598,10 @@ void idle_workers_wake_when_messages_fall_due(const std::string& name) {
     TEST_CASE("queue " database ": without renewal a long handler's message is delivered again",  \
               "[" database "]") {                                                                 \
         a_long_handler_keeps_its_message_while_its_lease_is_renewed(database, false);             \
+    }                                                                                             \
+    TEST_CASE("queue " database ": grouped failures are written after the claim's attempts",      \
+              "[" database "]") {                                                                 \
+        grouped_failures_are_written_after_the_claims_attempts(database);                         \
     }                                                                                             \
     TEST_CASE("queue " database ": idle workers wake when messages fall due", "[" database "]") { \
         idle_workers_wake_when_messages_fall_due(database);                                       \

@@ -367,20 +367,36 @@ class WorkerThread {
         for (std::size_t i = 0; i < messages.size(); ++i) {
             if (stop.stop_requested()) {
                 complete_grouped();
+                settle_deferred_failures();
                 release(messages, i, owner);
                 break;
             }
             const bool grouped = handlers_.completion(messages[i].handler) == Completion::Grouped;
             if (!grouped) {
-                // Its own transaction commits or rolls back: the completions so far go first.
+                // Its own transaction commits or rolls back: the outcomes so far go first.
                 complete_grouped();
+                settle_deferred_failures();
             }
             run_attempt(messages[i], owner, grouped, claimed, stop);
         }
+        settle_deferred_failures();
         if (stop.stop_requested()) {
             complete_grouped();
         }
         return !messages.empty();
+    }
+
+    // Writes the outcomes of the claim's failed grouped attempts, deferred so that the attempts
+    // after them in the claim did not wait for their round trips (docs/queue.md, "Grouped
+    // completion"). Should writing one fail, those after it stay leased until their lease runs
+    // out (then settled as lost).
+    void settle_deferred_failures() {
+        std::vector<DeferredFailure> failures;
+        failures.swap(deferred_failures_);
+        for (const DeferredFailure& failure : failures) {
+            settle_failure(failure.message, failure.owner, failure.choice, failure.error,
+                           failure.session_ended, failure.stopping);
+        }
     }
 
     // Writes and commits the completions of the grouped successes so far (queue_handlers.hpp).
@@ -494,7 +510,13 @@ class WorkerThread {
                 breaker->record_error(permit, error, default_clock().now());
             }
         }
-        settle_failure(message, owner, choice, error, session_ended, stop);
+        if (grouped) {
+            // Written once the claim's grouped attempts have run (settle_deferred_failures).
+            deferred_failures_.push_back(
+                {message, owner, choice, error, thrown, session_ended, stop.stop_requested()});
+            return;
+        }
+        settle_failure(message, owner, choice, error, session_ended, stop.stop_requested());
     }
 
     // Runs the handler on the worker's connection; true when it returned (it succeeded).
@@ -507,7 +529,7 @@ class WorkerThread {
 
     void settle_failure(const Message& message, const std::string& owner,
                         const HandlerRegistry::Choice& choice, const ErrorDescription& error,
-                        bool session_ended, const std::stop_token& stop) {
+                        bool session_ended, bool stopping) {
         // A session the failure ended is replaced before the outcome is written. Only the
         // database's own errors say so: a handler's `service_unavailable` from another service
         // leaves the worker's session as it was.
@@ -525,7 +547,7 @@ class WorkerThread {
             .idempotent = choice.idempotent};
         Decision decision = decide(**choice.policy, error, context, default_random_source());
         AttemptFailure failure = failure_of(error, decision);
-        if (!decision.retry && stop.stop_requested()) {
+        if (!decision.retry && stopping) {
             // Cancelled by a stopping pool (docs/queue.md): ready again rather than dead.
             failure.retry = true;
             failure.delay = Duration{0};
@@ -557,6 +579,17 @@ class WorkerThread {
     std::vector<std::int64_t> grouped_done_;
     std::string grouped_owner_;
     std::vector<AttemptFailure> due_after_commit_;  // settled leases, woken for once committed
+    // Failed grouped attempts of the current claim whose outcome is not yet written.
+    struct DeferredFailure {
+        Message message;
+        std::string owner;
+        HandlerRegistry::Choice choice;
+        ErrorDescription error;
+        std::exception_ptr thrown;  // owns the text `error` views
+        bool session_ended = false;
+        bool stopping = false;  // the pool was stopping when the attempt failed
+    };
+    std::vector<DeferredFailure> deferred_failures_;
     bool autocommit_ = false;  // between transactions (autocommit_between_transactions)
 };
 
