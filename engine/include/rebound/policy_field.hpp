@@ -90,6 +90,7 @@ struct SpecDuration {
     // The value; nullopt when an optional field is unset (a deadline of `none`).
     std::optional<Duration> (*get)(const PolicySpec& spec) = nullptr;
     void (*set)(PolicySpec& spec, Duration value) = nullptr;
+    bool positive = false;  // the validator requires a set value above 0 (range "duration > 0")
 };
 
 struct PolicyFieldInfo {
