@@ -108,14 +108,10 @@ class SpecBuilder {
         if (f.jitter) {
             spec.jitter = read_jitter(*f.jitter);
         }
-        if (f.deadline) {
-            spec.deadline = f.deadline->value;
-        }
-        if (f.min_attempt_budget) {
-            spec.min_attempt_budget = f.min_attempt_budget->value;
-        }
-        if (f.attempt_timeout) {
-            spec.attempt_timeout = f.attempt_timeout->value;
+        for (const detail::DurationField& duration : detail::duration_fields()) {
+            if (const Field<Duration>& value = f.*(duration.member)) {
+                info_of(duration.id).in_spec.set(spec, value->value);
+            }
         }
         if (f.retry_on) {
             spec.retry_on = values_of(f.retry_on->items);

@@ -1,5 +1,6 @@
 #include "field_locations.hpp"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 
@@ -13,6 +14,10 @@ struct FieldLocation {
     PolicyField id;
     PositionOf position;
     Inherit inherit;  // top-level fields that a policy takes from its base; null otherwise
+    // A top-level duration field (FieldKind::TimeSpan): its member, and an example value for
+    // messages ("expected a duration such as 3s after 'deadline'"). Null and empty otherwise.
+    Field<Duration> PolicyFields::*duration = nullptr;
+    std::string_view example{};
 };
 
 template <typename Value>
@@ -78,6 +83,18 @@ SourcePosition type_at(const PolicyFields& f, std::size_t /*index*/) {
     return node ? node->type.position : SourcePosition{};
 }
 
+// A top-level field that a policy inherits whole from its base.
+template <auto Member>
+constexpr FieldLocation top_level(PolicyField id) {
+    return {id, value_at<Member>, take_if_absent<Member>};
+}
+
+// A top-level duration field: read, written and inherited alike (duration_fields()).
+template <auto Member>
+constexpr FieldLocation top_level_duration(PolicyField id, std::string_view example) {
+    return {id, value_at<Member>, take_if_absent<Member>, Member, example};
+}
+
 using F = PolicyFields;
 using enum PolicyField;
 
@@ -86,40 +103,38 @@ constexpr std::array kLocations{
     FieldLocation{Extends, value_at<&F::extends>, nullptr},
     FieldLocation{MaxAttempts, attempts_at, take_attempts_if_absent},
     FieldLocation{MaxRetries, value_at<&F::max_retries>, nullptr},  // with max_attempts
-    FieldLocation{Backoff, value_at<&F::backoff>, take_if_absent<&F::backoff>},
+    top_level<&F::backoff>(Backoff),
     FieldLocation{BackoffType, type_at<&F::backoff>, nullptr},
     FieldLocation{BackoffDelay, member_at<&F::backoff, &BackoffNode::delay>, nullptr},
     FieldLocation{BackoffInitial, member_at<&F::backoff, &BackoffNode::initial>, nullptr},
     FieldLocation{BackoffIncrement, member_at<&F::backoff, &BackoffNode::increment>, nullptr},
     FieldLocation{BackoffMultiplier, member_at<&F::backoff, &BackoffNode::multiplier>, nullptr},
     FieldLocation{BackoffMax, member_at<&F::backoff, &BackoffNode::max>, nullptr},
-    FieldLocation{Jitter, value_at<&F::jitter>, take_if_absent<&F::jitter>},
+    top_level<&F::jitter>(Jitter),
     FieldLocation{JitterType, type_at<&F::jitter>, nullptr},
     FieldLocation{JitterAmount, member_at<&F::jitter, &JitterNode::amount>, nullptr},
     FieldLocation{JitterFactor, member_at<&F::jitter, &JitterNode::factor>, nullptr},
-    FieldLocation{Deadline, value_at<&F::deadline>, take_if_absent<&F::deadline>},
-    FieldLocation{MinAttemptBudget, value_at<&F::min_attempt_budget>,
-                  take_if_absent<&F::min_attempt_budget>},
-    FieldLocation{AttemptTimeout, value_at<&F::attempt_timeout>,
-                  take_if_absent<&F::attempt_timeout>},
+    top_level_duration<&F::deadline>(Deadline, "3s"),
+    top_level_duration<&F::min_attempt_budget>(MinAttemptBudget, "100ms"),
+    top_level_duration<&F::attempt_timeout>(AttemptTimeout, "1s"),
     FieldLocation{RetryOn, item_at<&F::retry_on>, take_if_absent<&F::retry_on>},
     FieldLocation{NeverRetryOn, item_at<&F::never_retry_on>, take_if_absent<&F::never_retry_on>},
     FieldLocation{RetryIf, item_at<&F::retry_if>, take_if_absent<&F::retry_if>},
-    FieldLocation{OnExhausted, value_at<&F::on_exhausted>, take_if_absent<&F::on_exhausted>},
-    FieldLocation{Budget, value_at<&F::budget>, take_if_absent<&F::budget>},
+    top_level<&F::on_exhausted>(OnExhausted),
+    top_level<&F::budget>(Budget),
     FieldLocation{BudgetMaxTokens, member_at<&F::budget, &BudgetNode::max_tokens>, nullptr},
     FieldLocation{BudgetTokenRatio, member_at<&F::budget, &BudgetNode::token_ratio>, nullptr},
     FieldLocation{Routes, item_at<&F::routes>, take_if_absent<&F::routes>},
     FieldLocation{RouteUpTo, item_member_at<&F::routes, &RouteNode::up_to>, nullptr},
     FieldLocation{RouteTarget, item_member_at<&F::routes, &RouteNode::target>, nullptr},
-    FieldLocation{ServerDelay, value_at<&F::server_delay>, take_if_absent<&F::server_delay>},
+    top_level<&F::server_delay>(ServerDelay),
     FieldLocation{ServerDelayUse, member_at<&F::server_delay, &ServerDelayNode::use>, nullptr},
     FieldLocation{ServerDelayCap, member_at<&F::server_delay, &ServerDelayNode::cap>, nullptr},
     FieldLocation{ServerDelayOverCap, member_at<&F::server_delay, &ServerDelayNode::over_cap>,
                   nullptr},
     FieldLocation{ServerDelaySpread, member_at<&F::server_delay, &ServerDelayNode::spread>,
                   nullptr},
-    FieldLocation{Breaker, value_at<&F::breaker>, take_if_absent<&F::breaker>},
+    top_level<&F::breaker>(Breaker),
 };
 
 // One row per PolicyField, in enum order, so that a field's row is at its enum value.
@@ -135,12 +150,21 @@ static_assert(
     }(),
     "kLocations places every PolicyField, in enum order");
 
-// Checked against the table by tests/dsl/field_table_test.cpp.
-constexpr DurationField kDurationFields[] = {
-    {Deadline, &F::deadline, "3s"},
-    {MinAttemptBudget, &F::min_attempt_budget, "100ms"},
-    {AttemptTimeout, &F::attempt_timeout, "1s"},
-};
+// The rows of kLocations that are top-level durations, in table order (checked against the table
+// by tests/dsl/field_table_test.cpp).
+constexpr auto kDurationFields = [] {
+    constexpr std::size_t kCount = static_cast<std::size_t>(
+        std::count_if(kLocations.begin(), kLocations.end(),
+                      [](const FieldLocation& location) { return location.duration != nullptr; }));
+    std::array<DurationField, kCount> fields{};
+    std::size_t i = 0;
+    for (const FieldLocation& location : kLocations) {
+        if (location.duration != nullptr) {
+            fields.at(i++) = {location.id, location.duration, location.example};
+        }
+    }
+    return fields;
+}();
 
 const FieldLocation& location_of(PolicyField field) noexcept {
     return kLocations[static_cast<std::size_t>(field)];
@@ -222,3 +246,12 @@ const std::vector<std::string_view>& keys_inside(PolicyField parent) {
 }
 
 }  // namespace rebound::dsl::detail
+
+namespace rebound::dsl {
+
+const Field<Duration>* duration_in(const PolicyFields& fields, PolicyField field) noexcept {
+    const detail::DurationField* duration = detail::duration_field(field);
+    return duration != nullptr ? &(fields.*(duration->member)) : nullptr;
+}
+
+}  // namespace rebound::dsl

@@ -24,6 +24,7 @@
 
 #include "diagnostic_sink.hpp"
 #include "file_checks.hpp"
+#include "yaml/nodes.hpp"
 
 #ifndef REBOUND_INSTALLED_VENDOR_MAP_DIR
 #define REBOUND_INSTALLED_VENDOR_MAP_DIR "/usr/local/share/rebound/vendors"
@@ -44,13 +45,7 @@ constexpr std::string_view kMapFileExtension = ".yaml";
 // The map of the SQLSTATE rules every vendor shares; a directory without it is refused.
 constexpr std::string_view kGenericMapFile = "generic.yaml";
 
-SourcePosition position_of(const YAML::Mark& mark) noexcept {
-    if (mark.line < 0 || mark.column < 0) {
-        return {};
-    }
-    return {static_cast<std::uint32_t>(mark.line) + 1U,
-            static_cast<std::uint32_t>(mark.column) + 1U};
-}
+using yaml::position_of;
 
 bool is_sqlstate_text(std::string_view text, std::size_t length) noexcept {
     return text.size() == length && std::all_of(text.begin(), text.end(), [](char c) {

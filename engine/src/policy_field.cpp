@@ -2,8 +2,19 @@
 
 #include <array>
 
+#include "rebound/policy_spec.hpp"
+
 namespace rebound {
 namespace {
+
+// The PolicySpec member of a top-level duration field (std::optional<Duration> or Duration).
+template <auto Member, bool Positive>
+constexpr SpecDuration spec_member() {
+    return {[](const PolicySpec& spec) -> std::optional<Duration> { return spec.*Member; },
+            [](PolicySpec& spec, Duration value) { spec.*Member = value; }, Positive};
+}
+
+constexpr bool kPositive = true;
 
 using enum PolicyField;
 using enum FieldPlace;
@@ -53,15 +64,18 @@ constexpr std::array kFields{
                     "0 < factor <= 1", "", "the share of proportional jitter"},
     PolicyFieldInfo{Deadline, Deadline, "deadline", "deadline", FieldKind::TimeSpan, PolicyBody, 0,
                     0, "duration > 0", "none",
-                    "total time budget, measured from the start of the first attempt"},
+                    "total time budget, measured from the start of the first attempt",
+                    spec_member<&PolicySpec::deadline, kPositive>()},
     PolicyFieldInfo{
         MinAttemptBudget, MinAttemptBudget, "min_attempt_budget", "min_attempt_budget",
         FieldKind::TimeSpan, PolicyBody, 0, 0, "duration", "0",
-        "never start a retry unless at least this much of the deadline is left after the wait"},
+        "never start a retry unless at least this much of the deadline is left after the wait",
+        spec_member<&PolicySpec::min_attempt_budget, !kPositive>()},
     PolicyFieldInfo{AttemptTimeout, AttemptTimeout, "attempt_timeout", "attempt_timeout",
                     FieldKind::TimeSpan, PolicyBody, 0, 0, "duration > 0", "none",
                     "per-attempt time limit handed to the work (the ODBC adapter sets the query "
-                    "timeout from it)"},
+                    "timeout from it)",
+                    spec_member<&PolicySpec::attempt_timeout, kPositive>()},
     PolicyFieldInfo{RetryOn, RetryOn, "retry_on", "retry on", FieldKind::MatcherList, PolicyBody, 0,
                     0, "list of [matchers](#matchers)", "empty", "include rules"},
     PolicyFieldInfo{NeverRetryOn, NeverRetryOn, "never_retry_on", "never on",
@@ -128,6 +142,23 @@ static_assert(
         return i == kPolicyFieldCount;
     }(),
     "kFields lists every PolicyField in enum order");
+
+// Every top-level duration field, and only those, says where it lives in a PolicySpec, and is
+// validated as positive exactly when its documented range says so.
+static_assert(
+    [] {
+        for (const auto& row : kFields) {
+            const bool top_level_duration = row.kind == FieldKind::TimeSpan && row.parent == row.id;
+            if (top_level_duration != (row.in_spec.get != nullptr && row.in_spec.set != nullptr)) {
+                return false;
+            }
+            if (top_level_duration && row.in_spec.positive != (row.range == "duration > 0")) {
+                return false;
+            }
+        }
+        return true;
+    }(),
+    "kFields places every top-level duration field in PolicySpec, with its documented range");
 
 bool is_list(PolicyField field) noexcept {
     const FieldKind kind = kFields[static_cast<std::size_t>(field)].kind;

@@ -3,6 +3,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <system_error>
 
 #include "rebound/error_type_registry.hpp"
@@ -256,12 +257,12 @@ FieldProblems validate_policy(const PolicySpec& spec, const PredicateRegistry* p
     check_count(out, PolicyField::MaxAttempts, spec.max_attempts);
     validate_backoff(spec.backoff, out);
     validate_jitter(spec.jitter, spec.backoff, out);
-    if (spec.deadline) {
-        validate_duration(*spec.deadline, PolicyField::Deadline, 0, true, out);
-    }
-    validate_duration(spec.min_attempt_budget, PolicyField::MinAttemptBudget, 0, false, out);
-    if (spec.attempt_timeout) {
-        validate_duration(*spec.attempt_timeout, PolicyField::AttemptTimeout, 0, true, out);
+    for (const PolicyFieldInfo& field : policy_fields()) {  // deadline, min_attempt_budget, ...
+        if (field.in_spec.get != nullptr) {
+            if (const std::optional<Duration> value = field.in_spec.get(spec)) {
+                validate_duration(*value, field.id, 0, field.in_spec.positive, out);
+            }
+        }
     }
     for (std::size_t i = 0; i < spec.retry_on.size(); ++i) {
         validate_matcher(spec.retry_on[i], PolicyField::RetryOn, i, out);

@@ -248,3 +248,25 @@ handlers:
                         "(payments.capture -> payments.store.write; by this file's bindings)\n") !=
           std::string::npos);
 }
+
+// 0.07 * 100 is 7.000000000000001 in binary floating point: explain spells percentages as the
+// emitters do (dsl/spelling.hpp), from the decimal digits, not from a product.
+TEST_CASE("explain spells a breaker's ratio and a spread as convert --to dsl does",
+          "[explain_cli]") {
+    const fs::path directory = rebound::testing::make_temporary_directory("rebound-explain-cli");
+    const fs::path file = directory / "p.yaml";
+    std::ofstream(file) << "rebound: 1\nservice: payments\nbreakers:\n"
+                           "  db: { failure_ratio: 0.07, minimum_calls: 20, window: 10s }\n"
+                           "policies:\n  interactive:\n    retry_on: [deadlock]\n"
+                           "    breaker: db\n    server_delay: { spread: 0.07 }\n";
+    const CommandResult explained = run_cli({"explain", file.string()});
+    INFO(explained.err);
+    REQUIRE(explained.exit_code == 0);
+    CHECK(explained.out.find(" spread 7%\n") != std::string::npos);
+    CHECK(explained.out.find("db: trip ratio 7% of 20 calls in 10s,") != std::string::npos);
+    const CommandResult converted = run_cli({"convert", file.string(), "--to", "dsl"});
+    CHECK(converted.out.find(" spread 7%\n") != std::string::npos);
+    CHECK(converted.out.find("trip ratio 7% of 20 calls in 10s\n") != std::string::npos);
+    std::error_code ignored;
+    fs::remove_all(directory, ignored);
+}

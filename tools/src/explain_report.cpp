@@ -6,10 +6,12 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <utility>
 
 #include "rebound/dsl/spelling.hpp"
+#include "rebound/policy_field.hpp"
 #include "rebound/policy_validation.hpp"
 #include "rebound/retry_schedule.hpp"
 
@@ -108,6 +110,24 @@ std::string describe_jitter(const Jitter& j) {
         return dsl::percent_spelling(j.factor) + "%";
     }
     return std::string(to_string(j.type));
+}
+
+// A line per top-level duration field, in table order: `  deadline:           3s` (`none` when
+// unset), the values starting in the column of the other lines.
+std::string duration_lines(const PolicySpec& spec) {
+    constexpr std::size_t kLabelWidth = 20;
+    std::string text;
+    for (const PolicyFieldInfo& field : policy_fields()) {
+        if (field.in_spec.get == nullptr) {
+            continue;
+        }
+        const std::string label = std::string(field.wire_name) + ":";
+        const std::optional<Duration> value = field.in_spec.get(spec);
+        text += "  " + label +
+                std::string(label.size() < kLabelWidth ? kLabelWidth - label.size() : 1, ' ');
+        text += (value ? dsl::duration_spelling(*value) : "none") + '\n';
+    }
+    return text;
 }
 
 std::string describe_idempotence(bool idempotent, IdempotenceSource source) {
@@ -216,7 +236,7 @@ Json breaker_json(const CircuitBreaker* breaker) {
 std::string describe_breaker(const BreakerSettings& s) {
     std::string text = s.name + ": ";
     if (s.trip == BreakerTrip::Ratio) {
-        text += "trip ratio " + dsl::number_spelling(s.failure_ratio * 100.0) + "% of " +
+        text += "trip ratio " + dsl::percent_spelling(s.failure_ratio) + "% of " +
                 std::to_string(s.minimum_calls) + " calls in " + dsl::duration_spelling(s.window);
     } else {
         text += "trip after " + std::to_string(s.consecutive_failures) + " consecutive failures";
@@ -236,7 +256,7 @@ std::string describe_server_delay(const ServerDelaySettings& s) {
     }
     return "max cap " + dsl::duration_spelling(s.cap) + " over cap " +
            std::string(to_string(s.over_cap)) +
-           (s.spread > 0.0 ? " spread " + dsl::number_spelling(s.spread * 100.0) + "%" : "");
+           (s.spread > 0.0 ? " spread " + dsl::percent_spelling(s.spread) + "%" : "");
 }
 
 }  // namespace
@@ -277,9 +297,11 @@ Json explain_json(const std::string& service, const Policy& policy,
         j["idempotent_source"] = std::string(to_string(handler->idempotent_source));
     }
     j["max_attempts"] = spec.max_attempts;
-    j["deadline_ms"] = optional_ms(spec.deadline);
-    j["min_attempt_budget_ms"] = milliseconds_json(spec.min_attempt_budget);
-    j["attempt_timeout_ms"] = optional_ms(spec.attempt_timeout);
+    for (const PolicyFieldInfo& field : policy_fields()) {
+        if (field.in_spec.get != nullptr) {  // deadline_ms, min_attempt_budget_ms, ...
+            j[std::string(field.wire_name) + "_ms"] = optional_ms(field.in_spec.get(spec));
+        }
+    }
     j["backoff"] = backoff_json(spec.backoff);
     j["jitter"] = jitter_json(spec.jitter);
     j["retry_on"] = matchers_json(spec.retry_on);
@@ -336,12 +358,7 @@ std::string explain_text(const std::string& service, const Policy& policy,
     out << "  attempts:           " << spec.max_attempts << '\n'
         << "  backoff:            " << describe_backoff(spec.backoff) << '\n'
         << "  jitter:             " << describe_jitter(spec.jitter) << '\n'
-        << "  deadline:           "
-        << (spec.deadline ? dsl::duration_spelling(*spec.deadline) : "none") << '\n'
-        << "  min_attempt_budget: " << dsl::duration_spelling(spec.min_attempt_budget) << '\n'
-        << "  attempt_timeout:    "
-        << (spec.attempt_timeout ? dsl::duration_spelling(*spec.attempt_timeout) : "none") << '\n'
-        << "  retry on:           " << joined(spec.retry_on) << '\n'
+        << duration_lines(spec) << "  retry on:           " << joined(spec.retry_on) << '\n'
         << "  never retry on:     " << joined(spec.never_retry_on) << '\n';
     if (!spec.retry_if.empty()) {
         out << "  retry if:          ";

@@ -587,8 +587,7 @@ void TextReader::open_block(const LineParts& parts, BlockKind kind) {
         block.defaults.position = parts.position;
         if (defaults_given_) {
             report(DiagnosticCode::DuplicateKey, parts.position, "defaults",
-                   "duplicate 'defaults' (first given at line " +
-                       std::to_string(defaults_given_->line) + ")",
+                   detail::duplicate_message("'defaults'", defaults_given_->line),
                    "merge the two blocks; the first is used");
             block.keep = false;
         } else {
@@ -633,8 +632,8 @@ bool TextReader::first_named(std::map<std::string, std::uint32_t, std::less<>>& 
     const auto [first, inserted] = lines.try_emplace(std::string(name.text), name.position.line);
     if (!inserted) {
         report(DiagnosticCode::DuplicateKey, name.position, path,
-               "duplicate " + std::string(kind) + " " + in_quotes(name.text) +
-                   " (first given at line " + std::to_string(first->second) + ")",
+               detail::duplicate_message(std::string(kind) + " " + in_quotes(name.text),
+                                         first->second),
                "rename one of them; the first is used");
     }
     return inserted;
@@ -738,9 +737,8 @@ bool TextReader::first_given(std::optional<SourcePosition>& first, const LinePar
     }
     if (!failed) {
         report(DiagnosticCode::DuplicateKey, parts.position, std::string(field),
-               "duplicate '" + std::string(spelling_of(parts)) + "' (first given at line " +
-                   std::to_string(first->line) + ")",
-               "remove one of them; the first is used");
+               detail::duplicate_message("'" + std::string(spelling_of(parts)) + "'", first->line),
+               std::string(detail::kKeepTheFirst));
     }
     return false;
 }
@@ -777,9 +775,8 @@ void TextReader::read_handler(const LineParts& parts, bool failed) {
         handler_lines_.try_emplace(std::string(key->text), key->position.line);
     if (!inserted) {
         report(DiagnosticCode::DuplicateKey, key->position, field,
-               "duplicate handler " + in_quotes(key->text) + " (first given at line " +
-                   std::to_string(first->second) + ")",
-               "remove one of them; the first is used");
+               detail::duplicate_message("handler " + in_quotes(key->text), first->second),
+               std::string(detail::kKeepTheFirst));
         return;
     }
     HandlerNode node;
@@ -830,9 +827,8 @@ bool TextReader::first_in_block(const LineParts& parts) {
         block_->given.try_emplace(std::string(spelling), parts.position.line);
     if (!inserted) {
         report(DiagnosticCode::DuplicateKey, parts.position, block_->path,
-               "duplicate '" + std::string(spelling) + "' (first given at line " +
-                   std::to_string(first->second) + ")",
-               "remove one of them; the first is used");
+               detail::duplicate_message("'" + std::string(spelling) + "'", first->second),
+               std::string(detail::kKeepTheFirst));
     }
     return inserted;
 }

@@ -12,11 +12,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "rebound/duration.hpp"
+
 namespace rebound {
+
+struct PolicySpec;
 
 // In table order: each top-level field is followed by the fields inside it.
 enum class PolicyField : std::uint8_t {
@@ -79,6 +84,15 @@ enum class FieldPlace : std::uint8_t {
     InsideParent,  // inside its parent's mapping
 };
 
+// Where a top-level duration field lives in a PolicySpec, so that the compiler and `explain` move
+// every such field alike. Null in the rows of every other field.
+struct SpecDuration {
+    // The value; nullopt when an optional field is unset (a deadline of `none`).
+    std::optional<Duration> (*get)(const PolicySpec& spec) = nullptr;
+    void (*set)(PolicySpec& spec, Duration value) = nullptr;
+    bool positive = false;  // the validator requires a set value above 0 (range "duration > 0")
+};
+
 struct PolicyFieldInfo {
     PolicyField id;
     PolicyField parent;            // the field that holds it; itself for a top-level field
@@ -91,6 +105,7 @@ struct PolicyFieldInfo {
     std::string_view range;          // the values allowed, as the docs state them
     std::string_view default_value;  // the built-in default, as the docs state it
     std::string_view docs;           // what the field means, for the docs and the schema
+    SpecDuration in_spec{};          // top-level duration fields only
 };
 
 // Every field, in PolicyField order.

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string>
 
+#include "rebound/policy_field.hpp"
 #include "rule_support.hpp"
 #include "rules.hpp"
 
@@ -50,9 +51,11 @@ void check_value(std::string_view source, const dsl::Field<Duration>& value, std
 
 void check_fields(std::string_view source, const dsl::PolicyFields& fields,
                   RuleReporter& reporter) {
-    check_value(source, fields.deadline, "deadline", reporter);
-    check_value(source, fields.min_attempt_budget, "min_attempt_budget", reporter);
-    check_value(source, fields.attempt_timeout, "attempt_timeout", reporter);
+    for (const PolicyFieldInfo& field : policy_fields()) {  // deadline, min_attempt_budget, ...
+        if (const dsl::Field<Duration>* value = dsl::duration_in(fields, field.id)) {
+            check_value(source, *value, field.wire_name, reporter);
+        }
+    }
     if (fields.backoff) {
         const dsl::BackoffNode& backoff = *fields.backoff;
         check_value(source, backoff.delay, "backoff.delay", reporter);

@@ -24,6 +24,7 @@
 #include "rebound/duration.hpp"
 #include "rebound/jitter.hpp"
 #include "rebound/matcher.hpp"
+#include "rebound/policy_field.hpp"
 #include "rebound/policy_spec.hpp"
 
 namespace rebound::dsl {
@@ -104,6 +105,11 @@ struct PolicyFields {
     Field<std::string> breaker;  // the name of one of the file's breakers
     friend bool operator==(const PolicyFields&, const PolicyFields&) = default;
 };
+
+// The value of the top-level duration field `field` (FieldKind::TimeSpan: deadline, ...) in
+// `fields`, or null when `field` is not one, so that readers of every duration field need not
+// name each.
+const Field<Duration>* duration_in(const PolicyFields& fields, PolicyField field) noexcept;
 
 // `breakers:` entry: one circuit breaker as written (docs/resilience.md); absent settings take
 // the defaults when compiled.
