@@ -31,7 +31,8 @@
 // start attempt -> await the work -> record the outcome and decide -> wait on a timer | done. No
 // thread sleeps, and nothing recurses from one attempt to the next. With asio::use_awaitable (and
 // neither a stop token nor an attempt_timeout) the caller awaits that coroutine directly: nothing
-// is posted or spawned, and the run allocates only its coroutine frame, which Asio recycles.
+// is posted or spawned, and the run allocates only its coroutine frame, which Asio recycles, and
+// a timer once it waits.
 // With any other token the coroutine is spawned (asio::co_spawn) on the handler's executor,
 // which never completes the run inside the initiating function.
 //
