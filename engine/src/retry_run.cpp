@@ -60,6 +60,9 @@ void RetryRun::finish(RetryOutcome outcome) noexcept {
     if (timed_) {
         result_.elapsed = result_.attempts == 0 ? Duration{0} : elapsed_since_start();
     }
+    if (!executor_->listening()) {
+        return;  // no event to build: the common case of a run without listeners
+    }
     RetryEvent event = event_of(
         outcome == RetryOutcome::Succeeded ? RetryEventKind::Succeeded : RetryEventKind::Stopped,
         result_.attempts);
@@ -87,8 +90,10 @@ RunStep RetryRun::start_attempt() {
         info_.time_left = std::max(*spec.deadline - elapsed, Duration{0});
     }
     result_.attempts = number;
-    executor_->notify(&RetryListener::on_attempt_started,
-                      event_of(RetryEventKind::AttemptStarted, number));
+    if (executor_->listening()) {
+        executor_->notify(&RetryListener::on_attempt_started,
+                          event_of(RetryEventKind::AttemptStarted, number));
+    }
 
     // The breaker, if any, is asked before every attempt (docs/resilience.md): a refused attempt
     // does not run, counts as an attempt and fails with circuit_open.
@@ -135,7 +140,9 @@ RunStep RetryRun::decide_after_failure() {
     AttemptContext context;
     context.attempt = number;
     context.elapsed = elapsed_since_start();
-    context.previous_delay = previous_delay_;
+    // The last decision's delay (decorrelated jitter): a decision that stopped ended the run, so
+    // the last one retried, or there was none (a delay of 0).
+    context.previous_delay = result_.last_decision.delay;
     context.idempotent = idempotent_;
     const ErrorDescription& error = result_.last_error->description();
     result_.last_decision = decide(policy, error, context, *executor_->random_);
@@ -158,12 +165,13 @@ RunStep RetryRun::decide_after_failure() {
         return RunStep::Done;
     }
 
-    RetryEvent event = event_of(RetryEventKind::RetryScheduled, number);
-    event.category = decision.category;
-    event.delay = decision.delay;
-    event.error = &error;
-    executor_->notify(&RetryListener::on_retry_scheduled, event);
-    previous_delay_ = decision.delay;
+    if (executor_->listening()) {
+        RetryEvent event = event_of(RetryEventKind::RetryScheduled, number);
+        event.category = decision.category;
+        event.delay = decision.delay;
+        event.error = &error;
+        executor_->notify(&RetryListener::on_retry_scheduled, event);
+    }
     return RunStep::Wait;
 }
 

@@ -1,7 +1,6 @@
 #include "rebound/asio/retry_executor.hpp"
 
 #include <asio/post.hpp>
-#include <asio/redirect_error.hpp>
 #include <asio/steady_timer.hpp>
 
 namespace rebound::asio {
@@ -64,24 +63,23 @@ Failure attempt_timeout_failure(const RetryRun& run) noexcept {
     return run.classify_returned(Error(ErrorCategory::StatementTimeout, "attempt_timeout passed"));
 }
 
-::asio::awaitable<bool> wait_for(Duration delay, VirtualTime* virtual_time) {
-    // A timer's only error is its cancellation; a cancellation that came before the wait began
-    // makes the co_await throw it.
-    std::error_code waited;
-    try {
-        if (virtual_time != nullptr) {
-            virtual_time->pass(delay);
-            co_await ::asio::post(::asio::use_awaitable);
-        } else {
-            ::asio::steady_timer timer(co_await ::asio::this_coro::executor, delay);
-            co_await timer.async_wait(::asio::redirect_error(::asio::use_awaitable, waited));
-        }
-    } catch (const std::system_error& error) {
-        waited = error.code();
-    }
-    // A cancellation during a wait in virtual time, which a post does not see.
+::asio::awaitable<void> make_timer(std::unique_ptr<::asio::steady_timer>& timer) {
+    timer = std::make_unique<::asio::steady_timer>(co_await ::asio::this_coro::executor);
+}
+
+::asio::awaitable<bool> cancellation_requested() {
     const ::asio::cancellation_state state = co_await ::asio::this_coro::cancellation_state;
-    co_return waited || state.cancelled() != ::asio::cancellation_type::none;
+    co_return state.cancelled() != ::asio::cancellation_type::none;
+}
+
+::asio::awaitable<void> start_wait(Duration delay, VirtualTime* virtual_time,
+                                   ::asio::steady_timer* timer) {
+    if (virtual_time != nullptr) {
+        virtual_time->pass(delay);
+        return ::asio::post(::asio::use_awaitable);
+    }
+    timer->expires_after(delay);
+    return timer->async_wait(::asio::use_awaitable);
 }
 
 RunStep after_interrupted(RetryRun& run, AttemptEnd end) {

@@ -185,6 +185,8 @@ class RetryExecutor {
                            const RunOptions& options) const;
     Failure classify_current() const noexcept;
     Failure classify_returned(Error error) const noexcept;
+    // Whether any listener is registered: a run builds no event otherwise.
+    bool listening() const noexcept { return !listeners_.empty(); }
     void notify(void (RetryListener::*method)(const RetryEvent&) noexcept,
                 const RetryEvent& event) const noexcept;
 

@@ -104,7 +104,6 @@ class RetryRun {
     BreakerPermit permit_;
     Clock::TimePoint start_{};
     Clock::TimePoint attempt_start_{};
-    Duration previous_delay_{0};  // the last decision's delay (decorrelated jitter)
     bool timed_ = false;
     bool in_attempt_ = false;
     bool idempotent_ = false;

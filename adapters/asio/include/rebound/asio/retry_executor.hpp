@@ -31,7 +31,8 @@
 // start attempt -> await the work -> record the outcome and decide -> wait on a timer | done. No
 // thread sleeps, and nothing recurses from one attempt to the next. With asio::use_awaitable (and
 // neither a stop token nor an attempt_timeout) the caller awaits that coroutine directly: nothing
-// is posted or spawned, and the run allocates only its coroutine frame, which Asio recycles.
+// is posted or spawned, and the run allocates only its coroutine frame, which Asio recycles, and
+// a timer once it waits.
 // With any other token the coroutine is spawned (asio::co_spawn) on the handler's executor,
 // which never completes the run inside the initiating function.
 //
@@ -67,6 +68,7 @@
 #include <asio/cancellation_state.hpp>
 #include <asio/cancellation_type.hpp>
 #include <asio/co_spawn.hpp>
+#include <asio/steady_timer.hpp>
 #include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
 #include <exception>
@@ -154,32 +156,70 @@ using AttemptValue = std::optional<std::conditional_t<std::is_void_v<T>, std::mo
 
 using AttemptEnd = RunCanceller::AttemptEnd;
 
-// A run's options and its RetryRun, which refers to them: begun by the initiating function and
-// moved into the run's coroutine frame together, so that the frame holds neither the resolution
-// nor the handler name on top of the run.
+// A run's options and its RetryRun, which refers to them. Until begin() (the first step of the
+// run's coroutine) it holds only what RetryExecutor::begin() takes, so that the moves from the
+// initiating function into the coroutine frame are cheap; begin() then builds the RetryRun in
+// place in the frame, where it stays (a RetryRun is large and its move is not cheap). One union
+// for both, so that the frame holds neither the resolution nor the handler name beside the run.
 class RunState {
   public:
     RunState(const rebound::RetryExecutor& engine, HandlerResolution resolution,
              std::string_view handler, RunOptions options) noexcept
-        : options_(std::move(options)),
-          run_(engine.begin(std::move(resolution), handler, options_)) {}
+        : options_(std::move(options)), start_{&engine, std::move(resolution), handler} {}
+    // Only a RunState not yet begun is moved (into the coroutine frame).
     RunState(RunState&& other) noexcept
-        : options_(std::move(other.options_)), run_(std::move(other.run_), options_) {}
+        : options_(std::move(other.options_)), start_(std::move(other.start_)) {}
     RunState(const RunState&) = delete;
     RunState& operator=(const RunState&) = delete;
     RunState& operator=(RunState&&) = delete;
-    ~RunState() = default;
+    ~RunState() {
+        if (begun_) {
+            run_.~RetryRun();
+        } else {
+            start_.~Start();
+        }
+    }
 
-    RetryRun& run() noexcept { return run_; }
+    // Builds the run (once, in the coroutine frame).
+    void begin() noexcept {
+        Start start = std::move(start_);
+        start_.~Start();
+        // RetryExecutor::begin() without its call and its move of the resolution.
+        ::new (&run_) RetryRun(*start.engine, std::move(start.resolution), start.handler, options_);
+        begun_ = true;
+    }
+    RetryRun& run() noexcept { return run_; }  // after begin()
+
     const RunOptions& options() const noexcept { return options_; }
-    // Whether the run needs a RunCanceller: it has a stop token, or its policy an attempt_timeout.
+    // The policy the run will use (before begin()).
+    std::shared_ptr<const Policy> policy() const noexcept {
+        return start_.resolution.policy ? start_.resolution.policy : PolicySet::builtin();
+    }
+    // Whether the run needs a RunCanceller: it has a stop token, or its policy an
+    // attempt_timeout (before begin()).
     bool needs_canceller() const noexcept {
-        return options_.stop.stop_possible() || run_.attempt().attempt_timeout.has_value();
+        if (options_.stop.stop_possible()) {
+            return true;
+        }
+        const Policy* policy = start_.resolution.policy.get();
+        return (policy != nullptr ? policy : PolicySet::builtin().get())
+            ->spec()
+            .attempt_timeout.has_value();
     }
 
   private:
+    struct Start {
+        const rebound::RetryExecutor* engine;
+        HandlerResolution resolution;
+        std::string_view handler;
+    };
+
     RunOptions options_;
-    RetryRun run_;
+    union {
+        Start start_;
+        RetryRun run_;
+    };
+    bool begun_ = false;
 };
 
 // Whether the exception in flight is a cancellation (operation_aborted). Call inside a catch.
@@ -234,11 +274,22 @@ struct RunOutcome {
     }
 };
 
-// Waits `delay` on a timer of the coroutine's executor, or in virtual time (a post), and returns
-// whether the wait was cancelled or the coroutine's cancellation state was cancelled by its end. A
-// coroutine of its own, so that the run's frame holds no timer: the frame stays small enough for
-// Asio to recycle it (1020 bytes at most).
-::asio::awaitable<bool> wait_for(Duration delay, VirtualTime* virtual_time);
+// Makes `timer` on the coroutine's executor: on a run's first wait, in a short coroutine of its
+// own, so that the run's frame does not keep the executor it is made from.
+::asio::awaitable<void> make_timer(std::unique_ptr<::asio::steady_timer>& timer);
+
+// Whether the coroutine's cancellation state is cancelled: after a wait that was not cancelled,
+// for a cancellation during a wait in virtual time, which a post does not see. A short coroutine
+// of its own, so that the run's frame does not keep the state.
+::asio::awaitable<bool> cancellation_requested();
+
+// Starts a wait of `delay` on `timer`, or in virtual time (a post) when `virtual_time` is set.
+// Not a coroutine: the run awaits the timer itself, so that a waiting run holds its timer and the
+// wait's operation but no frame of a coroutine of its own. The awaitable throws operation_aborted
+// when the wait is cancelled (or when the coroutine's cancellation state was cancelled before it
+// began).
+::asio::awaitable<void> start_wait(Duration delay, VirtualTime* virtual_time,
+                                   ::asio::steady_timer* timer);
 
 // Ends the canceller's part when the run's coroutine ends, however it ends (on its strand).
 class FinishCanceller {
@@ -275,47 +326,61 @@ template <typename T, typename Work>
 ::asio::awaitable<Result<T>> run_loop(VirtualTime* virtual_time, RunState state, Work work,
                                       RunCanceller* canceller) {
     const FinishCanceller finish(canceller);
-    RetryRun& run = state.run();
+    state.begin();
     AttemptValue<T> value;
-    RunStep step = canceller != nullptr && !canceller->begin() ? run.cancel() : run.start_attempt();
+    std::unique_ptr<::asio::steady_timer> timer;  // made on the first wait
+    RunStep step = canceller != nullptr && !canceller->begin() ? state.run().cancel()
+                                                               : state.run().start_attempt();
     while (step != RunStep::Done) {
         if (step == RunStep::Wait) {
-            const bool cancelled = co_await wait_for(run.delay(), virtual_time);
-            const bool stopped = canceller != nullptr ? canceller->stopped() : cancelled;
-            step = stopped ? run.cancel() : run.waited();
+            bool cancelled = false;
+            try {
+                if (virtual_time == nullptr && timer == nullptr) {
+                    co_await make_timer(timer);
+                }
+                co_await start_wait(state.run().delay(), virtual_time, timer.get());
+            } catch (const std::system_error&) {
+                cancelled = true;  // a wait's only error is its cancellation
+            }
+            if (canceller != nullptr) {
+                cancelled = canceller->stopped();
+            } else if (!cancelled) {
+                cancelled = co_await cancellation_requested();
+            }
+            step = cancelled ? state.run().cancel() : state.run().waited();
             continue;
         }
         if (canceller != nullptr) {
-            canceller->arm(run.attempt().attempt_timeout);
+            canceller->arm(state.run().attempt().attempt_timeout);
         }
         AttemptEnd end = AttemptEnd::Completed;
         bool threw = false;
         try {
             if constexpr (std::is_void_v<T>) {
-                co_await start_work(work, run.attempt());
+                co_await start_work(work, state.run().attempt());
                 value.emplace();
             } else {
-                value.emplace(co_await start_work(work, run.attempt()));
+                value.emplace(co_await start_work(work, state.run().attempt()));
             }
         } catch (...) {
             threw = true;
             if (canceller != nullptr) {
                 end = canceller->disarm();
             }
-            step = after_thrown(run, end);
+            step = after_thrown(state.run(), end);
         }
         if (!threw) {
             if (canceller != nullptr) {
                 end = canceller->disarm();
             }
-            step = after_returned<T>(run, end, value);
+            step = after_returned<T>(state.run(), end, value);
         }
         if (end == AttemptEnd::TimedOut) {
             // The timeout cancelled this coroutine's state; the next attempt starts afresh.
             co_await ::asio::this_coro::reset_cancellation_state();
         }
     }
-    co_return RunOutcome<T>{&run, &value};
+    co_return RunOutcome<T>{&state.run(), &value};
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -342,8 +407,9 @@ class RetryExecutor {
     template <typename Work, typename CompletionToken>
     auto run(std::string_view handler, Work&& work, CompletionToken&& token,
              RunOptions options = {}) const {
-        return run(engine_.resolve(handler), handler, std::forward<Work>(work),
-                   std::forward<CompletionToken>(token), std::move(options));
+        return launch(
+            detail::RunState(engine_, engine_.resolve(handler), handler, std::move(options)),
+            std::forward<Work>(work), std::forward<CompletionToken>(token));
     }
 
     // Runs `work` under `policy` (a null policy means the built-in one).
@@ -353,17 +419,28 @@ class RetryExecutor {
         HandlerResolution resolution;
         resolution.policy = std::move(policy);
         resolution.via = ResolvedVia::Code;
-        return run(std::move(resolution), std::string_view{}, std::forward<Work>(work),
-                   std::forward<CompletionToken>(token), std::move(options));
+        return launch(detail::RunState(engine_, std::move(resolution), std::string_view{},
+                                       std::move(options)),
+                      std::forward<Work>(work), std::forward<CompletionToken>(token));
     }
 
     // Runs `work` under an already resolved policy.
     template <typename Work, typename CompletionToken>
     auto run(HandlerResolution resolution, std::string_view handler, Work&& work,
              CompletionToken&& token, RunOptions options = {}) const {
+        return launch(detail::RunState(engine_, std::move(resolution), handler, std::move(options)),
+                      std::forward<Work>(work), std::forward<CompletionToken>(token));
+    }
+
+    // The blocking executor with the same options: a run of either makes the same decisions.
+    const rebound::RetryExecutor& blocking() const noexcept { return engine_; }
+
+  private:
+    // Starts a run: the run() overloads build its state in place and pass it on here.
+    template <typename Work, typename CompletionToken>
+    auto launch(detail::RunState&& state, Work&& work, CompletionToken&& token) const {
         using T = detail::WorkValue<Work>;
         using StoredWork = std::decay_t<Work>;
-        detail::RunState state(engine_, std::move(resolution), handler, std::move(options));
         if constexpr (std::is_same_v<std::decay_t<CompletionToken>, detail::AttemptToken>) {
             // The caller's coroutine awaits the run's: nothing to post, spawn or forward.
             if (!state.needs_canceller()) {
@@ -378,10 +455,6 @@ class RetryExecutor {
             token, std::move(state), StoredWork(std::forward<Work>(work)));
     }
 
-    // The blocking executor with the same options: a run of either makes the same decisions.
-    const rebound::RetryExecutor& blocking() const noexcept { return engine_; }
-
-  private:
     // Spawns the run's coroutine for a completion handler.
     template <typename T, typename Work, typename Handler>
     void spawn(Handler handler, detail::RunState state, Work work) const {
@@ -406,7 +479,7 @@ class RetryExecutor {
         }
         // A terminal cancellation that comes after the spawn but before the coroutine starts
         // makes Asio complete with operation_aborted and an empty Result: that run is cancelled.
-        std::shared_ptr<const Policy> policy = state.run().result().policy;
+        std::shared_ptr<const Policy> policy = state.policy();
         const auto slot = ::asio::get_associated_cancellation_slot(handler);
         ::asio::co_spawn(
             executor,

@@ -40,7 +40,7 @@ class RunCanceller : public std::enable_shared_from_this<RunCanceller> {
     using Strand = ::asio::strand<::asio::any_io_executor>;
 
     // How an attempt ended, as far as the canceller knows.
-    enum class AttemptEnd {
+    enum class AttemptEnd : std::uint8_t {
         Completed,  // by itself
         TimedOut,   // its attempt_timeout passed: it was cancelled and fails with statement_timeout
         Stopped,    // the run was stopped or cancelled: the run ends as cancelled
