@@ -113,8 +113,7 @@ Decision decide(const Policy& policy, const ErrorDescription& error, const Attem
         if (match.retry_on != RuleMatch::kNone) {
             return std::string_view(policy.retry_on_texts_[match.retry_on]);
         }
-        return predicate != RuleMatch::kNone ? policy.retry_if_text(predicate)
-                                             : std::string_view{};
+        return predicate != RuleMatch::kNone ? policy.retry_if_text(predicate) : std::string_view{};
     };
     const int attempt = std::max(context.attempt, 1);
     if (attempt >= spec.max_attempts) {
