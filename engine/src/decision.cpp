@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace rebound {
@@ -99,21 +100,22 @@ Decision decide(const Policy& policy, const ErrorDescription& error, const Attem
         }
         return stop(category, {}, DecisionReason::ServerRefused);
     }
-    // Step 3: the retry_on rule (match.retry_on) or retry_if predicate that admits the error;
-    // neither without include rules (then match.retry_on is kNone: retry_on is empty).
-    std::uint32_t predicate = RuleMatch::kNone;
-    if (policy.has_include_rules_ && match.retry_on == RuleMatch::kNone) {
-        predicate = admitting_predicate(policy, error);
+    // Step 3: the text of the retry_on rule or retry_if predicate that admits the error; none
+    // without include rules (match.retry_on is then kNone: retry_on is empty). A pointer, so that
+    // one register carries it across the random draw; RuleIndex reports only indices of the
+    // policy's own retry_on rules, and predicate indices are those of retry_if.
+    const std::string* matched_text = nullptr;
+    if (match.retry_on != RuleMatch::kNone) {
+        matched_text = &policy.retry_on_texts_[match.retry_on];
+    } else if (policy.has_include_rules_) {
+        const std::uint32_t predicate = admitting_predicate(policy, error);
         if (predicate == RuleMatch::kNone) {
             return stop(category, {}, DecisionReason::NonRetryable);
         }
+        matched_text = &policy.retry_if_texts_[predicate];
     }
-    // RuleIndex reports only indices of rules of the policy's own retry_on list.
-    const auto matched = [&policy, &match, predicate]() noexcept {
-        if (match.retry_on != RuleMatch::kNone) {
-            return std::string_view(policy.retry_on_texts_[match.retry_on]);
-        }
-        return predicate != RuleMatch::kNone ? policy.retry_if_text(predicate) : std::string_view{};
+    const auto matched = [matched_text]() noexcept {
+        return matched_text != nullptr ? std::string_view(*matched_text) : std::string_view{};
     };
     const int attempt = std::max(context.attempt, 1);
     if (attempt >= spec.max_attempts) {
