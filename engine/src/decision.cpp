@@ -78,7 +78,7 @@ std::string_view choose_route(const std::vector<Route>& routes, Duration delay) 
 
 // The decision steps of docs/semantics.md. The common path (a retry without a hint, under a
 // policy without a deadline, budget or routes) is kept short: the matched rule's text is looked up
-// only when the result is built, so nothing but the rule's index lives across the random draw;
+// only when the result is built, so one pointer to it is all that crosses the random draw;
 // table reads skip the checks that RuleIndex and step 5 already guarantee; steps 7 to 9 are one
 // test when the policy has none of them.
 Decision decide(const Policy& policy, const ErrorDescription& error, const AttemptContext& context,

@@ -132,9 +132,9 @@ class Policy {
     Policy(PrivateTag, PolicySpec spec, const PolicyCompileOptions& options);
 
   private:
-    // decide() reads the compiled tables directly: the rule indices RuleIndex reports and the
-    // attempt it has checked against max_attempts are in range by construction, so the decision
-    // skips the bounds checks and clamps of the public accessors (decision.cpp).
+    // decide() reads the compiled tables directly: the rule indices RuleIndex reports, and the
+    // attempt once decide() has checked it against max_attempts, are in range by construction, so
+    // the decision skips the bounds checks and clamps of the public accessors (decision.cpp).
     friend Decision decide(const Policy& policy, const ErrorDescription& error,
                            const AttemptContext& context, RandomSource& random) noexcept;
 
