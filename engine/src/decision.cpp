@@ -1,6 +1,9 @@
 #include "rebound/decision.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
 
 namespace rebound {
 namespace {
@@ -16,18 +19,16 @@ Decision stop(ErrorCategory category, std::string_view matched, DecisionReason r
     return decision;
 }
 
-// Step 3 for an error no retry_on rule matched: the first retry_if predicate that admits it, or
-// false. Sets `matched` to the predicate's text.
-bool admitted_by_predicate(const Policy& policy, const ErrorDescription& error,
-                           std::string_view& matched) noexcept {
+// Step 3 for an error no retry_on rule matched: the index of the first retry_if predicate that
+// admits it, or RuleMatch::kNone.
+std::uint32_t admitting_predicate(const Policy& policy, const ErrorDescription& error) noexcept {
     const auto& predicates = policy.predicates();
     for (std::size_t i = 0; i < predicates.size(); ++i) {
         if (predicates[i] && predicates[i](error)) {
-            matched = policy.retry_if_text(i);
-            return true;
+            return static_cast<std::uint32_t>(i);
         }
     }
-    return false;
+    return RuleMatch::kNone;
 }
 
 // Step 6: combines `delay` (the jittered backoff) with the error's hint, in place. Returns false
@@ -75,52 +76,72 @@ std::string_view choose_route(const std::vector<Route>& routes, Duration delay) 
 
 }  // namespace
 
+// The decision steps of docs/semantics.md. The common path (a retry without a hint, under a
+// policy without a deadline, budget or routes) is kept short: the matched rule's text is looked up
+// only when the result is built, so one pointer to it is all that crosses the random draw;
+// table reads skip the checks that RuleIndex and step 5 already guarantee; steps 7 to 9 are one
+// test when the policy has none of them.
 Decision decide(const Policy& policy, const ErrorDescription& error, const AttemptContext& context,
                 RandomSource& random) noexcept {
-    const PolicySpec& spec = policy.spec();
-    const int attempt = std::max(context.attempt, 1);
+    const PolicySpec& spec = policy.spec_;
     const ErrorCategory category = error.effective_category();
-    std::string_view matched;
 
-    const RuleMatch match = policy.rules().find(error);
+    const RuleMatch match = policy.rules_.find(error);
     if (match.never_retry_on != RuleMatch::kNone) {
         return stop(category, policy.never_retry_on_text(match.never_retry_on),
                     DecisionReason::NonRetryable);
     }
     if (category == ErrorCategory::CommitOutcomeUnknown && !context.idempotent) {
-        return stop(category, matched, DecisionReason::OutcomeUnknown);
+        return stop(category, {}, DecisionReason::OutcomeUnknown);
     }
     if (error.server_refused) {
         if (RetryBudget* budget = policy.budget(); budget != nullptr) {
             static_cast<void>(budget->record_failure_and_check());  // counts as a failure
         }
-        return stop(category, matched, DecisionReason::ServerRefused);
+        return stop(category, {}, DecisionReason::ServerRefused);
     }
-    if (policy.has_include_rules()) {
-        if (match.retry_on != RuleMatch::kNone) {
-            matched = policy.retry_on_text(match.retry_on);
-        } else if (!admitted_by_predicate(policy, error, matched)) {
-            return stop(category, matched, DecisionReason::NonRetryable);
+    // Step 3: the text of the retry_on rule or retry_if predicate that admits the error; none
+    // without include rules (match.retry_on is then kNone: retry_on is empty). A pointer, so that
+    // one register carries it across the random draw; RuleIndex reports only indices of the
+    // policy's own retry_on rules, and predicate indices are those of retry_if.
+    const std::string* matched_text = nullptr;
+    if (match.retry_on != RuleMatch::kNone) {
+        matched_text = &policy.retry_on_texts_[match.retry_on];
+    } else if (policy.has_include_rules_) {
+        const std::uint32_t predicate = admitting_predicate(policy, error);
+        if (predicate == RuleMatch::kNone) {
+            return stop(category, {}, DecisionReason::NonRetryable);
         }
+        matched_text = &policy.retry_if_texts_[predicate];
     }
+    const auto matched = [matched_text]() noexcept {
+        return matched_text != nullptr ? std::string_view(*matched_text) : std::string_view{};
+    };
+    const int attempt = std::max(context.attempt, 1);
     if (attempt >= spec.max_attempts) {
-        return stop(category, matched, DecisionReason::Exhausted);
+        return stop(category, matched(), DecisionReason::Exhausted);
     }
-    Duration delay = policy.retry_delay(attempt, context.previous_delay, random);
+    // 1 <= attempt < max_attempts: retries_ holds max_attempts - 1 entries.
+    Duration delay = policy.draw_delay(policy.retries_[static_cast<std::size_t>(attempt) - 1],
+                                       context.previous_delay, random);
     if (error.server_delay && !combine_with_hint(spec.server_delay, error, delay, random)) {
-        return stop(category, matched, DecisionReason::ServerDelayTooLong);
+        return stop(category, matched(), DecisionReason::ServerDelayTooLong);
     }
-    if (spec.deadline) {
-        const Duration elapsed = std::max(context.elapsed, Duration{0});
-        const Duration next_start =
-            saturating_add(saturating_add(elapsed, delay), spec.min_attempt_budget);
-        if (next_start > *spec.deadline) {
-            return stop(category, matched, DecisionReason::Deadline);
+    std::string_view route;
+    if (policy.has_late_steps_) {
+        if (spec.deadline) {
+            const Duration elapsed = std::max(context.elapsed, Duration{0});
+            const Duration next_start =
+                saturating_add(saturating_add(elapsed, delay), spec.min_attempt_budget);
+            if (next_start > *spec.deadline) {
+                return stop(category, matched(), DecisionReason::Deadline);
+            }
         }
-    }
-    if (RetryBudget* budget = policy.budget();
-        budget != nullptr && !budget->record_failure_and_check()) {
-        return stop(category, matched, DecisionReason::Throttled);
+        if (RetryBudget* budget = policy.budget();
+            budget != nullptr && !budget->record_failure_and_check()) {
+            return stop(category, matched(), DecisionReason::Throttled);
+        }
+        route = choose_route(spec.routes, delay);
     }
     Decision decision;
     decision.retry = true;
@@ -128,8 +149,8 @@ Decision decide(const Policy& policy, const ErrorDescription& error, const Attem
     decision.delay = delay;
     decision.next_attempt = attempt + 1;
     decision.category = category;
-    decision.matched = matched;
-    decision.route = choose_route(spec.routes, delay);
+    decision.matched = matched();
+    decision.route = route;
     return decision;
 }
 

@@ -73,6 +73,7 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
             breaker_ = found->second;
         }
     }
+    has_late_steps_ = spec_.deadline.has_value() || budget_ != nullptr || !spec_.routes.empty();
 }
 
 void Policy::record_success() const noexcept {

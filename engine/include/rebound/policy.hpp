@@ -30,6 +30,8 @@
 namespace rebound {
 
 class ResilienceRegistry;
+struct AttemptContext;
+struct Decision;
 
 // Circuit breakers by name, as a service file declares them (`breakers:`).
 using BreakerDirectory = std::map<std::string, std::shared_ptr<CircuitBreaker>, std::less<>>;
@@ -88,14 +90,7 @@ class Policy {
     // before the attempt that failed (decorrelated jitter only). Equals
     // jittered_delay(spec().jitter, spec().backoff, base_delay(k), previous, random).
     Duration retry_delay(int k, Duration previous, RandomSource& random) const noexcept {
-        const RetryDelay& retry = retries_[retry_slot(k)];
-        DelayRange range = retry.draw;
-        if (spec_.jitter.type == JitterType::Decorrelated) {
-            // Decorrelated: [floor, 3 * max(previous, floor)], floor = range.min.
-            range.max = decorrelated_ceiling(std::max(previous, range.min));
-        }
-        const std::int64_t drawn = uniform_between(random, range.min.count(), range.max.count());
-        return std::min(Duration{drawn}, delay_cap_);
+        return draw_delay(retries_[retry_slot(k)], previous, random);
     }
 
     // Both rule lists, compiled (decide() steps 1 and 4).
@@ -137,11 +132,28 @@ class Policy {
     Policy(PrivateTag, PolicySpec spec, const PolicyCompileOptions& options);
 
   private:
+    // decide() reads the compiled tables directly: the rule indices RuleIndex reports, and the
+    // attempt once decide() has checked it against max_attempts, are in range by construction, so
+    // the decision skips the bounds checks and clamps of the public accessors (decision.cpp).
+    friend Decision decide(const Policy& policy, const ErrorDescription& error,
+                           const AttemptContext& context, RandomSource& random) noexcept;
+
     // What retry k needs, precomputed: its base delay and the interval its jitter draws from.
     struct RetryDelay {
         Duration base{0};
         DelayRange draw;
     };
+
+    Duration draw_delay(const RetryDelay& retry, Duration previous,
+                        RandomSource& random) const noexcept {
+        DelayRange range = retry.draw;
+        if (spec_.jitter.type == JitterType::Decorrelated) {
+            // Decorrelated: [floor, 3 * max(previous, floor)], floor = range.min.
+            range.max = decorrelated_ceiling(std::max(previous, range.min));
+        }
+        const std::int64_t drawn = uniform_between(random, range.min.count(), range.max.count());
+        return std::min(Duration{drawn}, delay_cap_);
+    }
 
     static std::string_view text_at(const std::vector<std::string>& texts,
                                     std::size_t index) noexcept {
@@ -155,6 +167,9 @@ class Policy {
     PolicySpec spec_;
     RuleIndex rules_;
     bool has_include_rules_ = false;
+    // A deadline, a budget or routes: decision steps 7 to 9 have something to do (one test
+    // instead of three on the decisions of policies without them).
+    bool has_late_steps_ = false;
     Duration delay_cap_ = kDurationInfinity;
     std::vector<RetryDelay> retries_;  // entry k - 1 for retry k
     int retry_count_ = 1;              // retries_.size(), kept to spare a division per decision
