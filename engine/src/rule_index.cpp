@@ -71,11 +71,80 @@ std::uint64_t length_bit(std::size_t length) noexcept {
     return std::uint64_t{1} << std::min<std::size_t>(length, 63);
 }
 
+// Error type names are hashed eight bytes at a time, so that one pass over a name gives the hash of
+// every prefix of it, and so of every dotted prefix that find_error_type looks up:
+//   state(0) = kNameSeed, state(k + 1) = name_step(state(k), word k),
+// word k being bytes [8k, 8k + 8) of the name, zero past its end. The hash of a name is the state
+// after its last word. A prefix that ends inside word k hashes as name_step(state(k), word k with
+// the bytes past the prefix cleared), and one that ends where word k begins is state(k): both are
+// at hand while the walk is at word k. name_step is a bijection of its word for a given state, so
+// two names of one length whose hashes are equal and whose words agree up to the last are equal:
+// names of up to 24 characters are told apart by their first two words and the hash alone.
+constexpr std::uint64_t kNameSeed = 0x243F6A8885A308D3ULL;
+
+constexpr std::uint64_t name_step(std::uint64_t state, std::uint64_t word) noexcept {
+    return (std::rotl(state, 23) ^ word) * kGoldenRatio;
+}
+
+// Bytes [at, at + 8) of `name`, the first in the low byte, zero past its end. Precondition:
+// at < name.size(). Reads no byte outside the name.
+std::uint64_t name_word(std::string_view name, std::size_t at) noexcept {
+    const char* const data = name.data();
+    const std::size_t remaining = name.size() - at;
+    std::uint64_t word = 0;
+    if constexpr (std::endian::native == std::endian::little) {
+        if (remaining >= sizeof word) {
+            std::memcpy(&word, data + at, sizeof word);
+            return word;
+        }
+        if (name.size() >= sizeof word) {  // the last eight bytes, moved down
+            std::memcpy(&word, data + name.size() - sizeof word, sizeof word);
+            return word >> (8 * (sizeof word - remaining));
+        }
+    }
+    for (std::size_t i = 0; i < remaining && i < sizeof word; ++i) {
+        word |= std::uint64_t{static_cast<unsigned char>(data[at + i])} << (8 * i);
+    }
+    return word;
+}
+
+std::uint64_t name_hash(std::string_view name) noexcept {
+    std::uint64_t state = kNameSeed;
+    for (std::size_t at = 0; at < name.size(); at += 8) {
+        state = name_step(state, name_word(name, at));
+    }
+    return state;
+}
+
+// Bit i set where byte i of `word` is a '.'. Exact (no false positives from borrows): the high bit
+// of each byte is set only where the byte equals '.', then the eight high bits are gathered into
+// the top byte by one multiplication whose partial products never overlap.
+std::uint32_t dot_bits(std::uint64_t word) noexcept {
+    constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+    constexpr std::uint64_t kLowSeven = kOnes * 0x7F;
+    const std::uint64_t x = word ^ (kOnes * '.');
+    const std::uint64_t zero_bytes = ~(((x & kLowSeven) + kLowSeven) | x) & (kOnes * 0x80);
+    return static_cast<std::uint32_t>(((zero_bytes >> 7) * 0x0102040810204080ULL) >> 56);
+}
+
+// The bits of `lengths` (a mask of name lengths, see length_bit) for lengths 8k to 8k + 7.
+std::uint32_t lengths_in_word(std::uint64_t lengths, std::size_t k) noexcept {
+    if (k < 8) {
+        return static_cast<std::uint32_t>((lengths >> (8 * k)) & 0xFF);
+    }
+    return (lengths >> 63) != 0 ? 0xFFU : 0U;  // lengths of 64 and more share bit 63
+}
+
+// Word with only its first `bytes` bytes kept (1 <= bytes <= 7).
+std::uint64_t first_bytes(std::uint64_t word, unsigned bytes) noexcept {
+    return word & ((std::uint64_t{1} << (8 * bytes)) - 1);
+}
+
 // Free slots of the key table and of the error-type table (generic: the entry types are private).
 constexpr auto kKeySlotIsFree = [](const auto& entry) noexcept {
     return entry.kind_and_vendor == 0;
 };
-constexpr auto kNameSlotIsFree = [](const auto& entry) noexcept { return entry.name.empty(); };
+constexpr auto kNameSlotIsFree = [](const auto& entry) noexcept { return entry.size == 0; };
 
 void keep_lowest(RuleMatch& slot, bool never, std::uint32_t index) noexcept {
     std::uint32_t& target = never ? slot.never_retry_on : slot.retry_on;
@@ -166,31 +235,8 @@ std::uint64_t RuleIndex::key_hash(std::uint64_t kind_and_vendor, std::uint64_t c
     return (code ^ std::rotl(kind_and_vendor, 48)) * kGoldenRatio;
 }
 
-RuleIndex::NameKey RuleIndex::NameKey::of(std::string_view name) noexcept {
-    NameKey key;
-    key.size = name.size();
-    if (key.size >= sizeof key.head) {
-        std::memcpy(&key.head, name.data(), sizeof key.head);
-        std::memcpy(&key.tail, name.data() + key.size - sizeof key.tail, sizeof key.tail);
-        // Eight bytes at a time from after the head; the last word may overlap the tail.
-        for (std::size_t at = sizeof key.head; at + sizeof key.tail < key.size; at += 8) {
-            std::uint64_t word = 0;
-            std::memcpy(&word, name.data() + at, sizeof word);
-            key.middle = (key.middle + word) * kGoldenRatio;
-        }
-    } else {
-        for (std::size_t i = 0; i < key.size; ++i) {
-            key.head |= std::uint64_t{static_cast<unsigned char>(name[i])} << (8 * i);
-        }
-    }
-    return key;
-}
-
-// One multiplication, as key_hash: every input bit reaches the top bits that the table takes. The
-// tail is rotated so that a name whose head and tail coincide does not cancel out.
-std::uint64_t RuleIndex::NameKey::hash() const noexcept {
-    return (head ^ std::rotl(tail, 29) ^ std::rotl(middle, 47) ^ (std::uint64_t{size} << 56)) *
-           kGoldenRatio;
+std::uint64_t RuleIndex::error_type_hash(std::string_view name) noexcept {
+    return name_hash(name);
 }
 
 RuleIndex RuleIndex::compile(std::span<const Matcher> never_retry_on,
@@ -238,8 +284,11 @@ RuleMatch* RuleIndex::name_slot(std::string_view name) {
     if (it != error_types_.end()) {
         return &it->rules;
     }
-    return &error_types_.emplace_back(NameEntry{NameKey::of(name), std::string(name), RuleMatch{}})
-                .rules;
+    NameEntry entry{name_hash(name), name.size(), {}, std::string(name), RuleMatch{}};
+    for (std::size_t k = 0; k < entry.leading_words.size() && 8 * k < name.size(); ++k) {
+        entry.leading_words[k] = name_word(name, 8 * k);
+    }
+    return &error_types_.emplace_back(std::move(entry)).rules;
 }
 
 void RuleIndex::add(const Matcher& m, bool never, std::uint32_t index,
@@ -354,7 +403,7 @@ void RuleIndex::build_name_table(const std::vector<NameEntry>& entries) {
     error_type_shift_ = probe.shift;
     for (const NameEntry& entry : entries) {
         error_type_lengths_ |= length_bit(entry.name.size());
-        detail::flat_table_place(std::span(error_types_), entry.key.hash(), entry, kNameSlotIsFree);
+        detail::flat_table_place(std::span(error_types_), entry.hash, entry, kNameSlotIsFree);
     }
 }
 
@@ -386,33 +435,63 @@ void RuleIndex::find_sqlstate(std::string_view sqlstate, RuleMatch& best) const 
     }
 }
 
-RuleMatch RuleIndex::find_name(std::string_view name) const noexcept {
-    const NameKey key = NameKey::of(name);
-    constexpr std::size_t kKeyCovers = 2 * sizeof key.head;  // head and tail cover short names
+// The rules of the error type `name` whose hash (name_hash) is `hash`, or null. `leading_words`
+// holds name_word(name, 0) and name_word(name, 8) where the name has them (others unused).
+const RuleMatch* RuleIndex::find_name(
+    std::uint64_t hash, std::string_view name,
+    const std::array<std::uint64_t, 2>& leading_words) const noexcept {
+    const std::size_t size = name.size();
     const NameEntry* const entry = detail::flat_table_find(
         std::span<const NameEntry>(error_types_),
-        detail::FlatTableProbe{error_type_mask_, error_type_shift_}, key.hash(),
+        detail::FlatTableProbe{error_type_mask_, error_type_shift_}, hash,
         [&](const NameEntry& e) {
-            // A free slot's size is 0, and the names looked up are never empty.
-            return e.key.size == key.size && e.key.head == key.head && e.key.tail == key.tail &&
-                   e.key.middle == key.middle &&
-                   (key.size <= kKeyCovers ||
-                    std::memcmp(e.name.data(), name.data(), key.size) == 0);
+            // A free slot's size is 0, and the names looked up are never empty. With the hash,
+            // the words before the last decide (see name_step).
+            if (e.size != size || e.hash != hash) {
+                return false;
+            }
+            if (size <= 8) {
+                return true;
+            }
+            if (size <= 16) {
+                return e.leading_words[0] == leading_words[0];
+            }
+            if (size <= 24) {
+                return e.leading_words == leading_words;
+            }
+            return std::memcmp(e.name.data(), name.data(), size) == 0;
         },
         kNameSlotIsFree);
-    return entry != nullptr ? entry->rules : RuleMatch{};
+    return entry != nullptr ? &entry->rules : nullptr;
 }
 
-// The type itself and each dotted prefix: io.timeout.read, io.timeout, io. Prefixes of a length
-// no rule name has are not looked up.
+// The type itself and each dotted prefix: io.timeout.read, io.timeout, io. One pass, eight bytes
+// at a time: the dots of each word are found together, and a prefix is looked up only when some
+// rule name has its length (error_type_lengths_), with the hash the walk has at hand.
 void RuleIndex::find_error_type(std::string_view type, RuleMatch& best) const noexcept {
-    for (std::size_t at = 1; at < type.size(); ++at) {
-        if (type[at] == '.' && (error_type_lengths_ & length_bit(at)) != 0) {
-            keep_lowest(best, find_name(type.substr(0, at)));
+    std::array<std::uint64_t, 2> leading_words{};
+    const auto look_up = [&](std::uint64_t hash, std::size_t length) noexcept {
+        if (const RuleMatch* const rules = find_name(hash, type.substr(0, length), leading_words)) {
+            keep_lowest(best, *rules);
         }
+    };
+    std::uint64_t state = kNameSeed;
+    for (std::size_t at = 0, k = 0; at < type.size(); at += 8, ++k) {
+        const std::uint64_t word = name_word(type, at);
+        if (k < leading_words.size()) {
+            leading_words[k] = word;  // a prefix that ends in this word compares only the earlier
+        }
+        // A dot at position 0 would name an empty prefix; no rule name is empty, so its length
+        // bit is clear.
+        for (std::uint32_t dots = dot_bits(word) & lengths_in_word(error_type_lengths_, k);
+             dots != 0; dots &= dots - 1) {
+            const auto offset = static_cast<unsigned>(std::countr_zero(dots));
+            look_up(offset == 0 ? state : name_step(state, first_bytes(word, offset)), at + offset);
+        }
+        state = name_step(state, word);
     }
     if ((error_type_lengths_ & length_bit(type.size())) != 0) {
-        keep_lowest(best, find_name(type));
+        look_up(state, type.size());
     }
 }
 

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <random>
 #include <string>
 #include <vector>
@@ -233,6 +234,117 @@ TEST_CASE("error types of every length match through their dotted prefixes", "[m
         CHECK_FALSE(find(list, with_type(name + "y.child")));
     }
     CHECK_FALSE(find(list, with_type(".e")));
+}
+
+TEST_CASE("error type lookup agrees with a plain walk over the dotted prefixes", "[matcher]") {
+    // Small alphabets with many dots, names around the eight-byte words the lookup hashes, and
+    // names past 64 characters (where lengths share one bit of the length mask); the reference
+    // compares every dotted prefix and the whole name with every rule, in list order.
+    std::mt19937 generator(20261127);
+    const auto random_name = [&](std::size_t length) {
+        std::string name(length, 'a');
+        for (char& c : name) {
+            c = "ab."[generator() % 3];
+        }
+        return name;
+    };
+    const auto random_length = [&] {
+        return generator() % 4 == 0 ? 60 + generator() % 20 : 1 + generator() % 20;
+    };
+    int found = 0;
+    for (int round = 0; round < 3000; ++round) {
+        std::vector<Matcher> list;
+        std::vector<std::string> names;
+        for (std::size_t i = 0, rules = 1 + generator() % 12; i < rules; ++i) {
+            names.push_back(random_name(random_length()));
+            list.push_back(Matcher::error_type(names.back()));
+        }
+        const std::size_t picked = generator() % names.size();
+        // Half the types extend a rule name, so that hits are common.
+        const std::string type = generator() % 2 == 0
+                                     ? names[picked] + "." + random_name(random_length())
+                                     : random_name(random_length());
+        std::optional<std::size_t> expected;
+        for (std::size_t i = 0; i < names.size() && !expected; ++i) {
+            const std::string_view name = names[i];
+            const bool prefix =
+                type.size() > name.size() && type.starts_with(name) && type[name.size()] == '.';
+            if (type == name || prefix) {
+                expected = i;
+            }
+        }
+        found += expected ? 1 : 0;
+        INFO("type '" << type << "', rule " << (expected ? names[*expected] : "none"));
+        REQUIRE(find(list, with_type(type)) == expected);
+    }
+    CHECK(found > 1000);
+}
+
+namespace {
+
+// The hash of rule_index.cpp, restated so that a test can solve it for a colliding name; the test
+// below first checks that the restatement still agrees with RuleIndex::error_type_hash.
+constexpr std::uint64_t kNameSeed = 0x243F6A8885A308D3ULL;
+constexpr std::uint64_t kMultiplier = 0x9E3779B97F4A7C15ULL;
+
+std::uint64_t word_at(std::string_view name, std::size_t at) {
+    std::uint64_t word = 0;
+    for (std::size_t i = 0; i < 8 && at + i < name.size(); ++i) {
+        word |= std::uint64_t{static_cast<unsigned char>(name[at + i])} << (8 * i);
+    }
+    return word;
+}
+
+std::uint64_t restated_hash(std::string_view name) {
+    std::uint64_t state = kNameSeed;
+    for (std::size_t at = 0; at < name.size(); at += 8) {
+        state = (std::rotl(state, 23) ^ word_at(name, at)) * kMultiplier;
+    }
+    return state;
+}
+
+// A name of `target`'s length (a multiple of 8) whose words all differ from target's but whose
+// hash is target's: the last word is solved for.
+std::string colliding_name(const std::string& target) {
+    std::uint64_t inverse = kMultiplier;  // Newton's iteration for the inverse modulo 2^64
+    for (int i = 0; i < 5; ++i) {
+        inverse *= 2 - kMultiplier * inverse;
+    }
+    std::string name(target.size(), '\0');
+    std::uint64_t state = kNameSeed;
+    for (std::size_t at = 0; at + 8 < target.size(); at += 8) {
+        for (std::size_t i = 0; i < 8; ++i) {
+            name[at + i] = static_cast<char>(target[at + i] ^ 0x20);
+        }
+        state = (std::rotl(state, 23) ^ word_at(name, at)) * kMultiplier;
+    }
+    const std::uint64_t last = std::rotl(state, 23) ^ (restated_hash(target) * inverse);
+    for (std::size_t i = 0; i < 8; ++i) {
+        name[target.size() - 8 + i] = static_cast<char>((last >> (8 * i)) & 0xFF);
+    }
+    return name;
+}
+
+}  // namespace
+
+TEST_CASE("error types whose hashes collide stay apart", "[matcher]") {
+    for (const std::string_view name :
+         {"a", "io.timeout", "payments.alpha.timeout", "auth.oauth2.token_endpoint.throttled"}) {
+        REQUIRE(restated_hash(name) == RuleIndex::error_type_hash(name));
+    }
+    // 16, 24 and 32 characters: told apart by the first word, the first two, and memcmp.
+    for (const std::string rule_name :
+         {"servicea.timeout", "servicea.b.connection.lo", "servicea.b.connection.lost.xyzw1"}) {
+        REQUIRE(rule_name.size() % 8 == 0);
+        const std::string other = colliding_name(rule_name);
+        INFO(rule_name.size() << " characters");
+        REQUIRE(other != rule_name);
+        REQUIRE(RuleIndex::error_type_hash(other) == RuleIndex::error_type_hash(rule_name));
+        const std::vector<Matcher> list{Matcher::error_type(rule_name)};
+        CHECK(find(list, with_type(rule_name)) == 0u);
+        CHECK_FALSE(find(list, with_type(other)));
+        CHECK_FALSE(find(list, with_type(other + ".child")));
+    }
 }
 
 TEST_CASE("many rules of every kind are all found", "[matcher]") {

@@ -62,6 +62,10 @@ class RuleIndex {
         return match;
     }
 
+    // The hash under which an error type name is stored (rule_index.cpp explains it). Public for
+    // the tests that build colliding names, to check that equality never rests on the hash alone.
+    static std::uint64_t error_type_hash(std::string_view name) noexcept;
+
   private:
     // Integer keys: packed SQLSTATE classes, vendor plus native code. A class entry also lists
     // the SQLSTATE rules of that class (sqlstates_[first, first + count)), so one probe answers
@@ -79,20 +83,15 @@ class RuleIndex {
         std::uint64_t code = 0;  // packed SQLSTATE
         RuleMatch rules;
     };
-    // An error type name with its length and first and last eight bytes, which decide equality
-    // for names of up to 16 characters without a memcmp, and a mix of the bytes between them
-    // (0 up to 16 characters), so that long names sharing their ends do not share a hash.
-    struct NameKey {
-        std::uint64_t head = 0;
-        std::uint64_t tail = 0;
-        std::uint64_t middle = 0;
-        std::size_t size = 0;
-        static NameKey of(std::string_view name) noexcept;
-        std::uint64_t hash() const noexcept;
-    };
+    // An error type name with its hash (name_hash in rule_index.cpp: one pass over a name hashes
+    // every dotted prefix of it), its length and its first two eight-byte words, which with the
+    // hash decide equality for names of up to 24 characters without a memcmp; a free slot has
+    // size 0.
     struct NameEntry {
-        NameKey key;
-        std::string name;  // empty: free slot
+        std::uint64_t hash = 0;
+        std::size_t size = 0;
+        std::array<std::uint64_t, 2> leading_words{};
+        std::string name;
         RuleMatch rules;
     };
     struct MessageEntry {
@@ -116,7 +115,8 @@ class RuleIndex {
     RuleMatch find_any(const ErrorDescription& error) const noexcept;
     const KeyEntry* find_key(std::uint64_t kind_and_vendor, std::uint64_t code) const noexcept;
     void find_sqlstate(std::string_view sqlstate, RuleMatch& best) const noexcept;
-    RuleMatch find_name(std::string_view name) const noexcept;
+    const RuleMatch* find_name(std::uint64_t hash, std::string_view name,
+                               const std::array<std::uint64_t, 2>& leading_words) const noexcept;
     void find_error_type(std::string_view type, RuleMatch& best) const noexcept;
     void find_message(std::string_view message, RuleMatch& best) const noexcept;
 
