@@ -437,7 +437,7 @@ void RuleIndex::find_sqlstate(std::string_view sqlstate, RuleMatch& best) const 
 
 // The rules of the error type `name` whose hash (name_hash) is `hash`, or null. `leading_words`
 // holds name_word(name, 0) and name_word(name, 8) where the name has them (others unused).
-const RuleMatch* RuleIndex::find_name(
+[[gnu::always_inline]] inline const RuleMatch* RuleIndex::find_name(
     std::uint64_t hash, std::string_view name,
     const std::array<std::uint64_t, 2>& leading_words) const noexcept {
     const std::size_t size = name.size();
