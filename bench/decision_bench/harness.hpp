@@ -208,6 +208,23 @@ void register_model(const std::string& name, MakeModel make_model, OnSuccess on_
     });
 }
 
+// `count` decisions of one side of a case, untimed, for counting instructions under a simulator
+// (bench/decision_instructions.sh): the loop of run() without Google Benchmark around it.
+void run_decisions(const Case& c, bool baseline, long count) {
+    SeededRandomSource random(kSeed);
+    ContextSequence contexts;
+    for (long i = 0; i < count; ++i) {
+        const AttemptContext context = contexts.next();
+        Decision decision = baseline ? c.baseline(c.error, context, random)
+                                     : rebound::decide(*c.policy, c.error, context, random);
+        benchmark::DoNotOptimize(decision);
+        contexts.record(decision);
+        if (c.with_budget) {
+            c.policy->record_success();
+        }
+    }
+}
+
 // The case called `name`; the program stops when there is none (a renamed case).
 template <std::size_t kCount>
 const Case& case_named(const Case (&cases)[kCount], std::string_view name) {

@@ -60,9 +60,14 @@
 using namespace decision_bench;
 
 int main(int argc, char** argv) {
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
-        return 1;
+    // rebound_decision_bench --decisions CASE rebound|baseline COUNT: COUNT decisions of one side,
+    // untimed and unchecked (bench/decision_instructions.sh counts their instructions).
+    const bool decisions_only = argc == 5 && std::string_view(argv[1]) == "--decisions";
+    if (!decisions_only) {
+        benchmark::Initialize(&argc, argv);
+        if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+            return 1;
+        }
     }
 
     const auto rules64 = make_rules64_policy(false);
@@ -108,6 +113,12 @@ int main(int argc, char** argv) {
             make_simple_policy(Jitter::proportional(hand::kProportionalFactor)), deadlock,
             Expect::Retry),
     };
+
+    if (decisions_only) {
+        run_decisions(case_named(cases, argv[2]), std::string_view(argv[3]) == "baseline",
+                      std::atol(argv[4]));
+        return 0;
+    }
 
     bool ok = verify_rule_texts(*rules64) && verify_rule_texts(*rules64_budget);
     for (const Case& c : cases) {
