@@ -63,7 +63,8 @@ def load_benchmarks(path):
                            "messages_per_second", "us_per_message", "max_messages_per_second",
                            "offered_messages_per_second", "lateness_p50_ms", "lateness_p99_ms",
                            "retries_measured", "load_average", "cpu_pressure_percent",
-                           "bytes_per_run", "bytes", "peak_MB"):
+                           "bytes_per_run", "bytes", "peak_MB", "perform_us", "call_us",
+                           "call_over_perform"):
                     run["counters"][key] = value
     for run in runs.values():  # cv when the library did not report it
         if "cv_real" not in run and run.get("mean_real"):
@@ -707,7 +708,10 @@ ASYNC_HTTP_PROSE = """\
 asynchronous executor (policy resolution, the run's coroutine, the attempt's classification),
 against `perform`, the bare transfer through the same curl multi driver, in the same run
 (docs/protocols.md, "The libcurl adapter on Asio"). Goal (issue 15): the adapter's overhead on a
-real loopback round trip is at most 2%.
+real loopback round trip is at most 2%. The two cases run one after the other, and the Python
+server's speed moves by several percent between them, so the goal is judged on
+`async_http/paired`: a transfer and a call in every iteration, alternating which goes first, each
+timed on its own, so that any drift falls on both alike.
 """
 
 ASYNC_HTTP_GOAL_RATIO = 1.02
@@ -719,10 +723,23 @@ def section_async_http(report, program):
         return
     bare = find_run(program, r"^async_http/perform")
     call = find_run(program, r"^async_http/call")
+    paired = find_run(program, r"^async_http/paired")
     rows = [[label, fmt_ns(median_ns(run)), fmt_cv(run)]
             for label, run in (("`perform` (bare transfer)", bare), ("`call` (a run)", call)) if run]
     report.table(["case", "median", "cv"], rows)
-    if bare and call and median_ns(bare) and median_ns(call):
+    counters = paired["counters"] if paired else {}
+    if counters.get("call_over_perform") and counters.get("perform_us"):
+        ratio = counters["call_over_perform"]
+        report.add(f"Paired (`async_http/paired`, median of the repetitions): a call takes "
+                   f"{fmt_ns(counters['call_us'] * 1e3)} where the transfer beside it takes "
+                   f"{fmt_ns(counters['perform_us'] * 1e3)}: {fmt_ratio(ratio)}.")
+        report.add()
+        report.goal("HTTP on Asio", "call <= 1.02x the bare transfer",
+                    f"{fmt_ratio(ratio)} paired ({fmt_ns(counters['call_us'] * 1e3)} against "
+                    f"{fmt_ns(counters['perform_us'] * 1e3)}; apart: "
+                    + (fmt_ratio(median_ns(call) / median_ns(bare)) if bare and call else "-")
+                    + ")", ratio <= ASYNC_HTTP_GOAL_RATIO)
+    elif bare and call and median_ns(bare) and median_ns(call):
         ratio = median_ns(call) / median_ns(bare)
         report.goal("HTTP on Asio", "call <= 1.02x the bare transfer",
                     f"{fmt_ratio(ratio)} ({fmt_ns(median_ns(call))} against "

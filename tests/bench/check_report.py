@@ -32,6 +32,11 @@ def write_results(results):
         benchmark("handler_lookup/unordered_map_string", 32.0),
         benchmark("handler_lookup/unordered_map_transparent", 10.0),
         benchmark("handler_lookup/absl_flat_hash_map", 6.0)]}))
+    # Apart, the call looks 10% slower than the transfer; paired, 1.5% (the goal's figure).
+    (results / "rebound_async_http_bench.json").write_text(json.dumps({"benchmarks": [
+        benchmark("async_http/perform", 200000.0), benchmark("async_http/call", 220000.0),
+        dict(benchmark("async_http/paired", 406000.0), perform_us=200.0, call_us=203.0,
+             call_over_perform=1.015)]}))
     (results / "rebound_http_client_bench.json").write_text(json.dumps({"benchmarks": [
         benchmark("BM_http_call_kept_connection/real_time", 300000.0),
         benchmark("BM_http_call_new_connection/real_time", 900000.0)]}))
@@ -132,6 +137,8 @@ def main():
         text = output.read_text()
     lines = text.splitlines()
     expected = [
+        ("call <= 1.02x the bare transfer", "1.01x paired (203.0 µs against 200.0 µs; apart: "
+         "1.10x)", "**met**"),
         # 8 / 10 and 8 / 6 ns: one goal met, one missed.
         ("registry_resolve <= 1.0x unordered_map_transparent", "0.80x", "**met**"),
         ("registry_resolve <= 1.2x absl_flat_hash_map", "1.33x", "**missed**"),
