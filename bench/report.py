@@ -415,7 +415,17 @@ def margin(value, goal):
     return text + (" **near**" if share < 0.10 else "")
 
 
-def section_decision(report, program):
+def read_decision_instructions(path):
+    """{case: (rebound, baseline)} instructions per decision from decision_instructions.sh."""
+    counts = {}
+    for line in (read_text(path) or "").splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[1].isdigit() and parts[2].isdigit():
+            counts[parts[0]] = (int(parts[1]), int(parts[2]))
+    return counts
+
+
+def section_decision(report, program, instructions):
     if not report.section("Decision: `decide()` against hand-written rules",
                           program is not None, "rebound_decision_bench", DECISION_PROSE):
         return
@@ -434,9 +444,11 @@ def section_decision(report, program):
         apart = case in DECISION_CASES_APART
         if not apart:
             named.append((case, ns, ratio))
+        counted = instructions.get(case)
         rows.append([f"`{case}`" + (" (apart)" if apart else ""), fmt_ns(ns),
                      fmt_ns(median_ns(baseline)), fmt_ratio(ratio),
                      margin(ns, DECISION_GOAL_NS), margin(ratio, DECISION_GOAL_RATIO),
+                     f"{counted[0]:,} / {counted[1]:,}" if counted else "-",
                      f"{allocs[0]:g} / {allocs[1]:g}", f"{fmt_cv(engine)} / {fmt_cv(baseline)}"])
     report.add("### Results")
     report.add()
@@ -445,10 +457,13 @@ def section_decision(report, program):
                f"{DECISION_GOAL_RATIO:g}x (positive: under the goal); **near** marks a case within "
                "10% of a goal, so that the next regression shows before it is a miss. Cases marked "
                "(apart) are not under the goals: they add a budget or a server's hint to "
-               "`rules64_hit`.")
+               "`rules64_hit`. Instructions: per decision, the benchmark loop's included, counted "
+               "by `bench/decision_instructions.sh` under cachegrind (\"-\": valgrind was not "
+               "installed).")
     report.add()
     report.table(["case", "rebound", "baseline", "ratio", f"margin to {DECISION_GOAL_NS:g} ns",
-                  f"margin to {DECISION_GOAL_RATIO:g}x", "allocs/op rebound / baseline",
+                  f"margin to {DECISION_GOAL_RATIO:g}x", "instructions rebound / baseline",
+                  "allocs/op rebound / baseline",
                   "cv rebound / baseline"], rows)
     if named:
         slowest = max(named, key=lambda item: item[1])
@@ -1516,7 +1531,8 @@ def main():
             "PostgreSQL": program("rebound_odbc_bench-postgresql")}
 
     body = Report()
-    section_decision(body, decision)
+    section_decision(body, decision, read_decision_instructions(
+        os.path.join(args.results, "decision_instructions.txt")))
     section_executor(body, executor)
     section_breaker(body, breaker)
     section_async(body, program("rebound_async_bench"),

@@ -116,6 +116,13 @@ benchmark_program() {
 }
 
 benchmark_program rebound_decision_bench
+# Instructions per decision: a figure other load does not move (needs valgrind; about 40 s).
+if command -v valgrind >/dev/null && [ -x "$build_dir/bench/rebound_decision_bench" ]; then
+  run_recorded bash "$source_dir/bench/decision_instructions.sh" "$build_dir" \
+    >"$results/decision_instructions.txt" || note "failed decision_instructions.sh"
+else
+  note "skipped the instruction counts of the decisions: valgrind is not installed"
+fi
 benchmark_program rebound_executor_bench
 benchmark_program rebound_breaker_bench
 benchmark_program rebound_compile_bench
