@@ -27,6 +27,7 @@
 #pragma once
 
 #include <string_view>
+#include <utility>
 
 #include "rebound/circuit_breaker.hpp"
 #include "rebound/clock.hpp"
@@ -90,9 +91,13 @@ class RetryRun {
 
   private:
     void finish(RetryOutcome outcome) noexcept;
-    // An event of this run; built per notification rather than kept, since a RetryRun lives in
-    // every waiting asynchronous run's coroutine frame (docs/async.md, Cost).
-    RetryEvent event_of(RetryEventKind kind, int attempt) const noexcept;
+    // Tells the listeners an event of this run of `kind`, which `complete(RetryEvent&)` fills in
+    // beyond the run's common fields; builds nothing when none listens. Built per notification
+    // rather than kept, since a RetryRun lives in every waiting asynchronous run's coroutine
+    // frame (docs/async.md, Cost).
+    template <typename Complete>
+    void notify(void (RetryListener::*method)(const RetryEvent&) noexcept, RetryEventKind kind,
+                int attempt, Complete complete) const noexcept;
     Duration elapsed_since_start() const noexcept;
     RunStep decide_after_failure();
 
@@ -108,5 +113,12 @@ class RetryRun {
     bool in_attempt_ = false;
     bool idempotent_ = false;
 };
+
+// Inline so that a driver building its run in place (the asynchronous executor, in its coroutine
+// frame) gets it without a call or a move of the resolution.
+inline RetryRun RetryExecutor::begin(HandlerResolution resolution, std::string_view handler,
+                                     const RunOptions& options) const noexcept {
+    return RetryRun(*this, std::move(resolution), handler, options);
+}
 
 }  // namespace rebound
