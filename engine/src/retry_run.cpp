@@ -6,30 +6,56 @@ namespace rebound {
 
 RetryRun::RetryRun(const RetryExecutor& executor, HandlerResolution resolution,
                    std::string_view handler, const RunOptions& options) noexcept
-    : executor_(&executor), options_(&options) {
+    : executor_(&executor),
+      options_(&options),
+      info_(first_attempt(*resolution.policy_or_builtin(), handler, options)) {
+    info_.attempt = 0;  // start_attempt() counts
     result_.via = resolution.via_or_builtin();
     idempotent_ = resolution.idempotent;
     result_.policy = std::move(resolution).policy_or_builtin();
     const Policy& policy = *result_.policy;
-    const PolicySpec& spec = policy.spec();
-
-    info_.attempt = 0;
-    info_.attempt_timeout = spec.attempt_timeout;
-    info_.stop = options.stop;
-    info_.command_id = options.command_id;
-    info_.handler = handler;
-
     breaker_ = policy.breaker();
-
-    // Without a deadline nothing in the run depends on time; see "Clock" in retry_executor.hpp.
     // The clock starts with the first attempt, not here: a run may be begun well before it
     // starts (an asynchronous run behind asio::deferred).
-    timed_ = spec.deadline.has_value() || executor.measure_elapsed_;
+    timed_ = timed(executor, policy.spec());
 }
 
 RetryRun::RetryRun(RetryRun&& other, const RunOptions& options) noexcept
     : RetryRun(std::move(other)) {
     options_ = &options;
+}
+
+bool RetryRun::may_defer(const RetryExecutor& executor, const Policy& policy,
+                         const RunOptions& options) noexcept {
+    return !executor.listening() && policy.breaker() == nullptr &&
+           !timed(executor, policy.spec()) && !options.stop.stop_possible();
+}
+
+AttemptInfo RetryRun::first_attempt(const Policy& policy, std::string_view handler,
+                                    const RunOptions& options) noexcept {
+    AttemptInfo info;
+    info.attempt = 1;
+    // time_left stays absent: a policy with a deadline is timed, and start_attempt() sets it.
+    info.attempt_timeout = policy.spec().attempt_timeout;
+    info.stop = options.stop;
+    info.command_id = options.command_id;
+    info.handler = handler;
+    return info;
+}
+
+RunResult RetryRun::first_success(HandlerResolution resolution) noexcept {
+    // What start_attempt(), succeeded() and finish() leave without a breaker, clock or listener.
+    RunResult result;
+    result.attempts = 1;
+    result.via = resolution.via_or_builtin();
+    result.policy = std::move(resolution).policy_or_builtin();
+    result.policy->record_success();
+    return result;
+}
+
+bool RetryRun::timed(const RetryExecutor& executor, const PolicySpec& spec) noexcept {
+    // Without a deadline nothing in the run depends on time; see "Clock" in retry_executor.hpp.
+    return spec.deadline.has_value() || executor.measure_elapsed_;
 }
 
 template <typename Complete>

@@ -89,7 +89,24 @@ class RetryRun {
     const RunResult& result() const noexcept { return result_; }
     RunResult take_result() noexcept { return std::move(result_); }
 
+    // A first attempt run before the run is begun: a driver's fast path for the run that
+    // succeeds at once (the asynchronous executor's). Allowed when nothing observes the run
+    // before its first attempt ends: no listener, no breaker, no clock read (no deadline, no
+    // ExecutorOptions::measure_elapsed) and a stop token that cannot be stopped. The driver runs
+    // the work with first_attempt(). On success the run's result is first_success(), which
+    // records the success with the policy's budget as succeeded() does. Otherwise it begins the
+    // run then and calls start_attempt(), which returns Attempt and does nothing observable, and
+    // goes on with failed() or cancel(): the run is the one it would have been had it begun
+    // first.
+    static bool may_defer(const RetryExecutor& executor, const Policy& policy,
+                          const RunOptions& options) noexcept;
+    static AttemptInfo first_attempt(const Policy& policy, std::string_view handler,
+                                     const RunOptions& options) noexcept;
+    static RunResult first_success(HandlerResolution resolution) noexcept;
+
   private:
+    // Whether a run reads the clock (see "Clock" in retry_executor.hpp).
+    static bool timed(const RetryExecutor& executor, const PolicySpec& spec) noexcept;
     void finish(RetryOutcome outcome) noexcept;
     // Tells the listeners an event of this run of `kind`, which `complete(RetryEvent&)` fills in
     // beyond the run's common fields; builds nothing when none listens. Built per notification
