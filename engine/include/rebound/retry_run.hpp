@@ -132,7 +132,7 @@ class RetryRun {
 };
 
 // Inline so that a driver building its run in place (the asynchronous executor, in its coroutine
-// frame) gets it without a call or a move of the resolution.
+// frame) pays no call of its own: the RetryRun returned initialises the driver's storage.
 inline RetryRun RetryExecutor::begin(HandlerResolution resolution, std::string_view handler,
                                      const RunOptions& options) const noexcept {
     return RetryRun(*this, std::move(resolution), handler, options);
