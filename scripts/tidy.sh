@@ -55,7 +55,8 @@ echo "tidy: ${#sources[@]} sources${since:+ (changed since $(git rev-parse --sho
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The build's flags are GCC's: drop the one clang rejects (-mmemset-strategy, on
-# retry_executor.cpp), and let it ignore the warning flags it does not know (-Wno-restrict).
+# retry_executor.cpp and retry_run.cpp), and let it ignore the warning flags it does not know
+# (-Wno-restrict).
 python3 - "$build_dir/compile_commands.json" "$work/compile_commands.json" <<'PY'
 import json, re, sys
 entries = json.load(open(sys.argv[1], encoding="utf-8"))

@@ -24,9 +24,8 @@ HandlerResolution RetryExecutor::resolve(std::string_view handler) const {
     if (resolver_) {
         return resolver_(handler);
     }
-    HandlerResolution resolution;
-    resolution.policy = PolicySet::builtin();
-    resolution.via = ResolvedVia::Builtin;
+    HandlerResolution resolution;  // via Builtin
+    resolution.policy = resolution.policy_or_builtin();
     return resolution;
 }
 
@@ -58,15 +57,10 @@ Failure RetryExecutor::classify_returned(Error error) const noexcept {
     return Failure::returned(std::move(error), description);
 }
 
-RetryRun RetryExecutor::begin(HandlerResolution resolution, std::string_view handler,
-                              const RunOptions& options) const noexcept {
-    return RetryRun(*this, std::move(resolution), handler, options);
-}
-
 RunResult RetryExecutor::run_attempts(HandlerResolution resolution, std::string_view handler,
                                       FunctionRef<std::optional<Error>(const AttemptInfo&)> attempt,
                                       const RunOptions& options) const {
-    RetryRun run(*this, std::move(resolution), handler, options);
+    RetryRun run = begin(std::move(resolution), handler, options);
     RunStep step = run.start_attempt();
     while (step != RunStep::Done) {
         if (step == RunStep::Attempt) {

@@ -6,31 +6,18 @@ namespace rebound {
 
 RetryRun::RetryRun(const RetryExecutor& executor, HandlerResolution resolution,
                    std::string_view handler, const RunOptions& options) noexcept
-    : executor_(&executor), options_(&options) {
-    result_.via = resolution.policy ? resolution.via : ResolvedVia::Builtin;
-    // Not a conditional expression: with builtin()'s const reference on one side, it would copy
-    // the resolved policy's shared_ptr (an atomic increment) instead of moving it.
-    if (resolution.policy) {
-        result_.policy = std::move(resolution.policy);
-    } else {
-        result_.policy = PolicySet::builtin();
-    }
-    const Policy& policy = *result_.policy;
-    const PolicySpec& spec = policy.spec();
-
-    info_.attempt = 0;
-    info_.attempt_timeout = spec.attempt_timeout;
-    info_.stop = options.stop;
-    info_.command_id = options.command_id;
-    info_.handler = handler;
-
+    : executor_(&executor),
+      options_(&options),
+      info_(first_attempt(*resolution.policy_or_builtin(), handler, options)) {
+    info_.attempt = 0;  // start_attempt() counts
+    result_.via = resolution.via_or_builtin();
     idempotent_ = resolution.idempotent;
+    result_.policy = std::move(resolution).policy_or_builtin();
+    const Policy& policy = *result_.policy;
     breaker_ = policy.breaker();
-
-    // Without a deadline nothing in the run depends on time; see "Clock" in retry_executor.hpp.
     // The clock starts with the first attempt, not here: a run may be begun well before it
     // starts (an asynchronous run behind asio::deferred).
-    timed_ = spec.deadline.has_value() || executor.measure_elapsed_;
+    timed_ = timed(executor, policy.spec());
 }
 
 RetryRun::RetryRun(RetryRun&& other, const RunOptions& options) noexcept
@@ -38,14 +25,53 @@ RetryRun::RetryRun(RetryRun&& other, const RunOptions& options) noexcept
     options_ = &options;
 }
 
-RetryEvent RetryRun::event_of(RetryEventKind kind, int attempt) const noexcept {
+bool RetryRun::may_defer(const RetryExecutor& executor, const Policy& policy,
+                         const RunOptions& options) noexcept {
+    return !executor.listening() && policy.breaker() == nullptr &&
+           !timed(executor, policy.spec()) && !options.stop.stop_possible();
+}
+
+AttemptInfo RetryRun::first_attempt(const Policy& policy, std::string_view handler,
+                                    const RunOptions& options) noexcept {
+    AttemptInfo info;
+    info.attempt = 1;
+    // time_left stays absent: a policy with a deadline is timed, and start_attempt() sets it.
+    info.attempt_timeout = policy.spec().attempt_timeout;
+    info.stop = options.stop;
+    info.command_id = options.command_id;
+    info.handler = handler;
+    return info;
+}
+
+RunResult RetryRun::first_success(HandlerResolution resolution) noexcept {
+    // What start_attempt(), succeeded() and finish() leave without a breaker, clock or listener.
+    RunResult result;
+    result.attempts = 1;
+    result.via = resolution.via_or_builtin();
+    result.policy = std::move(resolution).policy_or_builtin();
+    result.policy->record_success();
+    return result;
+}
+
+bool RetryRun::timed(const RetryExecutor& executor, const PolicySpec& spec) noexcept {
+    // Without a deadline nothing in the run depends on time; see "Clock" in retry_executor.hpp.
+    return spec.deadline.has_value() || executor.measure_elapsed_;
+}
+
+template <typename Complete>
+void RetryRun::notify(void (RetryListener::*method)(const RetryEvent&) noexcept,
+                      RetryEventKind kind, int attempt, Complete complete) const noexcept {
+    if (!executor_->listening()) {
+        return;  // no event to build: the common case of a run without listeners
+    }
     RetryEvent event;
     event.kind = kind;
     event.handler = info_.handler;
     event.policy = result_.policy->name();
     event.command_id = options_->command_id;
     event.attempt = attempt;
-    return event;
+    complete(event);
+    executor_->notify(method, event);
 }
 
 Duration RetryRun::elapsed_since_start() const noexcept {
@@ -60,17 +86,13 @@ void RetryRun::finish(RetryOutcome outcome) noexcept {
     if (timed_) {
         result_.elapsed = result_.attempts == 0 ? Duration{0} : elapsed_since_start();
     }
-    if (!executor_->listening()) {
-        return;  // no event to build: the common case of a run without listeners
-    }
-    RetryEvent event = event_of(
-        outcome == RetryOutcome::Succeeded ? RetryEventKind::Succeeded : RetryEventKind::Stopped,
-        result_.attempts);
-    event.outcome = outcome;
-    event.error = result_.last_error ? &result_.last_error->description() : nullptr;
-    executor_->notify(outcome == RetryOutcome::Succeeded ? &RetryListener::on_succeeded
-                                                         : &RetryListener::on_stopped,
-                      event);
+    const bool succeeded = outcome == RetryOutcome::Succeeded;
+    notify(succeeded ? &RetryListener::on_succeeded : &RetryListener::on_stopped,
+           succeeded ? RetryEventKind::Succeeded : RetryEventKind::Stopped, result_.attempts,
+           [&](RetryEvent& event) {
+               event.outcome = outcome;
+               event.error = result_.last_error ? &result_.last_error->description() : nullptr;
+           });
 }
 
 RunStep RetryRun::start_attempt() {
@@ -90,10 +112,8 @@ RunStep RetryRun::start_attempt() {
         info_.time_left = std::max(*spec.deadline - elapsed, Duration{0});
     }
     result_.attempts = number;
-    if (executor_->listening()) {
-        executor_->notify(&RetryListener::on_attempt_started,
-                          event_of(RetryEventKind::AttemptStarted, number));
-    }
+    notify(&RetryListener::on_attempt_started, RetryEventKind::AttemptStarted, number,
+           [](RetryEvent&) {});
 
     // The breaker, if any, is asked before every attempt (docs/resilience.md): a refused attempt
     // does not run, counts as an attempt and fails with circuit_open.
@@ -165,13 +185,12 @@ RunStep RetryRun::decide_after_failure() {
         return RunStep::Done;
     }
 
-    if (executor_->listening()) {
-        RetryEvent event = event_of(RetryEventKind::RetryScheduled, number);
-        event.category = decision.category;
-        event.delay = decision.delay;
-        event.error = &error;
-        executor_->notify(&RetryListener::on_retry_scheduled, event);
-    }
+    notify(&RetryListener::on_retry_scheduled, RetryEventKind::RetryScheduled, number,
+           [&](RetryEvent& event) {
+               event.category = decision.category;
+               event.delay = decision.delay;
+               event.error = &error;
+           });
     return RunStep::Wait;
 }
 

@@ -87,15 +87,25 @@ void play(const Script& script, std::size_t& calls, rebound::testing::ManualCloc
     }
 }
 
+std::vector<rebound::RetryListener*> listeners_of(EventLog& log, bool listening) {
+    if (listening) {
+        return {&log};
+    }
+    return {};
+}
+
 // Runs the script `runs` times under one policy (breakers and budgets carry over) through the
 // blocking executor, and returns the trace of the last run.
-Trace run_blocking(const PolicyFactory& make_policy, const Script& script, int runs) {
+Trace run_blocking(const PolicyFactory& make_policy, const Script& script, int runs,
+                   bool listening = true) {
     rebound::testing::ManualClock clock;
     rebound::testing::RecordingSleeper sleeper(&clock);
     rebound::testing::ScriptedRandomSource random{0.25, 0.75, 0.5};
     EventLog log;
-    const rebound::RetryExecutor executor(
-        {.clock = &clock, .sleeper = &sleeper, .random = &random, .listeners = {&log}});
+    const rebound::RetryExecutor executor({.clock = &clock,
+                                           .sleeper = &sleeper,
+                                           .random = &random,
+                                           .listeners = listeners_of(log, listening)});
     const auto policy = make_policy(clock);
     rebound::RunResult result;
     for (int run = 0; run < runs; ++run) {
@@ -106,13 +116,14 @@ Trace run_blocking(const PolicyFactory& make_policy, const Script& script, int r
 }
 
 // The same through the asynchronous executor, in virtual time.
-Trace run_async(const PolicyFactory& make_policy, const Script& script, int runs) {
+Trace run_async(const PolicyFactory& make_policy, const Script& script, int runs,
+                bool listening = true) {
     rebound::testing::ManualClock clock;
     rebound::asio::VirtualTime time(clock);
     rebound::testing::ScriptedRandomSource random{0.25, 0.75, 0.5};
     EventLog log;
     const rebound::asio::RetryExecutor executor(
-        {.clock = &clock, .random = &random, .listeners = {&log}}, &time);
+        {.clock = &clock, .random = &random, .listeners = listeners_of(log, listening)}, &time);
     const auto policy = make_policy(clock);
     asio::io_context io;
     rebound::RunResult result;
@@ -134,9 +145,10 @@ Trace run_async(const PolicyFactory& make_policy, const Script& script, int runs
     return trace_of(result, time.delays(), log.lines);
 }
 
-void check_same(const PolicyFactory& make_policy, const Script& script, int runs = 1) {
-    const Trace blocking = run_blocking(make_policy, script, runs);
-    const Trace async = run_async(make_policy, script, runs);
+void check_same(const PolicyFactory& make_policy, const Script& script, int runs = 1,
+                bool listening = true) {
+    const Trace blocking = run_blocking(make_policy, script, runs, listening);
+    const Trace async = run_async(make_policy, script, runs, listening);
     CHECK(async.outcome == blocking.outcome);
     CHECK(async.attempts == blocking.attempts);
     CHECK(async.reason == blocking.reason);
@@ -217,6 +229,72 @@ TEST_CASE("blocking and async runs of the same script make the same decisions an
         CHECK(run_async(budgeted, script, 2).outcome == RetryOutcome::Throttled);
         check_same(budgeted, script, 2);
     }
+}
+
+// Without a listener, a breaker or a clock, the async run's first attempt runs before its
+// RetryRun is begun (RetryRun::may_defer()): the run must be the same whichever way it ends.
+TEST_CASE("a run that nothing observes before its first attempt makes the same decisions",
+          "[asio][equivalence]") {
+    const PolicyFactory plain = [](const rebound::Clock&) {
+        return rebound::PolicyBuilder("plain")
+            .max_attempts(4)
+            .backoff(rebound::Backoff::exponential(100ms, 2.0, 1s))
+            .jitter(rebound::Jitter::full())
+            .retry_on(rebound::Matcher::transient())
+            .never_retry_on(rebound::Matcher::of_category(ErrorCategory::ConstraintViolation))
+            .budget({2, 1.0})
+            .build();
+    };
+    SECTION("success at once") {
+        const Trace trace = run_async(plain, {std::nullopt}, 1, false);
+        CHECK(trace.outcome == RetryOutcome::Succeeded);
+        CHECK(trace.attempts == 1);
+        CHECK_FALSE(trace.last_error);
+        CHECK_FALSE(trace.elapsed);
+        check_same(plain, {std::nullopt}, 1, false);
+    }
+    SECTION("retries, then success") {
+        check_same(plain, {ErrorCategory::Deadlock, ErrorCategory::LockTimeout, std::nullopt}, 1,
+                   false);
+    }
+    SECTION("exhausted, and the budget spent over several runs") {
+        check_same(plain, Script(4, ErrorCategory::Deadlock), 1, false);
+        check_same(plain, Script(4, ErrorCategory::Deadlock), 3, false);
+    }
+    SECTION("a failure that is never retried") {
+        check_same(plain, {ErrorCategory::ConstraintViolation}, 1, false);
+    }
+}
+
+TEST_CASE("a run that succeeds at once records its success with the policy's budget",
+          "[asio][budget]") {
+    const auto policy = rebound::PolicyBuilder("budgeted")
+                            .max_attempts(3)
+                            .retry_on(rebound::Matcher::transient())
+                            .budget({10, 0.5})
+                            .build();
+    rebound::RetryBudget& budget = *policy->budget();
+    while (budget.record_failure_and_check()) {
+    }
+    const double spent = budget.tokens();
+    const rebound::asio::RetryExecutor executor;
+    asio::io_context io;
+    std::optional<rebound::asio::Result<int>> result;
+    asio::co_spawn(io,
+                   executor.run(
+                       policy, []() -> asio::awaitable<int> { co_return 7; }, asio::use_awaitable),
+                   [&](std::exception_ptr error, rebound::asio::Result<int> r) {
+                       CHECK_FALSE(error);
+                       result = std::move(r);
+                   });
+    io.run();
+    REQUIRE(result);
+    CHECK(result->succeeded());
+    CHECK(result->attempts == 1);
+    CHECK(result->value == 7);
+    CHECK(result->policy == policy);
+    CHECK(result->via == rebound::ResolvedVia::Code);
+    CHECK(budget.tokens() > spent);
 }
 
 namespace {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "rebound/internal/name_index.hpp"
@@ -80,6 +81,14 @@ struct HandlerResolution {
     bool idempotent = false;  // the effective value
     IdempotenceSource idempotent_source = IdempotenceSource::Default;
     std::string_view binding_key;  // the handlers: key that matched; empty otherwise
+
+    // The policy a run under this resolution uses: `policy`, or the built-in one when it is
+    // null (a resolution made in code may leave it null). The rvalue form moves `policy` out, so
+    // that a run keeps a resolved policy without a reference-count increment.
+    const std::shared_ptr<const Policy>& policy_or_builtin() const& noexcept;
+    std::shared_ptr<const Policy> policy_or_builtin() && noexcept;
+    // How that policy was chosen: `via`, or Builtin when `policy` is null.
+    ResolvedVia via_or_builtin() const noexcept { return policy ? via : ResolvedVia::Builtin; }
 };
 
 class PolicySet {
@@ -141,5 +150,18 @@ class PolicySet {
     NameIndex exact_bindings_;               // handler name -> bindings_ index
     NameIndex prefix_bindings_;              // "jobs." -> bindings_ index
 };
+
+inline const std::shared_ptr<const Policy>& HandlerResolution::policy_or_builtin() const& noexcept {
+    return policy ? policy : PolicySet::builtin();
+}
+
+inline std::shared_ptr<const Policy> HandlerResolution::policy_or_builtin() && noexcept {
+    // Not a conditional expression: with builtin()'s const reference on one side, it would copy
+    // `policy` (an atomic increment) instead of moving it.
+    if (policy) {
+        return std::move(policy);
+    }
+    return PolicySet::builtin();
+}
 
 }  // namespace rebound

@@ -160,7 +160,8 @@ class RetryExecutor {
     HandlerResolution resolve(std::string_view handler) const;
 
     // Begins a run for a driver of its own, such as the asynchronous executor of rebound::asio
-    // (retry_run.hpp). `handler` and `options` must outlive the returned run.
+    // (defined in retry_run.hpp, which such a driver includes). `handler` and `options` must
+    // outlive the returned run.
     RetryRun begin(HandlerResolution resolution, std::string_view handler,
                    const RunOptions& options) const noexcept;
 

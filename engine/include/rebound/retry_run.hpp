@@ -27,6 +27,7 @@
 #pragma once
 
 #include <string_view>
+#include <utility>
 
 #include "rebound/circuit_breaker.hpp"
 #include "rebound/clock.hpp"
@@ -88,11 +89,32 @@ class RetryRun {
     const RunResult& result() const noexcept { return result_; }
     RunResult take_result() noexcept { return std::move(result_); }
 
+    // A first attempt run before the run is begun: a driver's fast path for the run that
+    // succeeds at once (the asynchronous executor's). Allowed when nothing observes the run
+    // before its first attempt ends: no listener, no breaker, no clock read (no deadline, no
+    // ExecutorOptions::measure_elapsed) and a stop token that cannot be stopped. The driver runs
+    // the work with first_attempt(). On success the run's result is first_success(), which
+    // records the success with the policy's budget as succeeded() does. Otherwise it begins the
+    // run then and calls start_attempt(), which returns Attempt and does nothing observable, and
+    // goes on with failed() or cancel(): the run is the one it would have been had it begun
+    // first.
+    static bool may_defer(const RetryExecutor& executor, const Policy& policy,
+                          const RunOptions& options) noexcept;
+    static AttemptInfo first_attempt(const Policy& policy, std::string_view handler,
+                                     const RunOptions& options) noexcept;
+    static RunResult first_success(HandlerResolution resolution) noexcept;
+
   private:
+    // Whether a run reads the clock (see "Clock" in retry_executor.hpp).
+    static bool timed(const RetryExecutor& executor, const PolicySpec& spec) noexcept;
     void finish(RetryOutcome outcome) noexcept;
-    // An event of this run; built per notification rather than kept, since a RetryRun lives in
-    // every waiting asynchronous run's coroutine frame (docs/async.md, Cost).
-    RetryEvent event_of(RetryEventKind kind, int attempt) const noexcept;
+    // Tells the listeners an event of this run of `kind`, which `complete(RetryEvent&)` fills in
+    // beyond the run's common fields; builds nothing when none listens. Built per notification
+    // rather than kept, since a RetryRun lives in every waiting asynchronous run's coroutine
+    // frame (docs/async.md, Cost).
+    template <typename Complete>
+    void notify(void (RetryListener::*method)(const RetryEvent&) noexcept, RetryEventKind kind,
+                int attempt, Complete complete) const noexcept;
     Duration elapsed_since_start() const noexcept;
     RunStep decide_after_failure();
 
@@ -108,5 +130,12 @@ class RetryRun {
     bool in_attempt_ = false;
     bool idempotent_ = false;
 };
+
+// Inline so that a driver building its run in place (the asynchronous executor, in its coroutine
+// frame) pays no call of its own: the RetryRun returned initialises the driver's storage.
+inline RetryRun RetryExecutor::begin(HandlerResolution resolution, std::string_view handler,
+                                     const RunOptions& options) const noexcept {
+    return RetryRun(*this, std::move(resolution), handler, options);
+}
 
 }  // namespace rebound
