@@ -8,8 +8,9 @@
                                          dependency log, `ninja -t deps`); all of them when the
                                          clang-tidy configuration or this selection changed.
 
-The sources are those of the libraries and the CLI (engine, dsl, lint, tools, simulation,
-observability); tests, benchmarks and examples are not checked (README.md, "Continuous integration", says why).
+The sources are those of the libraries, the adapters and the CLI (engine, dsl, lint, tools,
+simulation, observability, protocols, adapters/*), less those in UNPARSEABLE; tests, benchmarks and
+examples are not checked (README.md, "Continuous integration", says why).
 """
 import json
 import os
@@ -17,7 +18,16 @@ import re
 import subprocess
 import sys
 
-SOURCES = re.compile(r"^(engine|dsl|lint|tools|simulation|observability)/src/.*\.cpp$")
+SOURCES = re.compile(
+    r"^(engine|dsl|lint|tools|simulation|observability|protocols|adapters/[a-z]+)/src/.*\.cpp$")
+# clang-tidy 14 (Debian 12's) cannot parse Asio's C++20 coroutine support (asio::use_awaitable_t is
+# not declared for it, so every use is an error): the two sources that include
+# rebound/asio/retry_executor.hpp, which uses it, are left out and kept clean by hand. The other
+# Asio sources parse and are checked.
+UNPARSEABLE = {
+    "adapters/asio/src/retry_executor.cpp",
+    "adapters/curl/src/async_http_client.cpp",
+}
 # A change to one of these can change every finding.
 CONFIGURATION = {".clang-tidy", "scripts/tidy.sh", "scripts/tidy-sources.py"}
 
@@ -33,7 +43,7 @@ def library_sources(root, build_dir):
     for entry in entries:
         path = os.path.realpath(os.path.join(entry["directory"], entry["file"]))
         relative = os.path.relpath(path, root)
-        if SOURCES.match(relative):
+        if SOURCES.match(relative) and relative not in UNPARSEABLE:
             sources.add(path)
     return sources
 

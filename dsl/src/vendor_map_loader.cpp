@@ -2,7 +2,7 @@
 // problem with its position, then compiles them into one SqlErrorClassifier.
 //
 // yaml-cpp keeps duplicate keys silently and its marks are 0-based: every mapping is walked by
-// hand here, and positions get 1 added.
+// yaml::walk_mapping (as in policy files), and positions get 1 added.
 #include "rebound/dsl/vendor_map_loader.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -24,6 +24,7 @@
 
 #include "diagnostic_sink.hpp"
 #include "file_checks.hpp"
+#include "yaml/mapping.hpp"
 #include "yaml/nodes.hpp"
 
 #ifndef REBOUND_INSTALLED_VENDOR_MAP_DIR
@@ -116,33 +117,19 @@ std::vector<Entry> VendorMapReader::entries(const YAML::Node& map, const std::st
                                             std::span<const std::string_view> allowed,
                                             std::string_view where) {
     std::vector<Entry> result;
-    std::map<std::string, SourcePosition, std::less<>> seen;
-    for (auto it = map.begin(); it != map.end(); ++it) {
-        const YAML::Node key = it->first;
-        const SourcePosition key_position = position_of(key.Mark());
-        if (!key.IsScalar()) {
-            report(DiagnosticCode::WrongType, key_position, path,
-                   "a key must be a word " + std::string(where));
-            continue;
-        }
-        const std::string& name = key.Scalar();
-        const std::string field = path.empty() ? name : path + "." + name;
-        if (const auto first = seen.find(name); first != seen.end()) {
-            report(DiagnosticCode::DuplicateKey, key_position, field,
-                   detail::duplicate_message("key '" + name + "'", first->second.line),
-                   std::string(detail::kKeepTheFirst));
-            continue;
-        }
-        seen.emplace(name, key_position);
-        if (!allowed.empty() &&
-            std::find(allowed.begin(), allowed.end(), std::string_view(name)) == allowed.end()) {
-            report(DiagnosticCode::UnknownKey, key_position, field,
-                   "unknown key '" + name + "' " + std::string(where),
-                   suggestion_for(name, allowed));
-            continue;
-        }
-        result.push_back(Entry{name, key_position, it->second});
+    std::optional<std::span<const std::string_view>> known;
+    if (!allowed.empty()) {
+        known = allowed;
     }
+    yaml::walk_mapping(
+        yaml::MappingWalk{map, position_of(map.Mark()), path, where, "key", known},
+        [this](DiagnosticCode code, SourcePosition position, std::string field, std::string message,
+               std::string suggestion) {
+            report(code, position, std::move(field), std::move(message), std::move(suggestion));
+        },
+        [&result](const yaml::MappingEntry& entry) {
+            result.push_back(Entry{entry.key.Scalar(), entry.key_position, entry.value});
+        });
     return result;
 }
 

@@ -176,8 +176,8 @@ constexpr std::optional<sys_seconds> to_time(const Fields& f) noexcept {
         return std::nullopt;
     }
     const std::int64_t days = days_from_civil(f.year, f.month + 1, f.day);
-    return sys_seconds(
-        std::chrono::seconds(days * 86400 + f.hour * 3600 + f.minute * 60 + f.second));
+    return sys_seconds(std::chrono::seconds(days * 86400 + std::int64_t{f.hour} * 3600 +
+                                            std::int64_t{f.minute} * 60 + f.second));
 }
 
 // The year of the civil date of `t`.

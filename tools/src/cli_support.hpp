@@ -40,9 +40,6 @@ CLI::Option* add_native_code_option(CLI::App& command, std::optional<std::int64_
                                     const std::string& description);
 CLI::Option* add_seed_option(CLI::App& command, std::uint64_t& target);
 
-// The schema file's bytes, embedded at build time.
-std::string_view embedded_schema();
-
 // Loads `path`; on failure prints every diagnostic (with source line and caret) to stderr and
 // sets `exit_code` to 2 for an unreadable file, 1 for errors in it. Warnings are printed too.
 std::optional<dsl::LoadResult> load_or_report(const std::string& path, int& exit_code);

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli_support.hpp"
+#include "policy_schema.hpp"
 
 namespace rebound::cli {
 
@@ -9,7 +10,7 @@ void register_schema(CLI::App& app, CommandOutcome& outcome) {
     CLI::App* command = app.add_subcommand(
         "schema", "Print the JSON Schema (draft-07) of the YAML/JSON policy format");
     command->callback([&outcome] {
-        std::cout << embedded_schema();
+        std::cout << policy_schema();
         outcome.exit_code = kExitOk;
     });
 }

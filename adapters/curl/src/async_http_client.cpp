@@ -34,11 +34,11 @@ std::optional<Duration> shorter(std::optional<Duration> a, std::optional<Duratio
 // the response being collected), and how its awaiting coroutine is woken. Shared by the
 // coroutine and the multi handle: either may be done with it first.
 struct Transfer {
-    Transfer(::asio::any_io_executor waiter, HttpRequest request_to_own)
+    Transfer(const ::asio::any_io_executor& waiter, HttpRequest request_to_own)
         : request(std::move(request_to_own)),
           easy(detail::make_easy()),
           headers(detail::header_list(request)),
-          signal(std::move(waiter), std::chrono::steady_clock::time_point::max()) {
+          signal(waiter, std::chrono::steady_clock::time_point::max()) {
         detail::set_request(easy.get(), request, headers.get(), response);
     }
 
@@ -60,8 +60,8 @@ struct Transfer {
 // (the client destroyed) they do nothing.
 class AsyncHttpClient::Multi : public std::enable_shared_from_this<AsyncHttpClient::Multi> {
   public:
-    explicit Multi(::asio::any_io_executor executor)
-        : strand_(::asio::make_strand(std::move(executor))), timer_(strand_) {
+    explicit Multi(const ::asio::any_io_executor& executor)
+        : strand_(::asio::make_strand(executor)), timer_(strand_) {
         detail::initialise_curl_once();
         multi_ = curl_multi_init();
         if (multi_ == nullptr) {

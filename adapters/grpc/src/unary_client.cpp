@@ -99,7 +99,7 @@ CallResult UnaryClient::call(std::string_view handler, const std::string& method
             AttemptOutcome outcome = perform(stub, queue.get(), method, request, info, prepare);
             result.status = outcome.status;
             if (!outcome.classification.failed()) {
-                result.response = std::move(outcome.response);
+                result.response.Swap(&outcome.response);  // ByteBuffer has no move assignment
                 return std::nullopt;
             }
             ErrorDescription description = outcome.classification.error();

@@ -18,8 +18,8 @@ using odbc::SqlNull;
 using odbc::SqlRow;
 using odbc::SqlValue;
 
-const std::string kMessages(kMessagesTable);
-const std::string kPaused(kPausedTable);
+const std::string messages_table(kMessagesTable);
+const std::string paused_table(kPausedTable);
 
 // The columns parse_message reads, in order.
 constexpr std::string_view kColumns =
@@ -112,7 +112,7 @@ std::string random_hex() {
 std::vector<Message> leased_by(Connection& connection, std::string_view lease_owner) {
     std::vector<Message> messages;
     for (const SqlRow& row : connection.query_prepared(
-             "SELECT " + std::string(kColumns) + " FROM " + kMessages +
+             "SELECT " + std::string(kColumns) + " FROM " + messages_table +
                  " WHERE state = 'leased' AND lease_owner = ? ORDER BY due_at, id",
              {std::string(lease_owner)})) {
         messages.push_back(parse_message(row));
@@ -195,7 +195,7 @@ std::int64_t QueueStore::enqueue(Connection& connection, const NewMessage& messa
     const std::string command_id =
         message.command_id.empty() ? message.handler + ":" + random_hex() : message.command_id;
     const std::string insert =
-        "INSERT INTO " + kMessages +
+        "INSERT INTO " + messages_table +
         " (handler, msg_key, payload, command_id, attempt, state, due_at, created_at,"
         " last_delay_us) VALUES (?, ?, ?, ?, 0, 'ready', " +
         now_sql() + " + ?, " + now_sql() + ", 0)";
@@ -225,15 +225,15 @@ std::vector<Message> QueueStore::claim(Connection& connection,
     // bound is stable (statement_time_microseconds_sql), and paused handlers are a hashed
     // `NOT IN` filter; as a `NOT EXISTS` anti-join PostgreSQL read and sorted every due row.
     const std::string candidates =
-        "SELECT m.id FROM " + kMessages + " m WHERE m.state = 'ready' AND m.due_at <= " +
+        "SELECT m.id FROM " + messages_table + " m WHERE m.state = 'ready' AND m.due_at <= " +
         detail::statement_time_microseconds_sql(vendor_) + " AND m.handler IN (" +
-        placeholders(handlers.size()) + ") AND m.handler NOT IN (SELECT p.handler FROM " + kPaused +
-        " p) AND (m.msg_key IS NULL OR NOT EXISTS (SELECT 1 FROM " + kMessages +
+        placeholders(handlers.size()) + ") AND m.handler NOT IN (SELECT p.handler FROM " +
+        paused_table + " p) AND (m.msg_key IS NULL OR NOT EXISTS (SELECT 1 FROM " + messages_table +
         " e WHERE e.msg_key = m.msg_key AND e.id < m.id AND e.state <> 'done')) ORDER BY "
         "m.due_at, m.id LIMIT " +
         std::to_string(batch);
     const std::string lease_sql =
-        "UPDATE " + kMessages +
+        "UPDATE " + messages_table +
         " SET state = 'leased', lease_owner = ?, lease_until = " + now_sql() +
         " + ?, claimed_at = " + now_sql() + ", first_attempt_at = COALESCE(" +
         "first_attempt_at, " + now_sql() + "), attempt = attempt + 1 WHERE ";
@@ -295,10 +295,10 @@ std::optional<Duration> QueueStore::next_due_in(Connection& connection,
     const std::vector<SqlValue> parameters(handlers.begin(), handlers.end());
     const std::string now = detail::statement_time_microseconds_sql(vendor_);
     const auto rows = connection.query_prepared(
-        "SELECT MIN(m.due_at) - " + now + " FROM " + kMessages +
+        "SELECT MIN(m.due_at) - " + now + " FROM " + messages_table +
             " m WHERE m.state = 'ready' AND m.due_at > " + now + " AND m.handler IN (" +
             placeholders(handlers.size()) + ") AND m.handler NOT IN (SELECT p.handler FROM " +
-            kPaused + " p)",
+            paused_table + " p)",
         parameters);
     if (!connection.autocommit()) {
         connection.commit();
@@ -313,10 +313,10 @@ bool QueueStore::complete(Connection& connection, std::int64_t id, std::string_v
                           bool delete_done) const {
     const std::string where(kHeldById);
     if (delete_done) {
-        return connection.execute_prepared("DELETE FROM " + kMessages + where,
+        return connection.execute_prepared("DELETE FROM " + messages_table + where,
                                            held_by_id(id, lease_owner)) == 1;
     }
-    return connection.execute_prepared("UPDATE " + kMessages +
+    return connection.execute_prepared("UPDATE " + messages_table +
                                            " SET state = 'done', finished_at = " + now_sql() +
                                            ", lease_owner = NULL, lease_until = NULL" + where,
                                        held_by_id(id, lease_owner)) == 1;
@@ -336,8 +336,8 @@ std::size_t QueueStore::complete_many(Connection& connection, std::span<const st
     parameters.insert(parameters.end(), ids.begin(), ids.end());
     const std::int64_t changed =
         delete_done
-            ? connection.execute_prepared("DELETE FROM " + kMessages + where, parameters)
-            : connection.execute_prepared("UPDATE " + kMessages +
+            ? connection.execute_prepared("DELETE FROM " + messages_table + where, parameters)
+            : connection.execute_prepared("UPDATE " + messages_table +
                                               " SET state = 'done', finished_at = " + now_sql() +
                                               ", lease_owner = NULL, lease_until = NULL" + where,
                                           parameters);
@@ -354,7 +354,7 @@ bool QueueStore::record_failure(Connection& connection, std::int64_t id,
         e.http_status != 0 ? SqlValue(std::int64_t{e.http_status}) : SqlValue(SqlNull{}),
         text_or_null(e.message),
         text_or_null(failure.route)};
-    std::string sql = "UPDATE " + kMessages +
+    std::string sql = "UPDATE " + messages_table +
                       " SET last_error_category = ?, last_error_sqlstate = ?,"
                       " last_error_native = ?, last_error_http = ?, last_error_message = ?,"
                       " route = COALESCE(?, route), lease_owner = NULL, lease_until = NULL, ";
@@ -379,7 +379,7 @@ bool QueueStore::release(Connection& connection, std::int64_t id,
                          std::string_view lease_owner) const {
     // MariaDB assigns left to right with the new values: first_attempt_at reads the old attempt.
     return connection.execute_prepared(
-               "UPDATE " + kMessages +
+               "UPDATE " + messages_table +
                    " SET first_attempt_at = CASE WHEN attempt <= 1 THEN NULL ELSE "
                    "first_attempt_at END, attempt = attempt - 1, state = 'ready', lease_owner = "
                    "NULL, lease_until = NULL" +
@@ -399,20 +399,21 @@ std::size_t QueueStore::renew_leases(Connection& connection,
     const std::string held =
         "state = 'leased' AND lease_owner IN (" + placeholders(lease_owners.size()) + ")";
     const std::string renew =
-        "UPDATE " + kMessages + " SET lease_until = " + now_sql() + " + ? WHERE ";
+        "UPDATE " + messages_table + " SET lease_until = " + now_sql() + " + ? WHERE ";
     OwnTransaction transaction(connection, vendor_);
     std::int64_t renewed = 0;
     if (vendor_ == Vendor::PostgreSql || vendor_ == Vendor::CockroachDb) {
         std::vector<SqlValue> all{lease_us};
         all.insert(all.end(), owners.begin(), owners.end());
-        renewed = connection.execute_prepared(renew + "id = ANY(ARRAY(SELECT id FROM " + kMessages +
-                                                  " WHERE " + held + " FOR UPDATE SKIP LOCKED))",
-                                              all);
+        renewed =
+            connection.execute_prepared(renew + "id = ANY(ARRAY(SELECT id FROM " + messages_table +
+                                            " WHERE " + held + " FOR UPDATE SKIP LOCKED))",
+                                        all);
     } else if (skip_locked_) {
         // MariaDB cannot UPDATE a table it reads in a subquery.
         std::vector<std::int64_t> ids;
         for (const SqlRow& row : connection.query(
-                 "SELECT id FROM " + kMessages + " WHERE " + held + " FOR UPDATE SKIP LOCKED",
+                 "SELECT id FROM " + messages_table + " WHERE " + held + " FOR UPDATE SKIP LOCKED",
                  owners)) {
             ids.push_back(to_int64(row.at(0)));
         }
@@ -430,8 +431,8 @@ std::size_t QueueStore::renew_leases(Connection& connection,
 
 std::vector<ExpiredLease> QueueStore::expired_leases(Connection& connection, int limit) const {
     std::string sql = "SELECT id, handler, lease_owner, attempt, " + now_sql() +
-                      " - COALESCE(first_attempt_at, created_at), last_delay_us FROM " + kMessages +
-                      " WHERE state = 'leased' AND lease_until < " + now_sql() +
+                      " - COALESCE(first_attempt_at, created_at), last_delay_us FROM " +
+                      messages_table + " WHERE state = 'leased' AND lease_until < " + now_sql() +
                       " ORDER BY lease_until LIMIT " + std::to_string(std::max(limit, 1));
     if (skip_locked_) {
         sql += " FOR UPDATE SKIP LOCKED";
@@ -459,7 +460,7 @@ OperatorResult split_dead(Connection& connection, std::span<const std::int64_t> 
     std::map<std::int64_t, std::string> states;
     if (!ids.empty()) {
         for (const SqlRow& row :
-             connection.query("SELECT id, state FROM " + kMessages + " WHERE id IN (" +
+             connection.query("SELECT id, state FROM " + messages_table + " WHERE id IN (" +
                               id_list(ids) + ")" + (lock_rows ? " FOR UPDATE" : ""))) {
             states[to_int64(row.at(0))] = row.at(1).value_or("");
         }
@@ -479,7 +480,7 @@ OperatorResult split_dead(Connection& connection, std::span<const std::int64_t> 
 }
 
 std::string requeue_sql(const std::string& now, bool reset_attempts) {
-    return "UPDATE " + kMessages + " SET state = 'ready', due_at = " + now +
+    return "UPDATE " + messages_table + " SET state = 'ready', due_at = " + now +
            ", dead_reason = NULL, finished_at = NULL" +
            (reset_attempts ? ", attempt = 0, first_attempt_at = NULL, last_delay_us = 0" : "") +
            " WHERE state = 'dead' AND id IN (";
@@ -503,10 +504,11 @@ std::vector<std::int64_t> QueueStore::requeue_handler(Connection& connection,
                                                       bool reset_attempts) const {
     OwnTransaction transaction(connection, vendor_);
     std::vector<std::int64_t> ids;
-    for (const SqlRow& row : connection.query(
-             "SELECT id FROM " + kMessages + " WHERE state = 'dead' AND handler = ? ORDER BY id" +
-                 (skip_locked_ ? " FOR UPDATE" : ""),
-             {std::string(handler)})) {
+    for (const SqlRow& row :
+         connection.query("SELECT id FROM " + messages_table +
+                              " WHERE state = 'dead' AND handler = ? ORDER BY id" +
+                              (skip_locked_ ? " FOR UPDATE" : ""),
+                          {std::string(handler)})) {
         ids.push_back(to_int64(row.at(0)));
     }
     if (!ids.empty()) {
@@ -521,7 +523,7 @@ OperatorResult QueueStore::discard(Connection& connection,
     OwnTransaction transaction(connection, vendor_);
     OperatorResult result = split_dead(connection, ids, skip_locked_);
     if (!result.applied.empty()) {
-        connection.execute("DELETE FROM " + kMessages + " WHERE state = 'dead' AND id IN (" +
+        connection.execute("DELETE FROM " + messages_table + " WHERE state = 'dead' AND id IN (" +
                            id_list(result.applied) + ")");
     }
     transaction.commit();
@@ -530,13 +532,13 @@ OperatorResult QueueStore::discard(Connection& connection,
 
 bool QueueStore::pause(Connection& connection, std::string_view handler) const {
     OwnTransaction transaction(connection, vendor_);
-    if (connection.query_value("SELECT handler FROM " + kPaused + " WHERE handler = ?",
+    if (connection.query_value("SELECT handler FROM " + paused_table + " WHERE handler = ?",
                                {std::string(handler)})) {
         return false;
     }
     try {
         connection.execute(
-            "INSERT INTO " + kPaused + " (handler, paused_at) VALUES (?, " + now_sql() + ")",
+            "INSERT INTO " + paused_table + " (handler, paused_at) VALUES (?, " + now_sql() + ")",
             {std::string(handler)});
         transaction.commit();
     } catch (const odbc::DatabaseError& error) {
@@ -550,7 +552,7 @@ bool QueueStore::pause(Connection& connection, std::string_view handler) const {
 
 bool QueueStore::resume(Connection& connection, std::string_view handler) const {
     OwnTransaction transaction(connection, vendor_);
-    const bool removed = connection.execute("DELETE FROM " + kPaused + " WHERE handler = ?",
+    const bool removed = connection.execute("DELETE FROM " + paused_table + " WHERE handler = ?",
                                             {std::string(handler)}) > 0;
     transaction.commit();
     return removed;
@@ -559,7 +561,7 @@ bool QueueStore::resume(Connection& connection, std::string_view handler) const 
 std::vector<std::string> QueueStore::paused_handlers(Connection& connection) const {
     std::vector<std::string> names;
     for (const SqlRow& row :
-         connection.query("SELECT handler FROM " + kPaused + " ORDER BY handler")) {
+         connection.query("SELECT handler FROM " + paused_table + " ORDER BY handler")) {
         names.push_back(row.at(0).value_or(""));
     }
     return names;
@@ -573,7 +575,7 @@ QueueStatus QueueStore::status(Connection& connection) const {
              "SELECT handler, state, COUNT(*), SUM(CASE WHEN state = 'ready' AND due_at <= ? THEN"
              " 1 ELSE 0 END), MIN(CASE WHEN state = 'ready' AND due_at <= ? THEN due_at END) "
              "FROM " +
-                 kMessages + " GROUP BY handler, state",
+                 messages_table + " GROUP BY handler, state",
              {status.now, status.now})) {
         const std::string handler = row.at(0).value_or("");
         HandlerCounts& counts = by_handler[handler];
@@ -607,14 +609,14 @@ QueueStatus QueueStore::status(Connection& connection) const {
         status.handlers.push_back(std::move(counts));
     }
     for (const SqlRow& row :
-         connection.query("SELECT handler, msg_key, MIN(id) FROM " + kMessages +
+         connection.query("SELECT handler, msg_key, MIN(id) FROM " + messages_table +
                           " WHERE state = 'dead' AND msg_key IS NOT NULL GROUP BY handler, msg_key"
                           " ORDER BY handler, msg_key")) {
         BlockedKey blocked{.handler = row.at(0).value_or(""),
                            .key = row.at(1).value_or(""),
                            .dead_id = to_int64(row.at(2))};
         blocked.waiting =
-            to_int64(connection.query_value("SELECT COUNT(*) FROM " + kMessages +
+            to_int64(connection.query_value("SELECT COUNT(*) FROM " + messages_table +
                                                 " WHERE msg_key = ? AND id > ? AND state <> 'done'",
                                             {blocked.key, blocked.dead_id}));
         status.blocked_keys.push_back(std::move(blocked));
@@ -629,7 +631,7 @@ std::vector<Message> QueueStore::dead(Connection& connection, std::string_view h
                                       int limit) const {
     std::vector<SqlValue> parameters;
     std::string sql =
-        "SELECT " + std::string(kColumns) + " FROM " + kMessages + " WHERE state = 'dead'";
+        "SELECT " + std::string(kColumns) + " FROM " + messages_table + " WHERE state = 'dead'";
     if (!handler.empty()) {
         sql += " AND handler = ?";
         parameters.emplace_back(std::string(handler));
@@ -644,7 +646,7 @@ std::vector<Message> QueueStore::dead(Connection& connection, std::string_view h
 
 std::optional<Message> QueueStore::find(Connection& connection, std::int64_t id) const {
     const auto rows = connection.query(
-        "SELECT " + std::string(kColumns) + " FROM " + kMessages + " WHERE id = ?", {id});
+        "SELECT " + std::string(kColumns) + " FROM " + messages_table + " WHERE id = ?", {id});
     if (rows.empty()) {
         return std::nullopt;
     }

@@ -623,10 +623,10 @@ void WorkerPool::start() {
         return;
     }
     for (int i = 0; i < options_.threads; ++i) {
-        threads_.emplace_back([this, i](std::stop_token stop) { run_thread(std::move(stop), i); });
+        threads_.emplace_back([this, i](const std::stop_token& stop) { run_thread(stop, i); });
     }
     if (held_claims_) {
-        threads_.emplace_back([this](std::stop_token stop) { run_renewer(std::move(stop)); });
+        threads_.emplace_back([this](const std::stop_token& stop) { run_renewer(stop); });
     }
 }
 
@@ -642,13 +642,13 @@ void WorkerPool::stop() noexcept {
     threads_.clear();
 }
 
-void WorkerPool::run_thread(std::stop_token stop, int index) {
+void WorkerPool::run_thread(const std::stop_token& stop, int index) {
     WorkerThread worker(environment_, *handlers_, options_, *metrics_, held_claims_.get(),
                         *wake_schedule_, options_.name + "/" + std::to_string(index) + "/");
     worker.run(stop);
 }
 
-void WorkerPool::run_renewer(std::stop_token stop) {
+void WorkerPool::run_renewer(const std::stop_token& stop) {
     const Duration every = std::max<Duration>(options_.lease / 3, std::chrono::milliseconds(1));
     std::optional<Connection> connection;
     std::optional<QueueStore> store;

@@ -263,36 +263,24 @@ void TextReader::read_line(std::string_view line, std::uint32_t number, std::siz
 }
 
 // The policy field a block statement sets ("max_attempts" for `attempts`), or empty for a
-// statement that is not about one field.
+// statement that is not about one field. A policy block's statements are looked up in the field
+// table by their DSL keyword; a breaker block's settings are not policy fields.
 std::string_view field_of(const LineParts& parts) noexcept {
-    switch (parts.statement) {
-        case Statement::Attempts:
-            return "max_attempts";
-        case Statement::Retries:
-            return "max_retries";
-        case Statement::Backoff:
-            return "backoff";
-        case Statement::Jitter:
-            return "jitter";
-        case Statement::DurationField:
-            return info_of(parts.field).wire_name;
-        case Statement::RetryOn:
-            return "retry_on";
-        case Statement::RetryIf:
-            return "retry_if";
-        case Statement::NeverOn:
-            return "never_retry_on";
-        case Statement::OnExhausted:
-            return "on_exhausted";
-        case Statement::Budget:
-            return "budget";
-        case Statement::Route:
-        case Statement::RoutesNone:
-            return "routes";
-        case Statement::ServerDelay:
-            return "server_delay";
-        case Statement::Breaker:
-            return "breaker";
+    if (parts.statement == Statement::DurationField) {
+        return rebound::info_of(parts.field).wire_name;
+    }
+    const Statement statement =
+        parts.statement == Statement::RoutesNone ? Statement::Route : parts.statement;
+    const StatementInfo& said = info_of(statement);
+    if (said.place == Place::Block) {
+        for (const PolicyFieldInfo& info : policy_fields()) {
+            if (is_top_level(info.id) && info.dsl_keyword == said.spelling) {
+                return info.wire_name;
+            }
+        }
+        return {};
+    }
+    switch (statement) {
         case Statement::Open:
             return "open_for";
         case Statement::HalfOpen:

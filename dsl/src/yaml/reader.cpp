@@ -17,7 +17,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <new>
 #include <optional>
 #include <span>
@@ -36,6 +35,7 @@
 #include "rebound/vendor.hpp"
 #include "text_utilities.hpp"
 #include "utf8.hpp"
+#include "yaml/mapping.hpp"
 #include "yaml/nodes.hpp"
 #include "yaml/scalars.hpp"
 #include "yaml/syntax_messages.hpp"
@@ -189,60 +189,44 @@ std::vector<Entry> YamlReader::entries(const Value& map, const Context& context,
                                        std::optional<std::span<const std::string_view>> allowed,
                                        std::string_view noun) {
     std::vector<Entry> result;
-    std::map<std::string, SourcePosition, std::less<>> seen;
-    for (auto it = map.node.begin(); it != map.node.end(); ++it) {
-        const YAML::Node key = it->first;
-        const YAML::Node value = it->second;
-        SourcePosition key_position = position_of(key.Mark());
-        if (!key_position.known()) {
-            key_position = map.position;
+    const MappingWalk walk{map.node, map.position, context.path, context.where, noun, allowed};
+    MappingHooks hooks;
+    hooks.count = [this](SourcePosition key_position) { return spend(1, key_position); };
+    hooks.screen = [this, &context](const MappingEntry& entry) {
+        const SourcePosition value_mark = position_of(entry.value.Mark());
+        if (refuse_tag(entry.key, entry.key_position, context.path) ||
+            refuse_tag(entry.value, value_mark.known() ? value_mark : entry.key_position,
+                       entry.path)) {
+            return false;
         }
-        if (!spend(1, key_position)) {
-            return result;
-        }
-        if (!key.IsScalar()) {
-            report(DiagnosticCode::WrongType, key_position, context.path,
-                   "a key must be a word, got " + describe(key) + " " + context.where);
-            continue;
-        }
-        if (refuse_tag(key, key_position, context.path) ||
-            refuse_tag(value,
-                       position_of(value.Mark()).known() ? position_of(value.Mark()) : key_position,
-                       child_path(context.path, key.Scalar()))) {
-            continue;
-        }
-        const std::string& name = key.Scalar();
-        const std::string path = child_path(context.path, name);
-        const auto [first, inserted] = seen.try_emplace(name, key_position);
-        if (!inserted) {
-            report(DiagnosticCode::DuplicateKey, key_position, path,
-                   detail::duplicate_message(std::string(noun) + " " + quoted(name),
-                                             first->second.line),
-                   std::string(detail::kKeepTheFirst));
-            continue;
-        }
-        if (name == "<<" && is_plain_scalar(key)) {
-            report(DiagnosticCode::UnknownKey, key_position, path,
+        if (entry.key.Scalar() == "<<" && is_plain_scalar(entry.key)) {
+            report(DiagnosticCode::UnknownKey, entry.key_position, entry.path,
                    "merge keys ('<<') are not supported " + context.where,
                    "use extends to share the fields of a policy");
-            continue;
+            return false;
         }
-        if (allowed && !contains(*allowed, name)) {
-            report(DiagnosticCode::UnknownKey, key_position, path,
-                   "unknown key " + quoted(name) + " " + context.where,
-                   suggestion_for(name, *allowed));
-            continue;
-        }
-        // Keys of the format are named by themselves; user-chosen names by what they are.
-        const std::string label =
-            noun == "key" ? quoted(name) : std::string(noun) + " " + quoted(name);
-        SourcePosition value_position = position_of(value.Mark());
-        if (value.IsNull() || !value_position.known()) {
-            value_position = key_position;  // an empty value's mark points at the next token
-        }
-        result.push_back(
-            Entry{name, key_position, Value{value, value_position, path, name, label}});
-    }
+        return true;
+    };
+    walk_mapping(
+        walk,
+        [this](DiagnosticCode code, SourcePosition position, std::string field, std::string message,
+               std::string suggestion) {
+            report(code, position, std::move(field), std::move(message), std::move(suggestion));
+        },
+        [&result, noun](const MappingEntry& entry) {
+            const std::string& name = entry.key.Scalar();
+            // Keys of the format are named by themselves; user-chosen names by what they are.
+            const std::string label =
+                noun == "key" ? quoted(name) : std::string(noun) + " " + quoted(name);
+            SourcePosition value_position = position_of(entry.value.Mark());
+            if (entry.value.IsNull() || !value_position.known()) {
+                value_position = entry.key_position;  // an empty value's mark points at the next
+                                                      // token
+            }
+            result.push_back(Entry{name, entry.key_position,
+                                   Value{entry.value, value_position, entry.path, name, label}});
+        },
+        hooks);
     return result;
 }
 

@@ -98,8 +98,8 @@ class WorkerPool {
     const WorkerMetrics& metrics() const noexcept { return *metrics_; }
 
   private:
-    void run_thread(std::stop_token stop, int index);
-    void run_renewer(std::stop_token stop);
+    void run_thread(const std::stop_token& stop, int index);
+    void run_renewer(const std::stop_token& stop);
 
     std::shared_ptr<const odbc::Environment> environment_;
     std::shared_ptr<const QueueHandlers> handlers_;
