@@ -25,7 +25,7 @@ HandlerResolution RetryExecutor::resolve(std::string_view handler) const {
         return resolver_(handler);
     }
     HandlerResolution resolution;  // via Builtin
-    resolution.policy = resolution.policy_or_builtin();
+    resolution.policy = PolicySet::builtin();
     return resolution;
 }
 

@@ -191,10 +191,9 @@ class RunState {
     // it may be (no canceller), else the run's start_attempt() (may throw what on_failure
     // throws) or, when the canceller already stopped it, its cancel().
     RunStep start(RunCanceller* canceller) {
-        if (canceller == nullptr &&
-            RetryRun::may_defer(*start_.engine, *start_.resolution.policy_or_builtin(), options_)) {
-            start_.first.emplace(RetryRun::first_attempt(*start_.resolution.policy_or_builtin(),
-                                                         start_.handler, options_));
+        const Policy& policy = *start_.resolution.policy_or_builtin();
+        if (canceller == nullptr && RetryRun::may_defer(*start_.engine, policy, options_)) {
+            start_.first.emplace(RetryRun::first_attempt(policy, start_.handler, options_));
             return RunStep::Attempt;
         }
         begin();
