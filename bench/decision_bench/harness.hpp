@@ -30,17 +30,24 @@ class ContextSequence {
     Duration previous_{0};
 };
 
+// One iteration of a case's loop: the next attempt's context, a decision, the success hook.
+template <typename Decide, typename OnSuccess>
+void decide_next(ContextSequence& contexts, SeededRandomSource& random, Decide& decide,
+                 OnSuccess& on_success) {
+    const AttemptContext context = contexts.next();
+    Decision decision = decide(context, random);
+    benchmark::DoNotOptimize(decision);
+    contexts.record(decision);
+    on_success();
+}
+
 template <typename Decide, typename OnSuccess>
 void run(benchmark::State& state, Decide decide, OnSuccess on_success) {
     SeededRandomSource random(kSeed);
     ContextSequence contexts;
     const std::size_t allocations_before = rebound::testing::allocations_on_this_thread();
     for (auto _ : state) {
-        const AttemptContext context = contexts.next();
-        Decision decision = decide(context, random);
-        benchmark::DoNotOptimize(decision);
-        contexts.record(decision);
-        on_success();
+        decide_next(contexts, random, decide, on_success);
     }
     const std::size_t allocations =
         rebound::testing::allocations_on_this_thread() - allocations_before;
@@ -213,15 +220,23 @@ void register_model(const std::string& name, MakeModel make_model, OnSuccess on_
 void run_decisions(const Case& c, bool baseline, long count) {
     SeededRandomSource random(kSeed);
     ContextSequence contexts;
-    for (long i = 0; i < count; ++i) {
-        const AttemptContext context = contexts.next();
-        Decision decision = baseline ? c.baseline(c.error, context, random)
-                                     : rebound::decide(*c.policy, c.error, context, random);
-        benchmark::DoNotOptimize(decision);
-        contexts.record(decision);
-        if (c.with_budget) {
+    auto decide = [&c, baseline](const AttemptContext& context, SeededRandomSource& source) {
+        return baseline ? c.baseline(c.error, context, source)
+                        : rebound::decide(*c.policy, c.error, context, source);
+    };
+    // As register_benchmarks(): each side gives its own budget its token back.
+    auto on_success = [&c, baseline] {
+        if (!c.with_budget) {
+            return;
+        }
+        if (baseline) {
+            hand::g_budget.give();
+        } else {
             c.policy->record_success();
         }
+    };
+    for (long i = 0; i < count; ++i) {
+        decide_next(contexts, random, decide, on_success);
     }
 }
 
