@@ -76,17 +76,35 @@ std::string_view choose_route(const std::vector<Route>& routes, Duration delay) 
 
 }  // namespace
 
-// The decision steps of docs/semantics.md. The common path (a retry without a hint, under a
-// policy without a deadline, budget or routes) is kept short: the matched rule's text is looked up
-// only when the result is built, so one pointer to it is all that crosses the random draw;
-// table reads skip the checks that RuleIndex and step 5 already guarantee; steps 7 to 9 are one
-// test when the policy has none of them.
-Decision decide(const Policy& policy, const ErrorDescription& error, const AttemptContext& context,
-                RandomSource& random) noexcept {
+// The decision steps of docs/semantics.md, stated once for both of decide()'s paths. The common
+// path (a retry without a hint, under a policy without a deadline, budget or routes) is kept short:
+// the matched rule's text is looked up only when the result is built, so one pointer to it is all
+// that crosses the random draw; table reads skip the checks that RuleIndex and step 5 already
+// guarantee; steps 7 to 9 are one test when the policy has none of them.
+//
+// kMayCall false is the path without calls (Policy::decides_without_calls): the steps that would
+// call out (the search beyond categories, retry_if predicates, the budget, the random draw, the
+// hint) cannot apply there and are compiled out, so that the compiler builds that path without
+// saving and restoring registers, about a quarter of a jitter-free decision's instructions
+// (docs/performance.md, Decision).
+class DecisionSteps {
+  public:
+    // `random` is null without calls.
+    template <bool kMayCall>
+    static Decision run(const Policy& policy, const ErrorDescription& error,
+                        const AttemptContext& context, RandomSource* random) noexcept;
+};
+
+template <bool kMayCall>
+[[gnu::always_inline]] inline Decision DecisionSteps::run(const Policy& policy,
+                                                          const ErrorDescription& error,
+                                                          const AttemptContext& context,
+                                                          RandomSource* random) noexcept {
     const PolicySpec& spec = policy.spec_;
     const ErrorCategory category = error.effective_category();
 
-    const RuleMatch match = policy.rules_.find(error);
+    const RuleMatch match =
+        kMayCall ? policy.rules_.find(error) : policy.rules_.find_by_category(error);
     if (match.never_retry_on != RuleMatch::kNone) {
         return stop(category, policy.never_retry_on_text(match.never_retry_on),
                     DecisionReason::NonRetryable);
@@ -94,11 +112,13 @@ Decision decide(const Policy& policy, const ErrorDescription& error, const Attem
     if (category == ErrorCategory::CommitOutcomeUnknown && !context.idempotent) {
         return stop(category, {}, DecisionReason::OutcomeUnknown);
     }
-    if (error.server_refused) {
-        if (RetryBudget* budget = policy.budget(); budget != nullptr) {
-            static_cast<void>(budget->record_failure_and_check());  // counts as a failure
+    if constexpr (kMayCall) {
+        if (error.server_refused) {
+            if (RetryBudget* budget = policy.budget(); budget != nullptr) {
+                static_cast<void>(budget->record_failure_and_check());  // counts as a failure
+            }
+            return stop(category, {}, DecisionReason::ServerRefused);
         }
-        return stop(category, {}, DecisionReason::ServerRefused);
     }
     // Step 3: the text of the retry_on rule or retry_if predicate that admits the error; none
     // without include rules (match.retry_on is then kNone: retry_on is empty). A pointer, so that
@@ -108,7 +128,8 @@ Decision decide(const Policy& policy, const ErrorDescription& error, const Attem
     if (match.retry_on != RuleMatch::kNone) {
         matched_text = &policy.retry_on_texts_[match.retry_on];
     } else if (policy.has_include_rules_) {
-        const std::uint32_t predicate = admitting_predicate(policy, error);
+        const std::uint32_t predicate =
+            kMayCall ? admitting_predicate(policy, error) : RuleMatch::kNone;  // no retry_if
         if (predicate == RuleMatch::kNone) {
             return stop(category, {}, DecisionReason::NonRetryable);
         }
@@ -121,27 +142,31 @@ Decision decide(const Policy& policy, const ErrorDescription& error, const Attem
     if (attempt >= spec.max_attempts) {
         return stop(category, matched(), DecisionReason::Exhausted);
     }
-    // 1 <= attempt < max_attempts: retries_ holds max_attempts - 1 entries.
-    Duration delay = policy.draw_delay(policy.retries_[static_cast<std::size_t>(attempt) - 1],
-                                       context.previous_delay, random);
-    if (error.server_delay && !combine_with_hint(spec.server_delay, error, delay, random)) {
-        return stop(category, matched(), DecisionReason::ServerDelayTooLong);
-    }
+    // 1 <= attempt < max_attempts: retries_ holds max_attempts - 1 entries. Without calls, the
+    // range is one point, which is what the draw would give.
+    const Policy::RetryDelay& retry = policy.retries_[static_cast<std::size_t>(attempt) - 1];
+    Duration delay = kMayCall ? policy.draw_delay(retry, context.previous_delay, *random)
+                              : std::min(retry.draw.min, policy.delay_cap_);
     std::string_view route;
-    if (policy.has_late_steps_) {
-        if (spec.deadline) {
-            const Duration elapsed = std::max(context.elapsed, Duration{0});
-            const Duration next_start =
-                saturating_add(saturating_add(elapsed, delay), spec.min_attempt_budget);
-            if (next_start > *spec.deadline) {
-                return stop(category, matched(), DecisionReason::Deadline);
+    if constexpr (kMayCall) {
+        if (error.server_delay && !combine_with_hint(spec.server_delay, error, delay, *random)) {
+            return stop(category, matched(), DecisionReason::ServerDelayTooLong);
+        }
+        if (policy.has_late_steps_) {
+            if (spec.deadline) {
+                const Duration elapsed = std::max(context.elapsed, Duration{0});
+                const Duration next_start =
+                    saturating_add(saturating_add(elapsed, delay), spec.min_attempt_budget);
+                if (next_start > *spec.deadline) {
+                    return stop(category, matched(), DecisionReason::Deadline);
+                }
             }
+            if (RetryBudget* budget = policy.budget();
+                budget != nullptr && !budget->record_failure_and_check()) {
+                return stop(category, matched(), DecisionReason::Throttled);
+            }
+            route = choose_route(spec.routes, delay);
         }
-        if (RetryBudget* budget = policy.budget();
-            budget != nullptr && !budget->record_failure_and_check()) {
-            return stop(category, matched(), DecisionReason::Throttled);
-        }
-        route = choose_route(spec.routes, delay);
     }
     Decision decision;
     decision.retry = true;
@@ -153,5 +178,19 @@ Decision decide(const Policy& policy, const ErrorDescription& error, const Attem
     decision.route = route;
     return decision;
 }
+
+namespace detail {
+
+Decision decide_without_calls(const Policy& policy, const ErrorDescription& error,
+                              const AttemptContext& context) noexcept {
+    return DecisionSteps::run<false>(policy, error, context, nullptr);
+}
+
+Decision decide_with_calls(const Policy& policy, const ErrorDescription& error,
+                           const AttemptContext& context, RandomSource& random) noexcept {
+    return DecisionSteps::run<true>(policy, error, context, &random);
+}
+
+}  // namespace detail
 
 }  // namespace rebound

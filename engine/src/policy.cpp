@@ -74,6 +74,12 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
         }
     }
     has_late_steps_ = spec_.deadline.has_value() || budget_ != nullptr || !spec_.routes.empty();
+    const bool draws_a_delay =
+        spec_.jitter.type == JitterType::Decorrelated ||
+        std::any_of(retries_.begin(), retries_.end(),
+                    [](const RetryDelay& r) { return r.draw.min < r.draw.max; });
+    decides_without_calls_ =
+        rules_.categories_only() && spec_.retry_if.empty() && !has_late_steps_ && !draws_a_delay;
 }
 
 void Policy::record_success() const noexcept {

@@ -381,3 +381,100 @@ TEST_CASE(
         PolicyBuilder("fast").retry_on(Matcher::transient()).deadline(2s).build();
     CHECK(decide(*short_deadline, refusal, attempt(1), random).reason == DecisionReason::Deadline);
 }
+
+namespace {
+
+void check_same_decision(const Decision& a, const Decision& b) {
+    CHECK(a.retry == b.retry);
+    CHECK(a.reason == b.reason);
+    CHECK(a.delay == b.delay);
+    CHECK(a.next_attempt == b.next_attempt);
+    CHECK(a.category == b.category);
+    CHECK(a.matched == b.matched);
+    CHECK(a.route == b.route);
+}
+
+}  // namespace
+
+TEST_CASE("the path without calls decides as the path with calls", "[decision]") {
+    // Policies that decide without calls: category rules only, no draw, no late step. The backoff
+    // caps below some bases, so that the delay's clamp is exercised too.
+    const std::vector<std::shared_ptr<const rebound::Policy>> policies{
+        PolicyBuilder("exponential")
+            .max_attempts(6)
+            .backoff(Backoff::exponential(40ms, 3.0, 500ms))
+            .jitter(Jitter::none())
+            .retry_on(Matcher::of_category(ErrorCategory::Deadlock))
+            .retry_on(Matcher::transient())
+            .never_retry_on(Matcher::of_category(ErrorCategory::LockTimeout))
+            .build(),
+        PolicyBuilder("fixed_retrying_everything")
+            .max_attempts(3)
+            .backoff(Backoff::fixed(70ms))
+            .jitter(Jitter::none())
+            .never_retry_on(Matcher::of_category(ErrorCategory::SyntaxError))
+            .build(),
+        PolicyBuilder("one_attempt").max_attempts(1).jitter(Jitter::none()).build(),
+        PolicyBuilder("no_backoff")
+            .max_attempts(4)
+            .backoff(Backoff::none())
+            .jitter(Jitter::full())  // a range of one point, [0, 0]: nothing to draw
+            .retry_on(Matcher::of_category(ErrorCategory::ConnectionLost))
+            .build(),
+    };
+    ScriptedRandomSource random{0.5};
+    for (const auto& policy : policies) {
+        INFO("policy " << policy->name());
+        for (const auto& entry : rebound::kCategoryTable) {
+            const ErrorDescription error = ErrorDescription::of(entry.category);
+            REQUIRE(policy->decides_without_calls(error));
+            for (int n = 0; n <= 7; ++n) {
+                for (const bool idempotent : {false, true}) {
+                    INFO(entry.wire_name << ", attempt " << n << ", idempotent " << idempotent);
+                    AttemptContext context = attempt(n);
+                    context.idempotent = idempotent;
+                    check_same_decision(
+                        rebound::detail::decide_without_calls(*policy, error, context),
+                        rebound::detail::decide_with_calls(*policy, error, context, random));
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("only decisions that call nothing take the path without calls", "[decision]") {
+    const auto plain = [] {
+        return PolicyBuilder("plain")
+            .max_attempts(3)
+            .backoff(Backoff::fixed(10ms))
+            .jitter(Jitter::none())
+            .retry_on(Matcher::of_category(ErrorCategory::Deadlock));
+    };
+    CHECK(plain().build()->decides_without_calls(deadlock()));
+
+    ErrorDescription with_hint = deadlock();
+    with_hint.server_delay = 50ms;
+    CHECK_FALSE(plain().build()->decides_without_calls(with_hint));
+    ErrorDescription refused = deadlock();
+    refused.server_refused = true;
+    CHECK_FALSE(plain().build()->decides_without_calls(refused));
+
+    CHECK_FALSE(plain().jitter(Jitter::full()).build()->decides_without_calls(deadlock()));
+    CHECK_FALSE(plain()
+                    .backoff(Backoff::exponential(10ms))
+                    .jitter(Jitter::decorrelated())
+                    .build()
+                    ->decides_without_calls(deadlock()));
+    CHECK_FALSE(plain().deadline(1s).build()->decides_without_calls(deadlock()));
+    CHECK_FALSE(plain()
+                    .budget(rebound::BudgetSettings{.max_tokens = 10, .token_ratio = 0.1})
+                    .build()
+                    ->decides_without_calls(deadlock()));
+    CHECK_FALSE(plain().retry_if("custom").build()->decides_without_calls(deadlock()));
+    CHECK_FALSE(
+        plain().retry_on(Matcher::sqlstate("40001")).build()->decides_without_calls(deadlock()));
+    CHECK_FALSE(plain()
+                    .never_retry_on(Matcher::error_type("io.timeout"))
+                    .build()
+                    ->decides_without_calls(deadlock()));
+}

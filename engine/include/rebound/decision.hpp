@@ -86,7 +86,23 @@ struct Decision {
     std::string_view route;
 };
 
-Decision decide(const Policy& policy, const ErrorDescription& error, const AttemptContext& context,
-                RandomSource& random) noexcept;
+namespace detail {
+// decide()'s two paths (decision.cpp), the same steps: the first is taken only where
+// Policy::decides_without_calls(error) holds.
+Decision decide_without_calls(const Policy& policy, const ErrorDescription& error,
+                              const AttemptContext& context) noexcept;
+Decision decide_with_calls(const Policy& policy, const ErrorDescription& error,
+                           const AttemptContext& context, RandomSource& random) noexcept;
+}  // namespace detail
+
+// Inline only to choose the path: a path without calls is built without saving registers, which
+// a call from one shared entry would cost back (an sret result rules out a tail call).
+inline Decision decide(const Policy& policy, const ErrorDescription& error,
+                       const AttemptContext& context, RandomSource& random) noexcept {
+    if (policy.decides_without_calls(error)) {
+        return detail::decide_without_calls(policy, error, context);
+    }
+    return detail::decide_with_calls(policy, error, context, random);
+}
 
 }  // namespace rebound

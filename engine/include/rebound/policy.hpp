@@ -125,6 +125,14 @@ class Policy {
     // Reports a successful attempt to the budget (no-op without one). Thread-safe.
     void record_success() const noexcept;
 
+    // Whether no step of decide() for `error` calls out of the decision: the rules are categories
+    // only, there is no retry_if, deadline, budget or route, no retry's delay is drawn (each
+    // jitter range is one point), and the error carries neither a server's hint nor a refusal.
+    // decide() then takes a path built without calls; the decision is the same either way.
+    bool decides_without_calls(const ErrorDescription& error) const noexcept {
+        return decides_without_calls_ && !error.server_delay && !error.server_refused;
+    }
+
   private:
     struct PrivateTag {};
 
@@ -135,8 +143,7 @@ class Policy {
     // decide() reads the compiled tables directly: the rule indices RuleIndex reports, and the
     // attempt once decide() has checked it against max_attempts, are in range by construction, so
     // the decision skips the bounds checks and clamps of the public accessors (decision.cpp).
-    friend Decision decide(const Policy& policy, const ErrorDescription& error,
-                           const AttemptContext& context, RandomSource& random) noexcept;
+    friend class DecisionSteps;  // decide()'s steps (decision.cpp)
 
     // What retry k needs, precomputed: its base delay and the interval its jitter draws from.
     struct RetryDelay {
@@ -170,6 +177,8 @@ class Policy {
     // A deadline, a budget or routes: decision steps 7 to 9 have something to do (one test
     // instead of three on the decisions of policies without them).
     bool has_late_steps_ = false;
+    // decides_without_calls() before the error's part (decorrelated jitter always draws).
+    bool decides_without_calls_ = false;
     Duration delay_cap_ = kDurationInfinity;
     std::vector<RetryDelay> retries_;  // entry k - 1 for retry k
     int retry_count_ = 1;              // retries_.size(), kept to spare a division per decision

@@ -54,7 +54,15 @@ class RuleIndex {
         if (!categories_only_) {
             return find_any(error);
         }
-        // Inline for the common small policy whose rules are all categories: one table read.
+        return find_by_category(error);
+    }
+
+    // Whether every rule is a category: find() is then one table read, find_by_category().
+    bool categories_only() const noexcept { return categories_only_; }
+
+    // find() for an index whose rules are categories only (precondition: categories_only()).
+    // Inline for the common small policy: one table read.
+    RuleMatch find_by_category(const ErrorDescription& error) const noexcept {
         RuleMatch match = by_category_[static_cast<std::size_t>(error.effective_category())];
         if (match.never_retry_on != RuleMatch::kNone) {
             match.retry_on = RuleMatch::kNone;
