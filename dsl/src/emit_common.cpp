@@ -338,27 +338,31 @@ FormNode scalar_form(const PolicyFieldInfo& info, const ScalarValue& value) {
     return info.kind == FieldKind::Text ? FormNode::quoted_text(text) : FormNode::word(text);
 }
 
+// `form(*node)`, when `node` is given.
+template <typename Node, typename Form>
+std::optional<FormNode> form_if_given(const std::optional<Node>& node, Form form) {
+    return node ? std::optional(form(*node)) : std::nullopt;
+}
+
 // The group or list field `field`, when given.
 std::optional<FormNode> compound_form(const PolicyFields& f, PolicyField field) {
     switch (field) {
         case PolicyField::Backoff:
-            return f.backoff ? std::optional(backoff_form(*f.backoff)) : std::nullopt;
+            return form_if_given(f.backoff, backoff_form);
         case PolicyField::Jitter:
-            return f.jitter ? std::optional(jitter_form(*f.jitter)) : std::nullopt;
+            return form_if_given(f.jitter, jitter_form);
         case PolicyField::RetryOn:
-            return f.retry_on ? std::optional(matcher_list_form(*f.retry_on)) : std::nullopt;
+            return form_if_given(f.retry_on, matcher_list_form);
         case PolicyField::NeverRetryOn:
-            return f.never_retry_on ? std::optional(matcher_list_form(*f.never_retry_on))
-                                    : std::nullopt;
+            return form_if_given(f.never_retry_on, matcher_list_form);
         case PolicyField::RetryIf:
-            return f.retry_if ? std::optional(names_form(*f.retry_if)) : std::nullopt;
+            return form_if_given(f.retry_if, names_form);
         case PolicyField::Budget:
-            return f.budget ? std::optional(budget_form(*f.budget)) : std::nullopt;
+            return form_if_given(f.budget, budget_form);
         case PolicyField::Routes:
-            return f.routes ? std::optional(routes_form(*f.routes)) : std::nullopt;
+            return form_if_given(f.routes, routes_form);
         case PolicyField::ServerDelay:
-            return f.server_delay ? std::optional(server_delay_form(*f.server_delay))
-                                  : std::nullopt;
+            return form_if_given(f.server_delay, server_delay_form);
         default:
             return std::nullopt;
     }

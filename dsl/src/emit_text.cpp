@@ -16,6 +16,7 @@
 //   - `server delay` starts with its use; without one it prints the default, `max`.
 #include "rebound/dsl/emit.hpp"
 
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -183,19 +184,34 @@ std::string scalar_statement(const PolicyFieldInfo& info, const ScalarValue& val
     return std::string(info.dsl_keyword) + " " + text;
 }
 
+// Adds `statement(*node)` when `node` is given.
+template <typename Node, typename Statement>
+void add_if_given(Lines& lines, const std::optional<Node>& node, Statement statement) {
+    if (node) {
+        lines.push_back(statement(*node));
+    }
+}
+
+void add_routes(Lines& lines, const std::optional<ListNode<RouteNode>>& routes) {
+    if (routes && routes->items.empty()) {
+        lines.push_back("routes " + std::string(kEmptyListWord));
+    } else if (routes) {
+        for (const RouteNode& route : routes->items) {
+            lines.push_back(route_statement(route));
+        }
+    }
+}
+
 // The statements of the group or list field `field`, when given.
 void add_compound_statements(Lines& lines, const PolicyFields& f, PolicyField field) {
     const auto spell_matcher = [](const Located<Matcher>& m) { return matcher_spelling(m.value); };
+    const auto spell_name = [](const Located<std::string>& name) { return name.value; };
     switch (field) {
         case PolicyField::Backoff:
-            if (f.backoff) {
-                lines.push_back(backoff_statement(*f.backoff));
-            }
+            add_if_given(lines, f.backoff, backoff_statement);
             break;
         case PolicyField::Jitter:
-            if (f.jitter) {
-                lines.push_back(jitter_statement(*f.jitter));
-            }
+            add_if_given(lines, f.jitter, jitter_statement);
             break;
         case PolicyField::RetryOn:
             add_list_statement(lines, "retry on", f.retry_on, spell_matcher);
@@ -204,27 +220,16 @@ void add_compound_statements(Lines& lines, const PolicyFields& f, PolicyField fi
             add_list_statement(lines, "never on", f.never_retry_on, spell_matcher);
             break;
         case PolicyField::RetryIf:
-            add_list_statement(lines, "retry if", f.retry_if,
-                               [](const Located<std::string>& name) { return name.value; });
+            add_list_statement(lines, "retry if", f.retry_if, spell_name);
             break;
         case PolicyField::Budget:
-            if (f.budget) {
-                lines.push_back(budget_statement(*f.budget));
-            }
+            add_if_given(lines, f.budget, budget_statement);
             break;
         case PolicyField::Routes:
-            if (f.routes && f.routes->items.empty()) {
-                lines.push_back("routes " + std::string(kEmptyListWord));
-            } else if (f.routes) {
-                for (const RouteNode& route : f.routes->items) {
-                    lines.push_back(route_statement(route));
-                }
-            }
+            add_routes(lines, f.routes);
             break;
         case PolicyField::ServerDelay:
-            if (f.server_delay) {
-                lines.push_back(server_delay_statement(*f.server_delay));
-            }
+            add_if_given(lines, f.server_delay, server_delay_statement);
             break;
         default:
             break;
