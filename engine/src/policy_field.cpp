@@ -12,49 +12,58 @@ namespace {
 // The PolicySpec member of a top-level duration field (std::optional<Duration> or Duration).
 template <auto Member, bool Positive>
 constexpr SpecPlace duration_member() {
-    return {
-        .duration = {[](const PolicySpec& spec) -> std::optional<Duration> { return spec.*Member; },
-                     [](PolicySpec& spec, Duration value) { spec.*Member = value; }, Positive}};
+    SpecPlace place{};
+    place.duration =
+        SpecDuration{[](const PolicySpec& spec) -> std::optional<Duration> { return spec.*Member; },
+                     [](PolicySpec& spec, Duration value) { spec.*Member = value; }, Positive};
+    return place;
 }
 
 // The PolicySpec member (an int) of a top-level count field.
 template <auto Member>
 constexpr SpecPlace count_member() {
-    return {.count = {[](const PolicySpec& spec) -> std::int64_t { return spec.*Member; },
-                      [](PolicySpec& spec, std::int64_t value) {
-                          spec.*Member = static_cast<int>(value);
-                      }}};
+    SpecPlace place{};
+    place.count = SpecCount{
+        [](const PolicySpec& spec) -> std::int64_t { return spec.*Member; },
+        [](PolicySpec& spec, std::int64_t value) { spec.*Member = static_cast<int>(value); }};
+    return place;
 }
 
 // The PolicySpec member (a std::string) of a top-level name or text field.
 template <auto Member>
 constexpr SpecPlace text_member() {
-    return {.text = {[](const PolicySpec& spec) -> std::string_view { return spec.*Member; },
-                     [](PolicySpec& spec, std::string_view value) {
-                         spec.*Member = std::string(value);
-                     }}};
+    SpecPlace place{};
+    place.text = SpecText{
+        [](const PolicySpec& spec) -> std::string_view { return spec.*Member; },
+        [](PolicySpec& spec, std::string_view value) { spec.*Member = std::string(value); }};
+    return place;
 }
 
 // The PolicySpec member (an enumeration whose values are 0, 1, ... in the order of `Words`) of a
 // top-level word field.
 template <auto Member, const auto& Words>
 constexpr SpecPlace word_member() {
-    return {.text = {[](const PolicySpec& spec) -> std::string_view {
-                         return Words[static_cast<std::size_t>(spec.*Member)];
-                     },
-                     [](PolicySpec& spec, std::string_view value) {
-                         const auto* found = std::find(Words.begin(), Words.end(), value);
-                         using Enum = std::remove_reference_t<decltype(spec.*Member)>;
-                         spec.*Member = static_cast<Enum>(found - Words.begin());
-                     }}};
+    SpecPlace place{};
+    place.text = SpecText{[](const PolicySpec& spec) -> std::string_view {
+                              return Words[static_cast<std::size_t>(spec.*Member)];
+                          },
+                          [](PolicySpec& spec, std::string_view value) {
+                              const auto* found = std::find(Words.begin(), Words.end(), value);
+                              using Enum = std::remove_reference_t<decltype(spec.*Member)>;
+                              spec.*Member = static_cast<Enum>(found - Words.begin());
+                          }};
+    return place;
 }
 
 // max_retries has no member of its own: it is max_attempts counted without the first attempt.
 constexpr SpecPlace retries_in_attempts() {
-    return {.count = {[](const PolicySpec& spec) -> std::int64_t { return spec.max_attempts - 1; },
-                      [](PolicySpec& spec, std::int64_t value) {
-                          spec.max_attempts = static_cast<int>(value) + 1;
-                      }}};
+    SpecPlace place{};
+    place.count =
+        SpecCount{[](const PolicySpec& spec) -> std::int64_t { return spec.max_attempts - 1; },
+                  [](PolicySpec& spec, std::int64_t value) {
+                      spec.max_attempts = static_cast<int>(value) + 1;
+                  }};
+    return place;
 }
 
 constexpr bool kPositive = true;
