@@ -26,9 +26,9 @@ Located<T> at(T value) {
 rebound::dsl::PolicyFields policy_fields(int i, int policies) {
     rebound::dsl::PolicyFields f;
     if (i % 4 == 3 && i > 0) {
-        f.extends = at(std::string("policy_") + std::to_string(i - 1));
+        f.set(rebound::PolicyField::Extends, at(std::string("policy_") + std::to_string(i - 1)));
     }
-    f.max_attempts = at<std::int64_t>(2 + i % 8);
+    f.set(rebound::PolicyField::MaxAttempts, at<std::int64_t>(2 + i % 8));
     rebound::dsl::BackoffNode backoff;
     backoff.type = at(rebound::BackoffType::Exponential);
     backoff.initial = at(rebound::Duration(std::chrono::milliseconds(10 + i % 90)));
@@ -38,9 +38,9 @@ rebound::dsl::PolicyFields policy_fields(int i, int policies) {
     rebound::dsl::JitterNode jitter;
     jitter.type = at(i % 2 == 0 ? rebound::JitterType::Full : rebound::JitterType::Equal);
     f.jitter = jitter;
-    f.deadline = at(rebound::Duration(std::chrono::seconds(30 + i % 60)));
-    f.min_attempt_budget = at(rebound::Duration(100ms));
-    f.attempt_timeout = at(rebound::Duration(5s));
+    f.set(rebound::PolicyField::Deadline, at(rebound::Duration(std::chrono::seconds(30 + i % 60))));
+    f.set(rebound::PolicyField::MinAttemptBudget, at(rebound::Duration(100ms)));
+    f.set(rebound::PolicyField::AttemptTimeout, at(rebound::Duration(5s)));
     rebound::dsl::ListNode<Located<rebound::Matcher>> retry_on;
     retry_on.items = {at(rebound::Matcher::transient()),
                       at(rebound::Matcher::sqlstate("40001")),
@@ -69,7 +69,7 @@ rebound::dsl::PolicyFields policy_fields(int i, int policies) {
                    at(rebound::Matcher::of_category(rebound::ErrorCategory::PermissionDenied))};
     f.never_retry_on = never;
     if (i % 2 == 0) {
-        f.on_exhausted = at(rebound::ExhaustedAction::DeadLetter);
+        f.set(rebound::PolicyField::OnExhausted, at(std::string("dead_letter")));
         rebound::dsl::BudgetNode budget;
         budget.max_tokens = at<std::int64_t>(100);
         budget.token_ratio = at(0.1);

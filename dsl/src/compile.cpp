@@ -101,17 +101,18 @@ class SpecBuilder {
     PolicySpec build(const PolicyFields& f) {
         PolicySpec spec;
         spec.name = node_.name.value;
-        read_attempts(f, spec);
+        const bool attempts_conflict = attempts_given_twice(f, spec);
+        for (const auto& [field, value] : f.scalars) {
+            if (!attempts_conflict ||
+                (field != PolicyField::MaxAttempts && field != PolicyField::MaxRetries)) {
+                move_scalar(info_of(field), value, spec);
+            }
+        }
         if (f.backoff) {
             spec.backoff = read_backoff(*f.backoff);
         }
         if (f.jitter) {
             spec.jitter = read_jitter(*f.jitter);
-        }
-        for (const detail::DurationField& duration : detail::duration_fields()) {
-            if (const Field<Duration>& value = f.*(duration.member)) {
-                info_of(duration.id).in_spec.set(spec, value->value);
-            }
         }
         if (f.retry_on) {
             spec.retry_on = values_of(f.retry_on->items);
@@ -121,9 +122,6 @@ class SpecBuilder {
         }
         if (f.retry_if) {
             spec.retry_if = values_of(f.retry_if->items);
-        }
-        if (f.on_exhausted) {
-            spec.on_exhausted = f.on_exhausted->value;
         }
         if (f.budget) {
             spec.budget = read_budget(*f.budget);
@@ -135,9 +133,6 @@ class SpecBuilder {
         }
         if (f.server_delay) {
             spec.server_delay = read_server_delay(*f.server_delay);
-        }
-        if (f.breaker) {
-            spec.breaker = f.breaker->value;
         }
         return spec;
     }
@@ -168,24 +163,44 @@ class SpecBuilder {
         return false;
     }
 
-    void read_attempts(const PolicyFields& f, PolicySpec& spec) {
-        if (f.max_attempts && f.max_retries) {
-            const bool retries_later =
-                std::tie(f.max_retries->position.line, f.max_retries->position.column) >
-                std::tie(f.max_attempts->position.line, f.max_attempts->position.column);
-            const SourcePosition later =
-                retries_later ? f.max_retries->position : f.max_attempts->position;
-            error(DiagnosticCode::ConflictingFields, later,
-                  retries_later ? PolicyField::MaxRetries : PolicyField::MaxAttempts,
-                  "policy '" + spec.name +
-                      "' gives both max_attempts and max_retries; they say the same thing "
-                      "(max_attempts = max_retries + 1): keep one");
-            return;
+    // max_attempts and max_retries say the same thing: reports a policy that gives both, at the
+    // later one. Neither is then taken.
+    bool attempts_given_twice(const PolicyFields& f, const PolicySpec& spec) {
+        const Field<std::int64_t> attempts = f.count(PolicyField::MaxAttempts);
+        const Field<std::int64_t> retries = f.count(PolicyField::MaxRetries);
+        if (!attempts || !retries) {
+            return false;
         }
-        if (f.max_attempts && in_range(*f.max_attempts, PolicyField::MaxAttempts)) {
-            spec.max_attempts = static_cast<int>(f.max_attempts->value);
-        } else if (f.max_retries && in_range(*f.max_retries, PolicyField::MaxRetries)) {
-            spec.max_attempts = static_cast<int>(f.max_retries->value) + 1;
+        const bool retries_later = std::tie(retries->position.line, retries->position.column) >
+                                   std::tie(attempts->position.line, attempts->position.column);
+        error(DiagnosticCode::ConflictingFields,
+              retries_later ? retries->position : attempts->position,
+              retries_later ? PolicyField::MaxRetries : PolicyField::MaxAttempts,
+              "policy '" + spec.name +
+                  "' gives both max_attempts and max_retries; they say the same thing "
+                  "(max_attempts = max_retries + 1): keep one");
+        return true;
+    }
+
+    // Sets the top-level scalar field `info` in `spec` through the accessors of its kind; a count
+    // outside its range is reported and not set. A field with no place in a PolicySpec (extends)
+    // is left alone.
+    void move_scalar(const PolicyFieldInfo& info, const Located<ScalarValue>& value,
+                     PolicySpec& spec) {
+        const SpecPlace& place = info.in_spec;
+        if (const auto* count = std::get_if<std::int64_t>(&value.value);
+            count != nullptr && place.count.set != nullptr &&
+            in_range(Located<std::int64_t>{*count, value.position}, info.id)) {
+            place.count.set(spec, *count);
+        } else if (const auto* number = std::get_if<double>(&value.value);
+                   number != nullptr && place.number.set != nullptr) {
+            place.number.set(spec, *number);
+        } else if (const auto* duration = std::get_if<Duration>(&value.value);
+                   duration != nullptr && place.duration.set != nullptr) {
+            place.duration.set(spec, *duration);
+        } else if (const auto* text = std::get_if<std::string>(&value.value);
+                   text != nullptr && place.text.set != nullptr) {
+            place.text.set(spec, *text);
         }
     }
 
@@ -546,7 +561,7 @@ class Compiler {
     // parent is reported here and leaves the policy broken.
     std::optional<std::size_t> parent_of(std::size_t index) {
         const PolicyNode& policy = document_.policies[index];
-        const auto& extends = policy.fields.extends;
+        const Field<std::string> extends = policy.fields.text(PolicyField::Extends);
         if (!extends) {
             return std::nullopt;
         }
@@ -571,9 +586,9 @@ class Compiler {
         std::size_t above_depth = 0;
         if (state[end] == ChainState::OnPath) {
             const PolicyNode& top = document_.policies[path.back()];
-            const bool unknown_parent =
-                top.fields.extends && !index_.contains(top.fields.extends->value);
-            if (top.fields.extends && !unknown_parent) {
+            const Field<std::string> parent = top.fields.text(PolicyField::Extends);
+            const bool unknown_parent = parent && !index_.contains(parent->value);
+            if (parent && !unknown_parent) {
                 // `end` is on this walk: the policies from it to the last one form a circle.
                 const auto first = std::find(path.begin(), path.end(), end);
                 report_cycle(path, static_cast<std::size_t>(first - path.begin()));
@@ -615,8 +630,12 @@ class Compiler {
         }
     }
 
+    static SourcePosition extends_position(const PolicyNode& policy) {
+        return policy.fields.scalars.at(PolicyField::Extends).position;
+    }
+
     void report_too_deep(const PolicyNode& policy) {
-        reporter_.error(DiagnosticCode::LimitExceeded, policy.fields.extends->position,
+        reporter_.error(DiagnosticCode::LimitExceeded, extends_position(policy),
                         "policies." + policy.name.value + ".extends",
                         "policy '" + policy.name.value + "' is more than " +
                             std::to_string(kMaxExtendsDepth) +
@@ -639,15 +658,17 @@ class Compiler {
             const std::size_t i = from + (first - from + k) % length;
             chain += (chain.empty() ? "" : " -> ") + document_.policies[path[i]].name.value;
         }
-        reporter_.error(DiagnosticCode::ExtendsCycle, policy.fields.extends->position,
+        reporter_.error(DiagnosticCode::ExtendsCycle, extends_position(policy),
                         "policies." + policy.name.value + ".extends",
                         "policy '" + policy.name.value + "' extends itself: " + chain);
     }
 
     PolicyFields resolved_fields(const PolicyNode& policy) const {
         PolicyFields fields = policy.fields;
-        for (const PolicyNode* current = &policy; current->fields.extends;) {
-            current = &document_.policies[index_.at(current->fields.extends->value)];
+        for (const PolicyNode* current = &policy;
+             current->fields.scalars.contains(PolicyField::Extends);) {
+            current =
+                &document_.policies[index_.at(current->fields.text(PolicyField::Extends)->value)];
             fields = merge_fields(std::move(fields), current->fields);
         }
         if (document_.defaults) {
@@ -659,13 +680,13 @@ class Compiler {
     PolicySpec validate_policy_fields(const PolicyNode& node, const PolicyFields& fields) {
         const std::string prefix = "policies." + node.name.value + ".";
         PolicySpec spec = SpecBuilder(reporter_, node, prefix).build(fields);
-        if (fields.breaker && std::find(breaker_names_.begin(), breaker_names_.end(),
-                                        fields.breaker->value) == breaker_names_.end()) {
-            reporter_.error(DiagnosticCode::UnknownValue, fields.breaker->position,
-                            prefix + "breaker",
+        const Field<std::string> breaker = fields.text(PolicyField::Breaker);
+        if (breaker && std::find(breaker_names_.begin(), breaker_names_.end(), breaker->value) ==
+                           breaker_names_.end()) {
+            reporter_.error(DiagnosticCode::UnknownValue, breaker->position, prefix + "breaker",
                             "policy '" + node.name.value + "' names undeclared breaker '" +
-                                fields.breaker->value + "': declare it under 'breakers:'",
-                            detail::did_you_mean(fields.breaker->value, breaker_names_));
+                                breaker->value + "': declare it under 'breakers:'",
+                            detail::did_you_mean(breaker->value, breaker_names_));
         }
         for (const FieldProblem& problem : validate_policy(spec, options_.predicates)) {
             if (problem.field == PolicyField::Name && node.name.value == kBuiltinPolicyName) {

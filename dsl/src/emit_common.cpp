@@ -4,7 +4,9 @@
 #include <array>
 #include <charconv>
 #include <cstddef>
+#include <optional>
 #include <system_error>
+#include <variant>
 
 #include "rebound/policy_validation.hpp"
 
@@ -321,49 +323,63 @@ FormNode names_form(const ListNode<Located<std::string>>& names) {
     return list;
 }
 
+// A top-level scalar value, by its field's kind.
+FormNode scalar_form(const PolicyFieldInfo& info, const ScalarValue& value) {
+    if (const auto* count = std::get_if<std::int64_t>(&value)) {
+        return FormNode::integer_value(*count);
+    }
+    if (const auto* number = std::get_if<double>(&value)) {
+        return FormNode::number_value(*number);
+    }
+    if (const auto* duration = std::get_if<Duration>(&value)) {
+        return duration_word(*duration);
+    }
+    const std::string& text = std::get<std::string>(value);
+    return info.kind == FieldKind::Text ? FormNode::quoted_text(text) : FormNode::word(text);
+}
+
+// `form(*node)`, when `node` is given.
+template <typename Node, typename Form>
+std::optional<FormNode> form_if_given(const std::optional<Node>& node, Form form) {
+    return node ? std::optional(form(*node)) : std::nullopt;
+}
+
+// The group or list field `field`, when given.
+std::optional<FormNode> compound_form(const PolicyFields& f, PolicyField field) {
+    switch (field) {
+        case PolicyField::Backoff:
+            return form_if_given(f.backoff, backoff_form);
+        case PolicyField::Jitter:
+            return form_if_given(f.jitter, jitter_form);
+        case PolicyField::RetryOn:
+            return form_if_given(f.retry_on, matcher_list_form);
+        case PolicyField::NeverRetryOn:
+            return form_if_given(f.never_retry_on, matcher_list_form);
+        case PolicyField::RetryIf:
+            return form_if_given(f.retry_if, names_form);
+        case PolicyField::Budget:
+            return form_if_given(f.budget, budget_form);
+        case PolicyField::Routes:
+            return form_if_given(f.routes, routes_form);
+        case PolicyField::ServerDelay:
+            return form_if_given(f.server_delay, server_delay_form);
+        default:
+            return std::nullopt;
+    }
+}
+
+// The fields in the table's order.
 FormNode fields_form(const PolicyFields& f) {
     FormNode map = FormNode::map(false);
-    if (f.extends) {
-        map.add("extends", FormNode::word(f.extends->value));
-    }
-    if (f.max_attempts) {
-        map.add("max_attempts", FormNode::integer_value(f.max_attempts->value));
-    }
-    if (f.max_retries) {
-        map.add("max_retries", FormNode::integer_value(f.max_retries->value));
-    }
-    if (f.backoff) {
-        map.add("backoff", backoff_form(*f.backoff));
-    }
-    if (f.jitter) {
-        map.add("jitter", jitter_form(*f.jitter));
-    }
-    for (const detail::DurationField& duration : detail::duration_fields()) {
-        add_duration(map, std::string(info_of(duration.id).wire_name), f.*(duration.member));
-    }
-    if (f.retry_on) {
-        map.add("retry_on", matcher_list_form(*f.retry_on));
-    }
-    if (f.never_retry_on) {
-        map.add("never_retry_on", matcher_list_form(*f.never_retry_on));
-    }
-    if (f.retry_if) {
-        map.add("retry_if", names_form(*f.retry_if));
-    }
-    if (f.on_exhausted) {
-        map.add("on_exhausted", FormNode::word(std::string(to_string(f.on_exhausted->value))));
-    }
-    if (f.budget) {
-        map.add("budget", budget_form(*f.budget));
-    }
-    if (f.routes) {
-        map.add("routes", routes_form(*f.routes));
-    }
-    if (f.server_delay) {
-        map.add("server_delay", server_delay_form(*f.server_delay));
-    }
-    if (f.breaker) {
-        map.add("breaker", FormNode::word(f.breaker->value));
+    for (const PolicyFieldInfo& info : policy_fields()) {
+        if (!is_top_level(info.id)) {
+            continue;
+        }
+        if (const auto given = f.scalars.find(info.id); given != f.scalars.end()) {
+            map.add(std::string(info.wire_name), scalar_form(info, given->second.value));
+        } else if (std::optional<FormNode> compound = compound_form(f, info.id)) {
+            map.add(std::string(info.wire_name), std::move(*compound));
+        }
     }
     return map;
 }

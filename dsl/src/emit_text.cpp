@@ -16,7 +16,9 @@
 //   - `server delay` starts with its use; without one it prints the default, `max`.
 #include "rebound/dsl/emit.hpp"
 
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "emit_common.hpp"
@@ -165,47 +167,88 @@ Lines breaker_statements(const BreakerNode& node) {
     return lines;
 }
 
-// The statements of a policy or `defaults` body, in canonical order (`extends` is in the header).
-Lines field_statements(const PolicyFields& f) {
-    Lines lines;
-    if (f.max_attempts) {
-        lines.push_back("attempts " + std::to_string(f.max_attempts->value));
+// `KEYWORD VALUE` for a top-level scalar field.
+std::string scalar_statement(const PolicyFieldInfo& info, const ScalarValue& value) {
+    std::string text;
+    if (const auto* count = std::get_if<std::int64_t>(&value)) {
+        text = std::to_string(*count);
+    } else if (const auto* number = std::get_if<double>(&value)) {
+        text = number_text(*number);
+    } else if (const auto* duration = std::get_if<Duration>(&value)) {
+        text = duration_text(*duration);
+    } else if (info.kind == FieldKind::Text) {
+        text = emit_detail::double_quoted(std::get<std::string>(value));
+    } else {
+        text = std::get<std::string>(value);
     }
-    if (f.max_retries) {
-        lines.push_back("retries " + std::to_string(f.max_retries->value));
+    return std::string(info.dsl_keyword) + " " + text;
+}
+
+// Adds `statement(*node)` when `node` is given.
+template <typename Node, typename Statement>
+void add_if_given(Lines& lines, const std::optional<Node>& node, Statement statement) {
+    if (node) {
+        lines.push_back(statement(*node));
     }
-    if (f.backoff) {
-        lines.push_back(backoff_statement(*f.backoff));
-    }
-    if (f.jitter) {
-        lines.push_back(jitter_statement(*f.jitter));
-    }
-    for (const detail::DurationField& duration : detail::duration_fields()) {
-        add_duration_statement(lines, info_of(duration.id).dsl_keyword, f.*(duration.member));
-    }
-    const auto spell_matcher = [](const Located<Matcher>& m) { return matcher_spelling(m.value); };
-    add_list_statement(lines, "retry on", f.retry_on, spell_matcher);
-    add_list_statement(lines, "never on", f.never_retry_on, spell_matcher);
-    add_list_statement(lines, "retry if", f.retry_if,
-                       [](const Located<std::string>& name) { return name.value; });
-    if (f.on_exhausted) {
-        lines.push_back("on exhausted " + std::string(to_string(f.on_exhausted->value)));
-    }
-    if (f.budget) {
-        lines.push_back(budget_statement(*f.budget));
-    }
-    if (f.routes && f.routes->items.empty()) {
+}
+
+void add_routes(Lines& lines, const std::optional<ListNode<RouteNode>>& routes) {
+    if (routes && routes->items.empty()) {
         lines.push_back("routes " + std::string(kEmptyListWord));
-    } else if (f.routes) {
-        for (const RouteNode& route : f.routes->items) {
+    } else if (routes) {
+        for (const RouteNode& route : routes->items) {
             lines.push_back(route_statement(route));
         }
     }
-    if (f.server_delay) {
-        lines.push_back(server_delay_statement(*f.server_delay));
+}
+
+// The statements of the group or list field `field`, when given.
+void add_compound_statements(Lines& lines, const PolicyFields& f, PolicyField field) {
+    const auto spell_matcher = [](const Located<Matcher>& m) { return matcher_spelling(m.value); };
+    const auto spell_name = [](const Located<std::string>& name) { return name.value; };
+    switch (field) {
+        case PolicyField::Backoff:
+            add_if_given(lines, f.backoff, backoff_statement);
+            break;
+        case PolicyField::Jitter:
+            add_if_given(lines, f.jitter, jitter_statement);
+            break;
+        case PolicyField::RetryOn:
+            add_list_statement(lines, "retry on", f.retry_on, spell_matcher);
+            break;
+        case PolicyField::NeverRetryOn:
+            add_list_statement(lines, "never on", f.never_retry_on, spell_matcher);
+            break;
+        case PolicyField::RetryIf:
+            add_list_statement(lines, "retry if", f.retry_if, spell_name);
+            break;
+        case PolicyField::Budget:
+            add_if_given(lines, f.budget, budget_statement);
+            break;
+        case PolicyField::Routes:
+            add_routes(lines, f.routes);
+            break;
+        case PolicyField::ServerDelay:
+            add_if_given(lines, f.server_delay, server_delay_statement);
+            break;
+        default:
+            break;
     }
-    if (f.breaker) {
-        lines.push_back("breaker " + f.breaker->value);
+}
+
+// The statements of a policy or `defaults` body, in the table's order (`extends`, written in a
+// policy only, is in the header).
+Lines field_statements(const PolicyFields& f) {
+    Lines lines;
+    for (const PolicyFieldInfo& info : policy_fields()) {
+        if (!is_top_level(info.id) || info.place != FieldPlace::PolicyBody) {
+            continue;
+        }
+        if (const auto given = f.scalars.find(info.id); given != f.scalars.end()) {
+            lines.push_back(scalar_statement(info, given->second.value));
+        } else {
+            add_compound_statements(lines, f, info.id);
+        }
     }
     return lines;
 }
@@ -220,8 +263,8 @@ std::string block(const std::string& header, const Lines& statements) {
 
 std::string policy_header(const PolicyNode& policy) {
     std::string header = "policy " + policy.name.value;
-    if (policy.fields.extends) {
-        header += " extends " + policy.fields.extends->value;
+    if (const Field<std::string> parent = policy.fields.text(PolicyField::Extends)) {
+        header += " extends " + parent->value;
     }
     return header;
 }

@@ -7,6 +7,8 @@
 namespace rebound::dsl::detail {
 namespace {
 
+using enum PolicyField;
+
 using PositionOf = SourcePosition (*)(const PolicyFields&, std::size_t index);
 using Inherit = void (*)(PolicyFields& child, const PolicyFields& base);
 
@@ -14,10 +16,6 @@ struct FieldLocation {
     PolicyField id;
     PositionOf position;
     Inherit inherit;  // top-level fields that a policy takes from its base; null otherwise
-    // A top-level duration field (FieldKind::TimeSpan): its member, and an example value for
-    // messages ("expected a duration such as 3s after 'deadline'"). Null and empty otherwise.
-    Field<Duration> PolicyFields::*duration = nullptr;
-    std::string_view example{};
 };
 
 template <typename Value>
@@ -25,7 +23,7 @@ SourcePosition position_of(const std::optional<Value>& value) {
     return value ? value->position : SourcePosition{};
 }
 
-// A top-level value: `deadline`, `backoff`, ...
+// A top-level group: `backoff`, ...
 template <auto Member>
 SourcePosition value_at(const PolicyFields& f, std::size_t /*index*/) {
     return position_of(f.*Member);
@@ -66,15 +64,30 @@ void take_if_absent(PolicyFields& child, const PolicyFields& base) {
 
 // max_attempts and max_retries state one value: a policy that gives either takes neither.
 void take_attempts_if_absent(PolicyFields& child, const PolicyFields& base) {
-    if (!child.max_attempts && !child.max_retries) {
-        child.max_attempts = base.max_attempts;
-        child.max_retries = base.max_retries;
+    if (!child.scalars.contains(MaxAttempts) && !child.scalars.contains(MaxRetries)) {
+        for (const PolicyField field : {MaxAttempts, MaxRetries}) {
+            if (const auto given = base.scalars.find(field); given != base.scalars.end()) {
+                child.scalars.insert(*given);
+            }
+        }
     }
+}
+
+// A top-level scalar value: `deadline`, `on_exhausted`, ...
+SourcePosition scalar_at(const PolicyFields& f, PolicyField field) {
+    const auto given = f.scalars.find(field);
+    return given != f.scalars.end() ? given->second.position : SourcePosition{};
+}
+
+template <PolicyField Field>
+SourcePosition scalar_position(const PolicyFields& f, std::size_t /*index*/) {
+    return scalar_at(f, Field);
 }
 
 // A resolved max_attempts may come from max_retries.
 SourcePosition attempts_at(const PolicyFields& f, std::size_t /*index*/) {
-    return f.max_attempts ? f.max_attempts->position : position_of(f.max_retries);
+    const SourcePosition attempts = scalar_at(f, MaxAttempts);
+    return attempts.known() ? attempts : scalar_at(f, MaxRetries);
 }
 
 template <auto Node>
@@ -89,20 +102,15 @@ constexpr FieldLocation top_level(PolicyField id) {
     return {id, value_at<Member>, take_if_absent<Member>};
 }
 
-// A top-level duration field: read, written and inherited alike (duration_fields()).
-template <auto Member>
-constexpr FieldLocation top_level_duration(PolicyField id, std::string_view example) {
-    return {id, value_at<Member>, take_if_absent<Member>, Member, example};
-}
-
 using F = PolicyFields;
-using enum PolicyField;
 
+// Every field but the top-level scalars that follow the common rule (scalar_at, inherited when
+// absent unless written in a policy only): groups, lists and the values inside them, and the
+// scalars with a rule of their own.
 constexpr std::array kLocations{
     FieldLocation{Name, nowhere, nullptr},  // the compiler takes the policy's key
-    FieldLocation{Extends, value_at<&F::extends>, nullptr},
     FieldLocation{MaxAttempts, attempts_at, take_attempts_if_absent},
-    FieldLocation{MaxRetries, value_at<&F::max_retries>, nullptr},  // with max_attempts
+    FieldLocation{MaxRetries, scalar_position<MaxRetries>, nullptr},  // with max_attempts
     top_level<&F::backoff>(Backoff),
     FieldLocation{BackoffType, type_at<&F::backoff>, nullptr},
     FieldLocation{BackoffDelay, member_at<&F::backoff, &BackoffNode::delay>, nullptr},
@@ -114,13 +122,9 @@ constexpr std::array kLocations{
     FieldLocation{JitterType, type_at<&F::jitter>, nullptr},
     FieldLocation{JitterAmount, member_at<&F::jitter, &JitterNode::amount>, nullptr},
     FieldLocation{JitterFactor, member_at<&F::jitter, &JitterNode::factor>, nullptr},
-    top_level_duration<&F::deadline>(Deadline, "3s"),
-    top_level_duration<&F::min_attempt_budget>(MinAttemptBudget, "100ms"),
-    top_level_duration<&F::attempt_timeout>(AttemptTimeout, "1s"),
     FieldLocation{RetryOn, item_at<&F::retry_on>, take_if_absent<&F::retry_on>},
     FieldLocation{NeverRetryOn, item_at<&F::never_retry_on>, take_if_absent<&F::never_retry_on>},
     FieldLocation{RetryIf, item_at<&F::retry_if>, take_if_absent<&F::retry_if>},
-    top_level<&F::on_exhausted>(OnExhausted),
     top_level<&F::budget>(Budget),
     FieldLocation{BudgetMaxTokens, member_at<&F::budget, &BudgetNode::max_tokens>, nullptr},
     FieldLocation{BudgetTokenRatio, member_at<&F::budget, &BudgetNode::token_ratio>, nullptr},
@@ -134,50 +138,28 @@ constexpr std::array kLocations{
                   nullptr},
     FieldLocation{ServerDelaySpread, member_at<&F::server_delay, &ServerDelayNode::spread>,
                   nullptr},
-    top_level<&F::breaker>(Breaker),
 };
 
-// One row per PolicyField, in enum order, so that a field's row is at its enum value.
-static_assert(
-    [] {
-        std::size_t i = 0;
-        for (const auto& row : kLocations) {
-            if (static_cast<std::size_t>(row.id) != i++) {
-                return false;
-            }
-        }
-        return i == kPolicyFieldCount;
-    }(),
-    "kLocations places every PolicyField, in enum order");
+// The row of `field` in kLocations, or null for a scalar that follows the common rule.
+const FieldLocation* location_of(PolicyField field) noexcept {
+    const auto* found = std::find_if(kLocations.begin(), kLocations.end(),
+                                     [field](const FieldLocation& row) { return row.id == field; });
+    return found != kLocations.end() ? found : nullptr;
+}
 
-// The rows of kLocations that are top-level durations, in table order (checked against the table
-// by tests/dsl/field_table_test.cpp).
-constexpr auto kDurationFields = [] {
-    constexpr std::size_t kCount = static_cast<std::size_t>(
-        std::count_if(kLocations.begin(), kLocations.end(),
-                      [](const FieldLocation& location) { return location.duration != nullptr; }));
-    std::array<DurationField, kCount> fields{};
-    std::size_t i = 0;
-    for (const FieldLocation& location : kLocations) {
-        if (location.duration != nullptr) {
-            fields.at(i++) = {location.id, location.duration, location.example};
-        }
-    }
-    return fields;
-}();
-
-const FieldLocation& location_of(PolicyField field) noexcept {
-    return kLocations[static_cast<std::size_t>(field)];
+SourcePosition own_position(const PolicyFields& fields, PolicyField field, std::size_t index) {
+    const FieldLocation* location = location_of(field);
+    return location != nullptr ? location->position(fields, index) : scalar_at(fields, field);
 }
 
 }  // namespace
 
 SourcePosition position_in(const PolicyFields& fields, PolicyField field, std::size_t index) {
-    const SourcePosition own = location_of(field).position(fields, index);
+    const SourcePosition own = own_position(fields, field, index);
     if (own.known() || is_top_level(field)) {
         return own;
     }
-    return location_of(info_of(field).parent).position(fields, index);
+    return own_position(fields, info_of(field).parent, index);
 }
 
 void inherit_absent_fields(PolicyFields& child, const PolicyFields& base) {
@@ -186,28 +168,25 @@ void inherit_absent_fields(PolicyFields& child, const PolicyFields& base) {
             location.inherit(child, base);
         }
     }
+    for (const auto& [field, value] : base.scalars) {
+        if (location_of(field) == nullptr && info_of(field).place == FieldPlace::PolicyBody) {
+            child.scalars.try_emplace(field, value);
+        }
+    }
 }
 
-std::span<const DurationField> duration_fields() noexcept {
-    return kDurationFields;
-}
-
-const DurationField* duration_field(PolicyField field) noexcept {
-    for (const DurationField& duration : kDurationFields) {
-        if (duration.id == field) {
-            return &duration;
+const PolicyFieldInfo* scalar_field_spelt(std::string_view keyword) noexcept {
+    for (const PolicyFieldInfo& info : policy_fields()) {
+        if (info.place == FieldPlace::PolicyBody && is_scalar(info.kind) &&
+            info.dsl_keyword == keyword) {
+            return &info;
         }
     }
     return nullptr;
 }
-
-const DurationField* duration_field_spelt(std::string_view keyword) noexcept {
-    for (const DurationField& duration : kDurationFields) {
-        if (info_of(duration.id).dsl_keyword == keyword) {
-            return &duration;
-        }
-    }
-    return nullptr;
+std::optional<std::string_view> word_in(const PolicyFieldInfo& info, std::string_view text) {
+    const auto found = std::find(info.words.begin(), info.words.end(), text);
+    return found != info.words.end() ? std::optional(*found) : std::nullopt;
 }
 
 const std::vector<std::string_view>& policy_keys() {
@@ -246,12 +225,3 @@ const std::vector<std::string_view>& keys_inside(PolicyField parent) {
 }
 
 }  // namespace rebound::dsl::detail
-
-namespace rebound::dsl {
-
-const Field<Duration>* duration_in(const PolicyFields& fields, PolicyField field) noexcept {
-    const detail::DurationField* duration = detail::duration_field(field);
-    return duration != nullptr ? &(fields.*(duration->member)) : nullptr;
-}
-
-}  // namespace rebound::dsl

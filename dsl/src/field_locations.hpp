@@ -20,22 +20,12 @@ SourcePosition position_in(const PolicyFields& fields, PolicyField field, std::s
 // Gives `child` each top-level field it lacks from `base` (compile.hpp's merge_fields).
 void inherit_absent_fields(PolicyFields& child, const PolicyFields& base);
 
-// A top-level duration field (FieldKind::TimeSpan) and where it lives: front ends read, and
-// emitters write, every such field the same way.
-struct DurationField {
-    PolicyField id;
-    Field<Duration> PolicyFields::*member;
-    std::string_view example;  // for messages: "expected a duration such as 3s after 'deadline'"
-};
+// The row of the top-level scalar field written in a policy body whose DSL keyword is `keyword`
+// (`attempts`, `deadline`, ...), or null.
+const PolicyFieldInfo* scalar_field_spelt(std::string_view keyword) noexcept;
 
-// The top-level duration fields, in table order.
-std::span<const DurationField> duration_fields() noexcept;
-
-// The DurationField of `field`, or null when `field` is not a top-level duration field.
-const DurationField* duration_field(PolicyField field) noexcept;
-
-// The top-level duration field whose DSL keyword is `keyword`, or null.
-const DurationField* duration_field_spelt(std::string_view keyword) noexcept;
+// The word of the Word field `info`'s vocabulary that `text` is, if any.
+std::optional<std::string_view> word_in(const PolicyFieldInfo& info, std::string_view text);
 
 // The keys a policy mapping may hold (`extends` included), in the table's order.
 const std::vector<std::string_view>& policy_keys();

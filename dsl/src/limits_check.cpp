@@ -32,11 +32,11 @@ class LimitChecker {
     }
 
     void fields(const PolicyFields& fields, const std::string& prefix) {
-        if (fields.extends) {
-            name(*fields.extends, prefix + "extends");
-        }
-        if (fields.breaker) {
-            name(*fields.breaker, prefix + "breaker");
+        for (const auto& [field, value] : fields.scalars) {  // extends, breaker
+            if (info_of(field).kind == FieldKind::Name) {
+                name(Located<std::string>{std::get<std::string>(value.value), value.position},
+                     prefix + std::string(info_of(field).wire_name));
+            }
         }
         list(fields.retry_on, prefix + "retry_on");
         list(fields.never_retry_on, prefix + "never_retry_on");

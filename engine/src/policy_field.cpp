@@ -1,6 +1,8 @@
 #include "rebound/policy_field.hpp"
 
+#include <algorithm>
 #include <array>
+#include <type_traits>
 
 #include "rebound/policy_spec.hpp"
 
@@ -9,12 +11,65 @@ namespace {
 
 // The PolicySpec member of a top-level duration field (std::optional<Duration> or Duration).
 template <auto Member, bool Positive>
-constexpr SpecDuration spec_member() {
-    return {[](const PolicySpec& spec) -> std::optional<Duration> { return spec.*Member; },
-            [](PolicySpec& spec, Duration value) { spec.*Member = value; }, Positive};
+constexpr SpecPlace duration_member() {
+    SpecPlace place{};
+    place.duration =
+        SpecDuration{[](const PolicySpec& spec) -> std::optional<Duration> { return spec.*Member; },
+                     [](PolicySpec& spec, Duration value) { spec.*Member = value; }, Positive};
+    return place;
+}
+
+// The PolicySpec member (an int) of a top-level count field.
+template <auto Member>
+constexpr SpecPlace count_member() {
+    SpecPlace place{};
+    place.count = SpecCount{
+        [](const PolicySpec& spec) -> std::int64_t { return spec.*Member; },
+        [](PolicySpec& spec, std::int64_t value) { spec.*Member = static_cast<int>(value); }};
+    return place;
+}
+
+// The PolicySpec member (a std::string) of a top-level name or text field.
+template <auto Member>
+constexpr SpecPlace text_member() {
+    SpecPlace place{};
+    place.text = SpecText{
+        [](const PolicySpec& spec) -> std::string_view { return spec.*Member; },
+        [](PolicySpec& spec, std::string_view value) { spec.*Member = std::string(value); }};
+    return place;
+}
+
+// The PolicySpec member (an enumeration whose values are 0, 1, ... in the order of `Words`) of a
+// top-level word field.
+template <auto Member, const auto& Words>
+constexpr SpecPlace word_member() {
+    SpecPlace place{};
+    place.text = SpecText{[](const PolicySpec& spec) -> std::string_view {
+                              return Words[static_cast<std::size_t>(spec.*Member)];
+                          },
+                          [](PolicySpec& spec, std::string_view value) {
+                              const auto* found = std::find(Words.begin(), Words.end(), value);
+                              using Enum = std::remove_reference_t<decltype(spec.*Member)>;
+                              spec.*Member = static_cast<Enum>(found - Words.begin());
+                          }};
+    return place;
+}
+
+// max_retries has no member of its own: it is max_attempts counted without the first attempt.
+constexpr SpecPlace retries_in_attempts() {
+    SpecPlace place{};
+    place.count =
+        SpecCount{[](const PolicySpec& spec) -> std::int64_t { return spec.max_attempts - 1; },
+                  [](PolicySpec& spec, std::int64_t value) {
+                      spec.max_attempts = static_cast<int>(value) + 1;
+                  }};
+    return place;
 }
 
 constexpr bool kPositive = true;
+constexpr std::array<std::string_view, 2> kExhaustedActions{"fail", "dead_letter"};
+static_assert(kExhaustedActions[static_cast<std::size_t>(ExhaustedAction::DeadLetter)] ==
+              to_string(ExhaustedAction::DeadLetter));
 
 using enum PolicyField;
 using enum FieldPlace;
@@ -28,14 +83,16 @@ constexpr std::array kFields{
                     "[A-Za-z_][A-Za-z0-9_.-]*", "", "the policy's name"},
     PolicyFieldInfo{Extends, Extends, "extends", "extends", FieldKind::Name, PolicyOnly, 0, 0,
                     "name of a policy of the same file", "none",
-                    "start from that policy's resolved fields; cycles are errors"},
+                    "start from that policy's resolved fields; cycles are errors", "a policy name"},
     PolicyFieldInfo{MaxAttempts, MaxAttempts, "max_attempts", "attempts", FieldKind::Count,
                     PolicyBody, 1, 1000, "count 1..1000", "3",
-                    "total attempts, the first one included"},
+                    "total attempts, the first one included", "3",
+                    count_member<&PolicySpec::max_attempts>()},
     PolicyFieldInfo{MaxRetries, MaxRetries, "max_retries", "retries", FieldKind::Count, PolicyBody,
                     0, 999, "count 0..999", "",
                     "the same setting counted without the first attempt: `max_attempts = "
-                    "max_retries + 1`. Give one of the two, never both in one policy"},
+                    "max_retries + 1`. Give one of the two, never both in one policy",
+                    "2", retries_in_attempts()},
     PolicyFieldInfo{Backoff, Backoff, "backoff", "backoff", FieldKind::Group, PolicyBody, 0, 0,
                     "see [Backoff](#backoff)", "exponential, initial 100ms, x2, max 30s",
                     "base delay before each retry"},
@@ -47,9 +104,20 @@ constexpr std::array kFields{
                     "duration", "100ms", "the first delay of linear and exponential backoff"},
     PolicyFieldInfo{BackoffIncrement, Backoff, "increment", "", FieldKind::TimeSpan, InsideParent,
                     0, 0, "duration", "", "what linear backoff adds per retry"},
-    PolicyFieldInfo{BackoffMultiplier, Backoff, "multiplier", "", FieldKind::Number, InsideParent,
-                    0, 0, "> 1.0 and <= 100", "2.0",
-                    "what exponential backoff multiplies the delay by per retry"},
+    PolicyFieldInfo{BackoffMultiplier,
+                    Backoff,
+                    "multiplier",
+                    "",
+                    FieldKind::Number,
+                    InsideParent,
+                    0,
+                    0,
+                    "> 1.0 and <= 100",
+                    "2.0",
+                    "what exponential backoff multiplies the delay by per retry",
+                    "",
+                    {},
+                    {1.0, 100, true}},
     PolicyFieldInfo{BackoffMax, Backoff, "max", "", FieldKind::TimeSpan, InsideParent, 0, 0,
                     "duration, not below initial", "30s",
                     "the longest delay of linear and exponential backoff"},
@@ -60,22 +128,34 @@ constexpr std::array kFields{
                     "the jitter's kind"},
     PolicyFieldInfo{JitterAmount, Jitter, "amount", "", FieldKind::TimeSpan, InsideParent, 0, 0,
                     "duration", "", "the bound of bounded jitter"},
-    PolicyFieldInfo{JitterFactor, Jitter, "factor", "", FieldKind::Number, InsideParent, 0, 0,
-                    "0 < factor <= 1", "", "the share of proportional jitter"},
+    PolicyFieldInfo{JitterFactor,
+                    Jitter,
+                    "factor",
+                    "",
+                    FieldKind::Number,
+                    InsideParent,
+                    0,
+                    0,
+                    "0 < factor <= 1",
+                    "",
+                    "the share of proportional jitter",
+                    "",
+                    {},
+                    {0, 1, true}},
     PolicyFieldInfo{Deadline, Deadline, "deadline", "deadline", FieldKind::TimeSpan, PolicyBody, 0,
                     0, "duration > 0", "none",
-                    "total time budget, measured from the start of the first attempt",
-                    spec_member<&PolicySpec::deadline, kPositive>()},
+                    "total time budget, measured from the start of the first attempt", "3s",
+                    duration_member<&PolicySpec::deadline, kPositive>()},
     PolicyFieldInfo{
         MinAttemptBudget, MinAttemptBudget, "min_attempt_budget", "min_attempt_budget",
         FieldKind::TimeSpan, PolicyBody, 0, 0, "duration", "0",
         "never start a retry unless at least this much of the deadline is left after the wait",
-        spec_member<&PolicySpec::min_attempt_budget, !kPositive>()},
+        "100ms", duration_member<&PolicySpec::min_attempt_budget, !kPositive>()},
     PolicyFieldInfo{AttemptTimeout, AttemptTimeout, "attempt_timeout", "attempt_timeout",
                     FieldKind::TimeSpan, PolicyBody, 0, 0, "duration > 0", "none",
                     "per-attempt time limit handed to the work (the ODBC adapter sets the query "
                     "timeout from it)",
-                    spec_member<&PolicySpec::attempt_timeout, kPositive>()},
+                    "1s", duration_member<&PolicySpec::attempt_timeout, kPositive>()},
     PolicyFieldInfo{RetryOn, RetryOn, "retry_on", "retry on", FieldKind::MatcherList, PolicyBody, 0,
                     0, "list of [matchers](#matchers)", "empty", "include rules"},
     PolicyFieldInfo{NeverRetryOn, NeverRetryOn, "never_retry_on", "never on",
@@ -86,18 +166,41 @@ constexpr std::array kFields{
                     "predicates registered in code; an unknown name is an error at load time when "
                     "a registry is given, a warning in lint"},
     PolicyFieldInfo{
-        OnExhausted, OnExhausted, "on_exhausted", "on exhausted", FieldKind::Word, PolicyBody, 0, 0,
-        "`fail` or `dead_letter`", "`fail`",
-        "`dead_letter` hands the work item and last error to the registered dead-letter sink"},
+        OnExhausted,
+        OnExhausted,
+        "on_exhausted",
+        "on exhausted",
+        FieldKind::Word,
+        PolicyBody,
+        0,
+        0,
+        "`fail` or `dead_letter`",
+        "`fail`",
+        "`dead_letter` hands the work item and last error to the registered dead-letter sink",
+        "on_exhausted action",
+        word_member<&PolicySpec::on_exhausted, kExhaustedActions>(),
+        {},
+        kExhaustedActions},
     PolicyFieldInfo{Budget, Budget, "budget", "budget", FieldKind::Group, PolicyBody, 0, 0,
                     "`{ max_tokens: 1..100000, token_ratio: 0.001..1000 }`, both required; "
                     "`token_ratio` has at most 3 decimals",
                     "none", "retry throttling shared by every use of this policy in one process"},
     PolicyFieldInfo{BudgetMaxTokens, Budget, "max_tokens", "tokens", FieldKind::Count, InsideParent,
                     1, 100000, "count 1..100000", "", "the size of the token bucket"},
-    PolicyFieldInfo{BudgetTokenRatio, Budget, "token_ratio", "ratio", FieldKind::Number,
-                    InsideParent, 0, 0, "0.001..1000, at most 3 decimals", "",
-                    "the tokens a success puts back"},
+    PolicyFieldInfo{BudgetTokenRatio,
+                    Budget,
+                    "token_ratio",
+                    "ratio",
+                    FieldKind::Number,
+                    InsideParent,
+                    0,
+                    0,
+                    "0.001..1000, at most 3 decimals",
+                    "",
+                    "the tokens a success puts back",
+                    "",
+                    {},
+                    {0.001, 1000}},
     PolicyFieldInfo{
         Routes, Routes, "routes", "route", FieldKind::GroupList, PolicyBody, 0, 0,
         "list of `{ up_to: duration, target: non-empty text }`, `up_to` strictly increasing",
@@ -122,12 +225,24 @@ constexpr std::array kFields{
                     InsideParent, 0, 0, "stop, cap or ignore", "stop",
                     "stop: stop with server_delay_too_long; cap: wait the cap; ignore: use the "
                     "backoff delay alone"},
-    PolicyFieldInfo{ServerDelaySpread, ServerDelay, "spread", "spread", FieldKind::Number,
-                    InsideParent, 0, 0, "0..1", "0",
-                    "the hint h becomes a uniform draw in [h, h * (1 + spread)]"},
+    PolicyFieldInfo{ServerDelaySpread,
+                    ServerDelay,
+                    "spread",
+                    "spread",
+                    FieldKind::Number,
+                    InsideParent,
+                    0,
+                    0,
+                    "0..1",
+                    "0",
+                    "the hint h becomes a uniform draw in [h, h * (1 + spread)]",
+                    "",
+                    {},
+                    {0, 1}},
     PolicyFieldInfo{Breaker, Breaker, "breaker", "breaker", FieldKind::Name, PolicyBody, 0, 0,
                     "name of a breaker declared under `breakers:`", "none",
-                    "the circuit breaker guarding this policy's calls"},
+                    "the circuit breaker guarding this policy's calls", "a breaker name",
+                    text_member<&PolicySpec::breaker>()},
 };
 
 // One row per PolicyField, in enum order, so that a field's row is at its enum value.
@@ -143,22 +258,42 @@ static_assert(
     }(),
     "kFields lists every PolicyField in enum order");
 
-// Every top-level duration field, and only those, says where it lives in a PolicySpec, and is
-// validated as positive exactly when its documented range says so.
+// Every top-level scalar field that a PolicySpec holds says where, through the accessors of its
+// kind (extends, written in a policy only, is consumed by resolution), and a top-level duration
+// field is validated as positive exactly when its documented range says so.
 static_assert(
     [] {
         for (const auto& row : kFields) {
-            const bool top_level_duration = row.kind == FieldKind::TimeSpan && row.parent == row.id;
-            if (top_level_duration != (row.in_spec.get != nullptr && row.in_spec.set != nullptr)) {
+            const bool in_spec = row.place == PolicyBody && is_scalar(row.kind);
+            const SpecPlace& place = row.in_spec;
+            const bool duration = place.duration.get != nullptr && place.duration.set != nullptr;
+            const bool count = place.count.get != nullptr && place.count.set != nullptr;
+            const bool number = place.number.get != nullptr && place.number.set != nullptr;
+            const bool text = place.text.get != nullptr && place.text.set != nullptr;
+            if (duration != (in_spec && row.kind == FieldKind::TimeSpan) ||
+                count != (in_spec && row.kind == FieldKind::Count) ||
+                number != (in_spec && row.kind == FieldKind::Number) ||
+                text != (in_spec && (row.kind == FieldKind::Name || row.kind == FieldKind::Text ||
+                                     row.kind == FieldKind::Word))) {
                 return false;
             }
-            if (top_level_duration && row.in_spec.positive != (row.range == "duration > 0")) {
+            if (duration && place.duration.positive != (row.range == "duration > 0")) {
+                return false;
+            }
+            if (row.place != NotWritten && row.parent == row.id && is_scalar(row.kind) &&
+                row.example.empty()) {
+                return false;
+            }
+            if ((row.kind == FieldKind::Word && row.place == PolicyBody) != !row.words.empty()) {
+                return false;
+            }
+            if (row.kind == FieldKind::Number && !(row.bounds.min < row.bounds.max)) {
                 return false;
             }
         }
         return true;
     }(),
-    "kFields places every top-level duration field in PolicySpec, with its documented range");
+    "kFields places every top-level scalar field in PolicySpec, with its documented range");
 
 bool is_list(PolicyField field) noexcept {
     const FieldKind kind = kFields[static_cast<std::size_t>(field)].kind;

@@ -258,9 +258,9 @@ FieldProblems validate_policy(const PolicySpec& spec, const PredicateRegistry* p
     validate_backoff(spec.backoff, out);
     validate_jitter(spec.jitter, spec.backoff, out);
     for (const PolicyFieldInfo& field : policy_fields()) {  // deadline, min_attempt_budget, ...
-        if (field.in_spec.get != nullptr) {
-            if (const std::optional<Duration> value = field.in_spec.get(spec)) {
-                validate_duration(*value, field.id, 0, field.in_spec.positive, out);
+        if (field.in_spec.duration.get != nullptr) {
+            if (const std::optional<Duration> value = field.in_spec.duration.get(spec)) {
+                validate_duration(*value, field.id, 0, field.in_spec.duration.positive, out);
             }
         }
     }

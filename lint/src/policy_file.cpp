@@ -27,9 +27,10 @@ PolicyFileContext::PolicyFileContext(const dsl::Document& document,
         // A compiled policy has no circle, no unknown parent and a chain of at most
         // kMaxExtendsDepth; the bound guards anyway.
         const dsl::PolicyNode* current = &node;
-        for (std::size_t depth = 0; current->fields.extends && depth < dsl::kMaxExtendsDepth;
+        for (std::size_t depth = 0; current->fields.scalars.contains(PolicyField::Extends) &&
+                                    depth < dsl::kMaxExtendsDepth;
              ++depth) {
-            const auto parent = by_name.find(current->fields.extends->value);
+            const auto parent = by_name.find(current->fields.text(PolicyField::Extends)->value);
             if (parent == by_name.end()) {
                 break;
             }

@@ -119,22 +119,17 @@ inline void strip(BreakerNode& node) {
 }
 
 inline void strip(PolicyFields& f) {
-    strip(f.extends);
-    strip(f.max_attempts);
-    strip(f.max_retries);
+    for (auto& given : f.scalars) {
+        strip(given.second);
+    }
     strip(f.backoff);
     strip(f.jitter);
-    strip(f.deadline);
-    strip(f.min_attempt_budget);
-    strip(f.attempt_timeout);
     strip(f.retry_on);
     strip(f.never_retry_on);
     strip(f.retry_if);
-    strip(f.on_exhausted);
     strip(f.budget);
     strip(f.routes);
     strip(f.server_delay);
-    strip(f.breaker);
 }
 
 }  // namespace detail

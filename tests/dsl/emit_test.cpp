@@ -150,7 +150,7 @@ Document document_header(std::string service) {
 Document small_document() {
     Document d = document_header("payments");
     PolicyFields f;
-    f.max_attempts = count(3);
+    f.set(rebound::PolicyField::MaxAttempts, count(3));
     f.backoff = exponential(50ms, 2.0, 200ms);
     f.jitter = jitter(JitterType::Equal);
     f.retry_on = matchers({Matcher::of_category(ErrorCategory::Deadlock)});
@@ -162,22 +162,22 @@ Document small_document() {
 
 PolicyFields rich_defaults() {
     PolicyFields f;
-    f.max_attempts = count(4);
+    f.set(rebound::PolicyField::MaxAttempts, count(4));
     f.backoff = linear(2s, 2s, 1min);
     f.jitter = jitter(JitterType::Full);
-    f.on_exhausted = field(ExhaustedAction::Fail);
+    f.set(rebound::PolicyField::OnExhausted, field(std::string("fail")));
     return f;
 }
 
 // Every scalar field, every matcher kind, a budget and routes.
 PolicyFields rich_base() {
     PolicyFields f;
-    f.max_retries = count(2);
+    f.set(rebound::PolicyField::MaxRetries, count(2));
     f.backoff = fixed(1500ms);
     f.jitter = jitter(JitterType::None);
-    f.deadline = duration(2min);
-    f.min_attempt_budget = duration(250us);
-    f.attempt_timeout = duration(1s);
+    f.set(rebound::PolicyField::Deadline, duration(2min));
+    f.set(rebound::PolicyField::MinAttemptBudget, duration(250us));
+    f.set(rebound::PolicyField::AttemptTimeout, duration(1s));
     f.retry_on = matchers({Matcher::of_category(ErrorCategory::Deadlock), Matcher::transient(),
                            Matcher::sqlstate("40001"), Matcher::sqlstate_class("08"),
                            Matcher::native(Vendor::MySql, 1213), Matcher::error_type("io.timeout"),
@@ -186,7 +186,7 @@ PolicyFields rich_base() {
     f.never_retry_on = matchers(
         {Matcher::of_category(ErrorCategory::ConstraintViolation), Matcher::sqlstate_class("23")});
     f.retry_if = names({"is_transient_api", "db.custom"});
-    f.on_exhausted = field(ExhaustedAction::DeadLetter);
+    f.set(rebound::PolicyField::OnExhausted, field(std::string("dead_letter")));
     f.budget = budget(100, 0.1);
     f.routes = routes({route(10s, "orders.retry.10s"), route(1min, "orders.retry.1m")});
     return f;
@@ -194,8 +194,8 @@ PolicyFields rich_base() {
 
 PolicyFields rich_burst() {
     PolicyFields f;
-    f.extends = name("base");
-    f.max_attempts = count(5);
+    f.set(rebound::PolicyField::Extends, name("base"));
+    f.set(rebound::PolicyField::MaxAttempts, count(5));
     f.backoff = exponential(100ms, 1.5, 5s);
     f.jitter = bounded(1s);
     return f;
@@ -219,7 +219,7 @@ PolicyFields rich_steady() {
 
 PolicyFields rich_still() {
     PolicyFields f;
-    f.max_attempts = count(1);
+    f.set(rebound::PolicyField::MaxAttempts, count(1));
     f.backoff = backoff(BackoffType::None);
     return f;
 }
@@ -258,7 +258,7 @@ PolicyFields with_proportional_jitter(double factor) {
 
 PolicyFields with_deadline(Duration d) {
     PolicyFields f;
-    f.deadline = duration(d);
+    f.set(rebound::PolicyField::Deadline, duration(d));
     return f;
 }
 
@@ -312,7 +312,7 @@ Document content(Document d) {
 // `retry on none`).
 void keep_dsl_expressible(PolicyFields& f, bool is_defaults) {
     if (is_defaults) {
-        f.extends.reset();
+        f.scalars.erase(rebound::PolicyField::Extends);
     }
     if (f.backoff) {
         BackoffNode& b = *f.backoff;
@@ -807,8 +807,8 @@ TEST_CASE("emit: incomplete or out-of-range values do not crash", "[emit]") {
     PolicyFields f;
     f.backoff = exponential(std::nullopt, std::numeric_limits<double>::quiet_NaN());
     f.jitter = bounded(std::nullopt);
-    f.deadline = duration(Duration::min());
-    f.attempt_timeout = duration(-5ms);
+    f.set(rebound::PolicyField::Deadline, duration(Duration::min()));
+    f.set(rebound::PolicyField::AttemptTimeout, duration(-5ms));
     f.retry_on = matchers({Matcher::of_category(static_cast<ErrorCategory>(200)),
                            Matcher::native(static_cast<Vendor>(99), -1),
                            Matcher::message("bad \xff utf-8")});
@@ -858,7 +858,7 @@ TEST_CASE("emit: awkward names and text read back the same", "[emit][roundtrip]"
     Document d = document_header("null");
     d.policies.push_back(policy("yes", with_message("say \"hi\" \\ # : - a\tb\nc caf\xc3\xa9")));
     d.policies.push_back(policy("True", with_proportional_jitter(0.07)));
-    d.policies.back().fields.extends = name("yes");
+    d.policies.back().fields.set(rebound::PolicyField::Extends, name("yes"));
     d.policies.back().fields.routes = routes({route(1s, "#q: \"x\""), route(2s, "123")});
     d.handlers.push_back(handler("orders.*", "yes"));
     d.handlers.push_back(handler("Off", "True", true));

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "field_locations.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/dsl/parse.hpp"
 #include "rebound/policy_field.hpp"
@@ -113,39 +112,25 @@ TEST_CASE("field table: every key of a policy is read, and a misspelt one is nam
     }
 }
 
-TEST_CASE("field table: the front ends' duration fields are the table's", "[field_table]") {
-    std::vector<PolicyField> from_table;
-    for (const PolicyFieldInfo& info : rebound::policy_fields()) {
-        if (info.kind == rebound::FieldKind::TimeSpan && info.place == FieldPlace::PolicyBody) {
-            from_table.push_back(info.id);
-        }
-    }
-    std::vector<PolicyField> located;
-    for (const rebound::dsl::detail::DurationField& field :
-         rebound::dsl::detail::duration_fields()) {
-        located.push_back(field.id);
-    }
-    CHECK(located == from_table);
-}
-
 // The text DSL has no statement of its own for a duration field: the table's rows are its
 // statements (text/grammar.hpp), so each row is read, named in messages and checked for
 // duplicates by its DSL keyword.
 TEST_CASE("field table: the text DSL reads every duration field by its keyword", "[field_table]") {
-    for (const rebound::dsl::detail::DurationField& field :
-         rebound::dsl::detail::duration_fields()) {
-        const PolicyFieldInfo& info = rebound::info_of(field.id);
+    for (const PolicyFieldInfo& info : rebound::policy_fields()) {
+        if (info.kind != rebound::FieldKind::TimeSpan || info.place != FieldPlace::PolicyBody) {
+            continue;
+        }
         const std::string keyword(info.dsl_keyword);
         INFO(keyword);
         REQUIRE_FALSE(keyword.empty());
-        REQUIRE_FALSE(field.example.empty());
+        REQUIRE_FALSE(info.example.empty());
 
         const std::string head = "rebound 1\nservice s\npolicy p {\n  ";
         const rebound::dsl::ParseResult read =
             rebound::dsl::parse_text(head + keyword + " 250ms\n}\n", "s.rebound");
         CHECK(read.diagnostics.empty());
         REQUIRE(read.document.policies.size() == 1);
-        const auto& value = read.document.policies.front().fields.*(field.member);
+        const auto value = read.document.policies.front().fields.duration(info.id);
         REQUIRE(value);
         CHECK(value->value == std::chrono::milliseconds(250));
         CHECK(value->position ==
@@ -155,7 +140,7 @@ TEST_CASE("field table: the text DSL reads every duration field by its keyword",
             rebound::dsl::parse_text(head + keyword + "\n}\n", "s.rebound");
         REQUIRE(missing.diagnostics.size() == 1);
         CHECK(missing.diagnostics.front().message == "expected a duration such as " +
-                                                         std::string(field.example) + " after '" +
+                                                         std::string(info.example) + " after '" +
                                                          keyword + "', got the end of the line");
         CHECK(missing.diagnostics.front().field == "policies.p." + std::string(info.wire_name));
 

@@ -26,7 +26,6 @@ using namespace std::chrono_literals;
 using rebound::BackoffType;
 using rebound::Duration;
 using rebound::ErrorCategory;
-using rebound::ExhaustedAction;
 using rebound::JitterType;
 using rebound::Matcher;
 using rebound::PolicySpec;
@@ -277,9 +276,9 @@ TEST_CASE("text: 04-tiers values and their positions", "[text]") {
     CHECK(document.policies[2].name.value == "outbox_publish");
 
     const PolicyFields& interactive = document.policies[0].fields;
-    CHECK_FALSE(interactive.extends.has_value());
-    CHECK(interactive.max_attempts->value == 3);
-    CHECK(interactive.max_attempts->position == at(10, 12));
+    CHECK_FALSE(interactive.text(rebound::PolicyField::Extends).has_value());
+    CHECK(interactive.count(rebound::PolicyField::MaxAttempts)->value == 3);
+    CHECK(interactive.count(rebound::PolicyField::MaxAttempts)->position == at(10, 12));
     REQUIRE(interactive.backoff.has_value());
     CHECK(interactive.backoff->position == at(11, 3));
     CHECK(interactive.backoff->type.value == BackoffType::Exponential);
@@ -292,12 +291,12 @@ TEST_CASE("text: 04-tiers values and their positions", "[text]") {
     CHECK(interactive.backoff->max->position == at(11, 35));
     CHECK(interactive.jitter->type.value == JitterType::Equal);
     CHECK(interactive.jitter->type.position == at(12, 10));
-    CHECK(interactive.deadline->value == 3s);
-    CHECK(interactive.deadline->position == at(13, 12));
-    CHECK(interactive.min_attempt_budget->value == 100ms);
-    CHECK(interactive.min_attempt_budget->position == at(14, 22));
-    CHECK(interactive.attempt_timeout->value == 1s);
-    CHECK(interactive.attempt_timeout->position == at(15, 19));
+    CHECK(interactive.duration(rebound::PolicyField::Deadline)->value == 3s);
+    CHECK(interactive.duration(rebound::PolicyField::Deadline)->position == at(13, 12));
+    CHECK(interactive.duration(rebound::PolicyField::MinAttemptBudget)->value == 100ms);
+    CHECK(interactive.duration(rebound::PolicyField::MinAttemptBudget)->position == at(14, 22));
+    CHECK(interactive.duration(rebound::PolicyField::AttemptTimeout)->value == 1s);
+    CHECK(interactive.duration(rebound::PolicyField::AttemptTimeout)->position == at(15, 19));
     CHECK(items_of(interactive.retry_on) ==
           std::vector<Matcher>{Matcher::of_category(ErrorCategory::Deadlock),
                                Matcher::of_category(ErrorCategory::SerializationFailure)});
@@ -309,18 +308,18 @@ TEST_CASE("text: 04-tiers values and their positions", "[text]") {
     CHECK(interactive.never_retry_on->items[0].position == at(17, 12));
 
     const PolicyFields& background = document.policies[1].fields;
-    CHECK(background.extends->value == "interactive");
-    CHECK(background.extends->position == at(20, 27));
-    CHECK(background.max_attempts->value == 5);
+    CHECK(background.text(rebound::PolicyField::Extends)->value == "interactive");
+    CHECK(background.text(rebound::PolicyField::Extends)->position == at(20, 27));
+    CHECK(background.count(rebound::PolicyField::MaxAttempts)->value == 5);
     CHECK(background.backoff->multiplier->value == 2.0);
-    CHECK(background.deadline->value == 2min);
+    CHECK(background.duration(rebound::PolicyField::Deadline)->value == 2min);
     CHECK(items_of(background.retry_on) ==
           std::vector<Matcher>{Matcher::transient(), Matcher::sqlstate("55P03"),
                                Matcher::native(Vendor::MySql, 1205)});
     CHECK(background.retry_on->items[1].position == at(24, 23));
     CHECK(background.retry_on->items[2].position == at(24, 39));
-    CHECK(background.on_exhausted->value == ExhaustedAction::DeadLetter);
-    CHECK(background.on_exhausted->position == at(25, 16));
+    CHECK(background.text(rebound::PolicyField::OnExhausted)->value == "dead_letter");
+    CHECK(background.text(rebound::PolicyField::OnExhausted)->position == at(25, 16));
     CHECK_FALSE(background.jitter.has_value());
 
     const PolicyFields& outbox = document.policies[2].fields;
@@ -433,18 +432,18 @@ TEST_CASE("text: invalid conformance files, diagnostic by diagnostic", "[text]")
 
 TEST_CASE("text: attempts and retries", "[text]") {
     const PolicyFields attempts = fields_of("  attempts 3\n");
-    CHECK(attempts.max_attempts->value == 3);
-    CHECK(attempts.max_attempts->position == at(4, 12));
-    CHECK_FALSE(attempts.max_retries.has_value());
+    CHECK(attempts.count(rebound::PolicyField::MaxAttempts)->value == 3);
+    CHECK(attempts.count(rebound::PolicyField::MaxAttempts)->position == at(4, 12));
+    CHECK_FALSE(attempts.count(rebound::PolicyField::MaxRetries).has_value());
     const PolicyFields retries = fields_of("  retries 0\n");
-    CHECK(retries.max_retries->value == 0);
-    CHECK_FALSE(retries.max_attempts.has_value());
+    CHECK(retries.count(rebound::PolicyField::MaxRetries)->value == 0);
+    CHECK_FALSE(retries.count(rebound::PolicyField::MaxAttempts).has_value());
     // Both in one policy, and out-of-range counts, are the validator's to report.
     const PolicyFields both = fields_of("  attempts 3\n  retries 2\n");
-    CHECK(both.max_attempts->value == 3);
-    CHECK(both.max_retries->value == 2);
-    CHECK(fields_of("  attempts 0\n").max_attempts->value == 0);
-    CHECK(fields_of("  attempts -5\n").max_attempts->value == -5);
+    CHECK(both.count(rebound::PolicyField::MaxAttempts)->value == 3);
+    CHECK(both.count(rebound::PolicyField::MaxRetries)->value == 2);
+    CHECK(fields_of("  attempts 0\n").count(rebound::PolicyField::MaxAttempts)->value == 0);
+    CHECK(fields_of("  attempts -5\n").count(rebound::PolicyField::MaxAttempts)->value == -5);
 }
 
 TEST_CASE("text: every backoff form", "[text]") {
@@ -542,16 +541,18 @@ TEST_CASE("text: every jitter form", "[text]") {
 TEST_CASE("text: deadline, min_attempt_budget and attempt_timeout", "[text]") {
     const PolicyFields fields =
         fields_of("  deadline 3.5s\n  min_attempt_budget 500ms\n  attempt_timeout 250us\n");
-    CHECK(fields.deadline->value == 3500ms);
-    CHECK(fields.deadline->position == at(4, 12));
-    CHECK(fields.min_attempt_budget->value == 500ms);
-    CHECK(fields.min_attempt_budget->position == at(5, 22));
-    CHECK(fields.attempt_timeout->value == 250us);
-    CHECK(fields.attempt_timeout->position == at(6, 19));
-    CHECK(fields_of("  deadline 2m\n").deadline->value == 2min);
-    CHECK(fields_of("  deadline 1h\n").deadline->value == 1h);
+    CHECK(fields.duration(rebound::PolicyField::Deadline)->value == 3500ms);
+    CHECK(fields.duration(rebound::PolicyField::Deadline)->position == at(4, 12));
+    CHECK(fields.duration(rebound::PolicyField::MinAttemptBudget)->value == 500ms);
+    CHECK(fields.duration(rebound::PolicyField::MinAttemptBudget)->position == at(5, 22));
+    CHECK(fields.duration(rebound::PolicyField::AttemptTimeout)->value == 250us);
+    CHECK(fields.duration(rebound::PolicyField::AttemptTimeout)->position == at(6, 19));
+    CHECK(fields_of("  deadline 2m\n").duration(rebound::PolicyField::Deadline)->value == 2min);
+    CHECK(fields_of("  deadline 1h\n").duration(rebound::PolicyField::Deadline)->value == 1h);
     // Zero is the validator's to refuse for deadline; a duration is read as written.
-    CHECK(fields_of("  min_attempt_budget 0ms\n").min_attempt_budget->value == 0us);
+    CHECK(fields_of("  min_attempt_budget 0ms\n")
+              .duration(rebound::PolicyField::MinAttemptBudget)
+              ->value == 0us);
 }
 
 TEST_CASE("text: retry on and never on with every matcher kind", "[text]") {
@@ -631,15 +632,16 @@ TEST_CASE("text: retry if, on exhausted, budget and routes", "[text]") {
     CHECK(fields.retry_if->items[0].position == at(4, 12));
     CHECK(fields.retry_if->items[1].value == "app.checks.rate-limited");
     CHECK(fields.retry_if->items[1].position == at(4, 26));
-    CHECK(fields.on_exhausted->value == ExhaustedAction::DeadLetter);
-    CHECK(fields.on_exhausted->position == at(5, 16));
+    CHECK(fields.text(rebound::PolicyField::OnExhausted)->value == "dead_letter");
+    CHECK(fields.text(rebound::PolicyField::OnExhausted)->position == at(5, 16));
     CHECK(fields.budget->max_tokens->value == 100);
     CHECK(fields.budget->token_ratio->value == 0.1);
     REQUIRE(fields.routes->items.size() == 2);
     CHECK(fields.routes->items[1].position == at(8, 3));
     CHECK(fields.routes->items[1].up_to->value == 720h);
     CHECK(fields.routes->items[1].target->value == "orders.retry.slow");
-    CHECK(fields_of("  on exhausted fail\n").on_exhausted->value == ExhaustedAction::Fail);
+    CHECK(fields_of("  on exhausted fail\n").text(rebound::PolicyField::OnExhausted)->value ==
+          "fail");
 }
 
 TEST_CASE("text: handlers, prefixes, default, defaults and extends", "[text]") {
@@ -666,14 +668,16 @@ TEST_CASE("text: handlers, prefixes, default, defaults and extends", "[text]") {
     CHECK(document.service->value == "orders-api.v2");
     REQUIRE(document.defaults.has_value());
     CHECK(document.defaults->position == at(3, 1));
-    CHECK(document.defaults->fields.max_attempts->value == 4);
-    CHECK_FALSE(document.defaults->fields.extends.has_value());
+    CHECK(document.defaults->fields.count(rebound::PolicyField::MaxAttempts)->value == 4);
+    CHECK_FALSE(document.defaults->fields.text(rebound::PolicyField::Extends).has_value());
     REQUIRE(document.policies.size() == 4);
     CHECK(policy(document, "base").fields == PolicyFields{});
-    CHECK(policy(document, "child").fields.extends->value == "base");
-    CHECK(policy(document, "child").fields.extends->position == at(9, 22));
+    CHECK(policy(document, "child").fields.text(rebound::PolicyField::Extends)->value == "base");
+    CHECK(policy(document, "child").fields.text(rebound::PolicyField::Extends)->position ==
+          at(9, 22));
     CHECK(policy(document, "empty").fields == PolicyFields{});
-    CHECK(policy(document, "empty_child").fields.extends->value == "child");
+    CHECK(policy(document, "empty_child").fields.text(rebound::PolicyField::Extends)->value ==
+          "child");
     REQUIRE(document.handlers.size() == 5);
     CHECK(document.handlers[1].idempotent->value);
     CHECK(document.handlers[2].key.value == "orders.*");
@@ -703,8 +707,8 @@ TEST_CASE("text: comments, blank lines, tabs, CRLF and a byte order mark", "[tex
     CHECK(document.version->position == at(2, 9));
     CHECK(document.service->value == "s");
     const PolicyFields& fields = document.policies[0].fields;
-    CHECK(fields.max_attempts->value == 3);
-    CHECK(fields.max_attempts->position == at(7, 11));
+    CHECK(fields.count(rebound::PolicyField::MaxAttempts)->value == 3);
+    CHECK(fields.count(rebound::PolicyField::MaxAttempts)->position == at(7, 11));
     CHECK(fields.retry_on->items.size() == 2);
     CHECK(clean_document("rebound 1\nservice s\npolicy p {}").policies.size() == 1);
 }
@@ -1195,8 +1199,8 @@ TEST_CASE("text: several broken lines are all reported in one pass", "[text]") {
     CHECK(lines == std::vector<std::uint32_t>{4, 5, 7, 8, 10, 12});
     const PolicyFields& fields = result.document.policies[0].fields;
     CHECK(fields.jitter->type.value == JitterType::Equal);
-    CHECK(fields.deadline->value == 3s);
-    CHECK_FALSE(fields.max_attempts.has_value());
+    CHECK(fields.duration(rebound::PolicyField::Deadline)->value == 3s);
+    CHECK_FALSE(fields.count(rebound::PolicyField::MaxAttempts).has_value());
     CHECK_FALSE(fields.backoff.has_value());
     REQUIRE(result.document.handlers.size() == 1);
     CHECK(result.document.handlers[0].key.value == "G");
@@ -1215,8 +1219,10 @@ TEST_CASE("text: unclosed blocks, stray braces, statements out of place", "[text
         CHECK(d.message == "missing '}' for policy 'p' opened at line 3");
         CHECK(d.suggestion == "close the block with '}' before this line");
         REQUIRE(result.document.policies.size() == 2);
-        CHECK(result.document.policies[0].fields.max_attempts->value == 2);
-        CHECK(result.document.policies[1].fields.max_attempts->value == 4);
+        CHECK(result.document.policies[0].fields.count(rebound::PolicyField::MaxAttempts)->value ==
+              2);
+        CHECK(result.document.policies[1].fields.count(rebound::PolicyField::MaxAttempts)->value ==
+              4);
         CHECK(result.document.handlers.size() == 1);
     }
     SECTION("a block left open at the end of the file") {
@@ -1225,7 +1231,8 @@ TEST_CASE("text: unclosed blocks, stray braces, statements out of place", "[text
         REQUIRE(result.diagnostics.size() == 1);
         CHECK(result.diagnostics[0].message == "missing '}' for 'defaults' opened at line 3");
         CHECK(result.diagnostics[0].position == at(6, 6));
-        CHECK(result.document.defaults->fields.max_attempts->value == 2);
+        CHECK(result.document.defaults->fields.count(rebound::PolicyField::MaxAttempts)->value ==
+              2);
     }
     SECTION("a '}' with no open block") {
         const Diagnostic d =
@@ -1286,7 +1293,8 @@ TEST_CASE("text: duplicates are reported at the second place, naming the first",
         CHECK(result.diagnostics[0].position == at(6, 8));
         CHECK(result.diagnostics[0].message == "duplicate policy 'p' (first given at line 3)");
         REQUIRE(result.document.policies.size() == 1);
-        CHECK(result.document.policies[0].fields.max_attempts->value == 2);
+        CHECK(result.document.policies[0].fields.count(rebound::PolicyField::MaxAttempts)->value ==
+              2);
     }
     SECTION("statements in a block") {
         const std::vector<std::string> statements{
@@ -1304,7 +1312,8 @@ TEST_CASE("text: duplicates are reported at the second place, naming the first",
             CHECK(d.field == "policies.p");
         }
         const ParseResult kept = parse(in_policy("  attempts 2\n  attempts 7\n"));
-        CHECK(kept.document.policies[0].fields.max_attempts->value == 2);
+        CHECK(kept.document.policies[0].fields.count(rebound::PolicyField::MaxAttempts)->value ==
+              2);
         // Several routes are not duplicates.
         CHECK(fields_of("  route up to 1s -> \"a\"\n  route up to 2s -> \"b\"\n")
                   .routes->items.size() == 2);
@@ -1635,7 +1644,7 @@ policies:
     CHECK(ledger.half_open_calls->position == at(6, 13));
     CHECK(ledger.failures->items[1].position == at(8, 23));
     const PolicyFields& p = policy(document, "p").fields;
-    CHECK(p.breaker->position == at(16, 11));
+    CHECK(p.text(rebound::PolicyField::Breaker)->position == at(16, 11));
     CHECK(p.server_delay->cap->position == at(17, 24));
     CHECK(p.server_delay->over_cap->position == at(17, 36));
     CHECK(policy(document, "q").fields.server_delay->spread->value == 0.1);

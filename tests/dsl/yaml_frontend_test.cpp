@@ -19,7 +19,6 @@ using namespace std::chrono_literals;
 using rebound::BackoffType;
 using rebound::Duration;
 using rebound::ErrorCategory;
-using rebound::ExhaustedAction;
 using rebound::JitterType;
 using rebound::Matcher;
 using rebound::Vendor;
@@ -176,9 +175,9 @@ TEST_CASE("01-fixed: retries, bare millisecond delay, no jitter", "[yaml]") {
     CHECK(document.policies_position == at(4, 1));
     const PolicyNode& fixed = policy(document, "fixed");
     CHECK(fixed.position == at(5, 3));
-    CHECK(fixed.fields.max_retries->value == 5);
-    CHECK(fixed.fields.max_retries->position == at(6, 18));
-    CHECK_FALSE(fixed.fields.max_attempts.has_value());
+    CHECK(fixed.fields.count(rebound::PolicyField::MaxRetries)->value == 5);
+    CHECK(fixed.fields.count(rebound::PolicyField::MaxRetries)->position == at(6, 18));
+    CHECK_FALSE(fixed.fields.count(rebound::PolicyField::MaxAttempts).has_value());
     REQUIRE(fixed.fields.backoff.has_value());
     CHECK(fixed.fields.backoff->type.value == BackoffType::Fixed);
     CHECK(fixed.fields.backoff->delay->value == 5s);
@@ -211,7 +210,7 @@ TEST_CASE("03: bare integer jitter is bounded by that many milliseconds", "[yaml
     const Document document =
         clean_document(read_file(conformance_dir() / "03-exponential-bounded-jitter.yaml"));
     const PolicyFields& fields = policy(document, "exponential").fields;
-    CHECK(fields.max_retries->value == 7);
+    CHECK(fields.count(rebound::PolicyField::MaxRetries)->value == 7);
     CHECK(fields.backoff->type.value == BackoffType::Exponential);
     CHECK(fields.backoff->multiplier->value == 2.0);
     CHECK(fields.backoff->max->value == 60s);
@@ -238,19 +237,19 @@ TEST_CASE("04-tiers: policies in order, extends, matchers, budget, routes, handl
     CHECK(document.policies[2].position == at(23, 3));
 
     const PolicyFields& interactive = document.policies[0].fields;
-    CHECK_FALSE(interactive.extends.has_value());
-    CHECK(interactive.max_attempts->value == 3);
-    CHECK(interactive.max_attempts->position == at(8, 19));
+    CHECK_FALSE(interactive.text(rebound::PolicyField::Extends).has_value());
+    CHECK(interactive.count(rebound::PolicyField::MaxAttempts)->value == 3);
+    CHECK(interactive.count(rebound::PolicyField::MaxAttempts)->position == at(8, 19));
     CHECK(interactive.backoff->type.value == BackoffType::Exponential);
     CHECK(interactive.backoff->type.position == at(9, 22));
     CHECK(interactive.backoff->initial->value == 50ms);
     CHECK(interactive.backoff->multiplier->value == 2.0);
     CHECK(interactive.backoff->max->value == 200ms);
     CHECK(interactive.jitter->type.value == JitterType::Equal);
-    CHECK(interactive.deadline->value == 3s);
-    CHECK(interactive.deadline->position == at(11, 15));
-    CHECK(interactive.min_attempt_budget->value == 100ms);
-    CHECK(interactive.attempt_timeout->value == 1s);
+    CHECK(interactive.duration(rebound::PolicyField::Deadline)->value == 3s);
+    CHECK(interactive.duration(rebound::PolicyField::Deadline)->position == at(11, 15));
+    CHECK(interactive.duration(rebound::PolicyField::MinAttemptBudget)->value == 100ms);
+    CHECK(interactive.duration(rebound::PolicyField::AttemptTimeout)->value == 1s);
     CHECK(matchers_of(interactive) ==
           std::vector<Matcher>{Matcher::of_category(ErrorCategory::Deadlock),
                                Matcher::of_category(ErrorCategory::SerializationFailure)});
@@ -259,16 +258,16 @@ TEST_CASE("04-tiers: policies in order, extends, matchers, budget, routes, handl
     CHECK(interactive.never_retry_on->items[0].position == at(15, 22));
 
     const PolicyFields& background = document.policies[1].fields;
-    CHECK(background.extends->value == "interactive");
-    CHECK(background.extends->position == at(17, 14));
-    CHECK(background.max_attempts->value == 5);
+    CHECK(background.text(rebound::PolicyField::Extends)->value == "interactive");
+    CHECK(background.text(rebound::PolicyField::Extends)->position == at(17, 14));
+    CHECK(background.count(rebound::PolicyField::MaxAttempts)->value == 5);
     CHECK_FALSE(background.backoff->multiplier.has_value());
-    CHECK(background.deadline->value == 2min);
+    CHECK(background.duration(rebound::PolicyField::Deadline)->value == 2min);
     CHECK(matchers_of(background) == std::vector<Matcher>{Matcher::transient(),
                                                           Matcher::sqlstate("55P03"),
                                                           Matcher::native(Vendor::MySql, 1205)});
-    CHECK(background.on_exhausted->value == ExhaustedAction::DeadLetter);
-    CHECK(background.on_exhausted->position == at(22, 19));
+    CHECK(background.text(rebound::PolicyField::OnExhausted)->value == "dead_letter");
+    CHECK(background.text(rebound::PolicyField::OnExhausted)->position == at(22, 19));
     CHECK_FALSE(background.jitter.has_value());
 
     const PolicyFields& outbox = document.policies[2].fields;
@@ -309,9 +308,9 @@ TEST_CASE("04-tiers: policies in order, extends, matchers, budget, routes, handl
 TEST_CASE("05-deadline: fractional seconds and minimum attempt budget", "[yaml]") {
     const Document document = clean_document(read_file(conformance_dir() / "05-deadline.yaml"));
     const PolicyFields& fields = policy(document, "bounded_by_deadline").fields;
-    CHECK(fields.max_attempts->value == 6);
-    CHECK(fields.deadline->value == 3500ms);
-    CHECK(fields.min_attempt_budget->value == 500ms);
+    CHECK(fields.count(rebound::PolicyField::MaxAttempts)->value == 6);
+    CHECK(fields.duration(rebound::PolicyField::Deadline)->value == 3500ms);
+    CHECK(fields.duration(rebound::PolicyField::MinAttemptBudget)->value == 500ms);
     CHECK(fields.backoff->delay->value == 1s);
 }
 
@@ -371,13 +370,13 @@ TEST_CASE("invalid conformance files: the values the validator needs are at the 
     }
     SECTION("attempts and retries") {
         const PolicyFields fields = document_of("attempts-and-retries.yaml").policies[0].fields;
-        CHECK(fields.max_attempts->position.line == 5);
-        CHECK(fields.max_retries->position.line == 6);
+        CHECK(fields.count(rebound::PolicyField::MaxAttempts)->position.line == 5);
+        CHECK(fields.count(rebound::PolicyField::MaxRetries)->position.line == 6);
     }
     SECTION("extends cycle") {
         const Document document = document_of("extends-cycle.yaml");
-        CHECK(policy(document, "a").fields.extends->position.line == 5);
-        CHECK(policy(document, "b").fields.extends->position.line == 7);
+        CHECK(policy(document, "a").fields.text(rebound::PolicyField::Extends)->position.line == 5);
+        CHECK(policy(document, "b").fields.text(rebound::PolicyField::Extends)->position.line == 7);
     }
     SECTION("backoff values") {
         CHECK(
@@ -446,7 +445,8 @@ TEST_CASE("duplicate keys are reported at every level and the first is kept", "[
         CHECK(result.diagnostics[0].message == "duplicate policy 'p' (first given at line 4)");
         CHECK(result.diagnostics[0].position == at(6, 3));
         REQUIRE(result.document.policies.size() == 1);
-        CHECK(result.document.policies[0].fields.max_attempts->value == 2);
+        CHECK(result.document.policies[0].fields.count(rebound::PolicyField::MaxAttempts)->value ==
+              2);
     }
     SECTION("handlers") {
         const ParseResult result =
@@ -588,7 +588,9 @@ TEST_CASE("values of the wrong kind are WrongType and left absent", "[yaml]") {
         CHECK(result.diagnostics[0].message.find("whole number") != std::string::npos);
         CHECK(result.diagnostics[0].suggestion == "write 3 without quotes");
         CHECK(result.diagnostics[0].position == at(5, 19));
-        CHECK_FALSE(result.document.policies[0].fields.max_attempts.has_value());
+        CHECK_FALSE(result.document.policies[0]
+                        .fields.count(rebound::PolicyField::MaxAttempts)
+                        .has_value());
     }
     SECTION("other wrong values") {
         const std::vector<std::string> bodies{
@@ -683,8 +685,11 @@ TEST_CASE("empty sections and empty policies", "[yaml]") {
 // ---- Numbers and durations ----------------------------------------------------------------------
 
 TEST_CASE("counts are plain integers, stored wide", "[yaml]") {
-    CHECK(fields_of("    max_attempts: -4\n").max_attempts->value == -4);
-    CHECK(fields_of("    max_attempts: 1000000\n").max_attempts->value == 1000000);
+    CHECK(fields_of("    max_attempts: -4\n").count(rebound::PolicyField::MaxAttempts)->value ==
+          -4);
+    CHECK(
+        fields_of("    max_attempts: 1000000\n").count(rebound::PolicyField::MaxAttempts)->value ==
+        1000000);
     // Numbers are written without '+', as in the DSL (docs/policy-format.md, Values).
     CHECK(policy_diagnostic("    max_attempts: +7\n", DiagnosticCode::WrongType).message ==
           "'max_attempts' must be a whole number, got '+7'");
@@ -715,7 +720,9 @@ TEST_CASE("factors are finite numbers", "[yaml]") {
 
 TEST_CASE("durations: units, or a bare integer meaning milliseconds", "[yaml]") {
     const auto deadline = [](const std::string& value) {
-        return fields_of("    deadline: " + value + "\n").deadline->value;
+        return fields_of("    deadline: " + value + "\n")
+            .duration(rebound::PolicyField::Deadline)
+            ->value;
     };
     CHECK(deadline("5000") == 5s);
     CHECK(deadline("0") == 0s);
@@ -880,7 +887,7 @@ TEST_CASE("retry_if, on_exhausted, budget and routes", "[yaml]") {
     REQUIRE(fields.retry_if->items.size() == 2);
     CHECK(fields.retry_if->items[1].value == "app.check");
     CHECK(fields.retry_if->items[1].position == at(5, 30));
-    CHECK(fields.on_exhausted->value == ExhaustedAction::Fail);
+    CHECK(fields.text(rebound::PolicyField::OnExhausted)->value == "fail");
     CHECK(fields.budget->max_tokens->value == 10);
     CHECK_FALSE(fields.budget->token_ratio.has_value());  // the validator requires it
     REQUIRE(fields.routes->items.size() == 2);
@@ -930,7 +937,7 @@ TEST_CASE("JSON is read as YAML, with positions", "[yaml]") {
     CHECK(document.service->value == "outbox");
     const PolicyFields& fields = policy(document, "fixed").fields;
     CHECK(policy(document, "fixed").position == at(5, 5));
-    CHECK(fields.max_retries->value == 5);
+    CHECK(fields.count(rebound::PolicyField::MaxRetries)->value == 5);
     CHECK(fields.backoff->delay->value == 5s);
     CHECK(fields.jitter->type.value == JitterType::None);
     CHECK(matchers_of(fields) == std::vector<Matcher>{Matcher::of_category(ErrorCategory::Deadlock),
@@ -941,7 +948,8 @@ TEST_CASE("JSON is read as YAML, with positions", "[yaml]") {
     // The same service in YAML gives the same values.
     const Document yaml = clean_document(read_file(conformance_dir() / "01-fixed.yaml"));
     CHECK(yaml.policies[0].fields.backoff->delay->value == fields.backoff->delay->value);
-    CHECK(yaml.policies[0].fields.max_retries->value == fields.max_retries->value);
+    CHECK(yaml.policies[0].fields.count(rebound::PolicyField::MaxRetries)->value ==
+          fields.count(rebound::PolicyField::MaxRetries)->value);
 
     SECTION("JSON strings are text: a quoted count is wrong") {
         const ParseResult quoted = parse_yaml(

@@ -118,11 +118,11 @@ std::string duration_lines(const PolicySpec& spec) {
     constexpr std::size_t kLabelWidth = 20;
     std::string text;
     for (const PolicyFieldInfo& field : policy_fields()) {
-        if (field.in_spec.get == nullptr) {
+        if (field.in_spec.duration.get == nullptr) {
             continue;
         }
         const std::string label = std::string(field.wire_name) + ":";
-        const std::optional<Duration> value = field.in_spec.get(spec);
+        const std::optional<Duration> value = field.in_spec.duration.get(spec);
         text += "  " + label +
                 std::string(label.size() < kLabelWidth ? kLabelWidth - label.size() : 1, ' ');
         text += (value ? dsl::duration_spelling(*value) : "none") + '\n';
@@ -298,8 +298,8 @@ Json explain_json(const std::string& service, const Policy& policy,
     }
     j["max_attempts"] = spec.max_attempts;
     for (const PolicyFieldInfo& field : policy_fields()) {
-        if (field.in_spec.get != nullptr) {  // deadline_ms, min_attempt_budget_ms, ...
-            j[std::string(field.wire_name) + "_ms"] = optional_ms(field.in_spec.get(spec));
+        if (field.in_spec.duration.get != nullptr) {  // deadline_ms, min_attempt_budget_ms, ...
+            j[std::string(field.wire_name) + "_ms"] = optional_ms(field.in_spec.duration.get(spec));
         }
     }
     j["backoff"] = backoff_json(spec.backoff);

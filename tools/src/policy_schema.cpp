@@ -1,5 +1,6 @@
 #include "policy_schema.hpp"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <stdexcept>
@@ -59,22 +60,15 @@ Json number(const std::string& text) {
     return std::stod(text);
 }
 
-// The bounds of a Number field's range: "A..B", "> A and <= B" or "A < name <= B".
+// A bound as JSON: a whole number as an integer ("maximum": 100), any other as a decimal.
+Json bound(double value) {
+    const auto whole = static_cast<std::int64_t>(value);
+    return static_cast<double>(whole) == value ? Json(whole) : Json(value);
+}
+
 void add_bounds(Json& schema, const PolicyFieldInfo& info) {
-    const std::string range(info.range);
-    static const std::regex closed(R"(^([0-9.]+)\.\.([0-9.]+)\b.*)");
-    static const std::regex open_below(R"(^(?:> ([0-9.]+) and|([0-9.]+) < \w+) <= ([0-9.]+)$)");
-    std::smatch match;
-    if (std::regex_match(range, match, closed)) {
-        schema["minimum"] = number(match[1]);
-        schema["maximum"] = number(match[2]);
-    } else if (std::regex_match(range, match, open_below)) {
-        schema["exclusiveMinimum"] = number(match[1].matched ? match[1] : match[2]);
-        schema["maximum"] = number(match[3]);
-    } else {
-        throw std::logic_error("policy_schema: no bounds in the range of " + field_path(info.id) +
-                               ": " + range);
-    }
+    schema[info.bounds.min_excluded ? "exclusiveMinimum" : "minimum"] = bound(info.bounds.min);
+    schema["maximum"] = bound(info.bounds.max);
 }
 
 Json reference(std::string_view definition) {

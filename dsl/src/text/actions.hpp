@@ -45,21 +45,29 @@ struct records {
     }
 };
 
-// A name that is the DSL keyword of a top-level duration field starts that field's statement;
+// A name that is the DSL keyword of a top-level scalar field starts that field's statement;
 // any other name fails the rule (an action that returns false fails its rule's match), so the
 // line is tried as the next statement of the grammar.
 template <>
-struct action<duration_field_keyword> {
+struct action<scalar_field_keyword> {
     template <typename ActionInput>
     static bool apply(const ActionInput& in, LineParts& line) {
         const std::string_view word(in.begin(), in.size());
-        const detail::DurationField* field = detail::duration_field_spelt(word);
+        const PolicyFieldInfo* field = detail::scalar_field_spelt(word);
         if (field == nullptr) {
             return false;
         }
-        starts_statement<Statement::DurationField>::apply(in, line);
+        starts_statement<Statement::ScalarField>::apply(in, line);
         line.field = field->id;
         return true;
+    }
+};
+
+template <>
+struct action<scalar_field_is_text> {
+    template <typename ActionInput>
+    static bool apply(const ActionInput& /*in*/, const LineParts& line) {
+        return rebound::info_of(line.field).kind == FieldKind::Text;
     }
 };
 
@@ -71,8 +79,6 @@ template <> struct action<policy_keyword> : starts_statement<Statement::Policy> 
 template <> struct action<block_end_brace> : starts_statement<Statement::BlockEnd> {};
 template <> struct action<handler_keyword> : starts_statement<Statement::Handler> {};
 template <> struct action<default_keyword> : starts_statement<Statement::Default> {};
-template <> struct action<attempts_keyword> : starts_statement<Statement::Attempts> {};
-template <> struct action<retries_keyword> : starts_statement<Statement::Retries> {};
 template <> struct action<backoff_keyword> : starts_statement<Statement::Backoff> {};
 template <> struct action<jitter_keyword> : starts_statement<Statement::Jitter> {};
 template <> struct action<retry_keyword> : starts_statement<Statement::Retry> {};
@@ -104,8 +110,6 @@ template <> struct action<handler_option> : records<Role::HandlerOption> {};
 template <> struct action<not_keyword> : records<Role::HandlerNegation> {};
 template <> struct action<callee_name> : records<Role::Callee> {};
 template <> struct action<redeliveries_count> : records<Role::Redeliveries> {};
-template <> struct action<attempts_count> : records<Role::Count> {};
-template <> struct action<retries_count> : records<Role::Count> {};
 template <> struct action<fixed_keyword> : records<Role::BackoffType> {};
 template <> struct action<linear_keyword> : records<Role::BackoffType> {};
 template <> struct action<exponential_keyword> : records<Role::BackoffType> {};
@@ -120,7 +124,7 @@ template <> struct action<bounded_sign> : records<Role::JitterBound> {};
 template <> struct action<bounded_amount> : records<Role::JitterAmount> {};
 template <> struct action<jitter_percent> : records<Role::JitterPercent> {};
 template <> struct action<jitter_word> : records<Role::JitterWord> {};
-template <> struct action<duration_field_value> : records<Role::Delay> {};
+template <> struct action<scalar_field_value> : records<Role::FieldValue> {};
 template <> struct action<sqlstate_keyword> : records<Role::MatcherStart> {};
 template <> struct action<native_keyword> : records<Role::MatcherStart> {};
 template <> struct action<error_keyword> : records<Role::MatcherStart> {};

@@ -100,8 +100,6 @@ struct uses_keyword : keyword<TAO_PEGTL_STRING("uses")> {};
 struct not_keyword : keyword<TAO_PEGTL_STRING("not")> {};
 struct handler_calls_keyword : keyword<TAO_PEGTL_STRING("calls")> {};  // on handler lines
 struct redeliveries_keyword : keyword<TAO_PEGTL_STRING("redeliveries")> {};
-struct attempts_keyword : keyword<TAO_PEGTL_STRING("attempts")> {};
-struct retries_keyword : keyword<TAO_PEGTL_STRING("retries")> {};
 struct backoff_keyword : keyword<TAO_PEGTL_STRING("backoff")> {};
 struct fixed_keyword : keyword<TAO_PEGTL_STRING("fixed")> {};
 struct linear_keyword : keyword<TAO_PEGTL_STRING("linear")> {};
@@ -227,18 +225,6 @@ struct default_statement
     : pegtl::seq<default_keyword, pegtl::must<default_uses>, pegtl::must<bound_policy_argument>,
                  pegtl::must<end_of<default_keyword>>> {};
 
-// ---- Counts: `attempts N`, `retries N` ----------------------------------------------------------
-
-struct attempts_count : word {};
-struct attempts_argument : pegtl::seq<separator, attempts_count> {};
-struct attempts_statement : pegtl::seq<attempts_keyword, pegtl::must<attempts_argument>,
-                                       pegtl::must<end_of<attempts_keyword>>> {};
-
-struct retries_count : word {};
-struct retries_argument : pegtl::seq<separator, retries_count> {};
-struct retries_statement : pegtl::seq<retries_keyword, pegtl::must<retries_argument>,
-                                      pegtl::must<end_of<retries_keyword>>> {};
-
 // ---- Backoff -----------------------------------------------------------------------------------
 //   backoff fixed D | backoff linear D +D [max D] | backoff none
 //   backoff exponential D [xF] [max D]
@@ -295,18 +281,22 @@ struct jitter_form
 struct jitter_statement
     : pegtl::seq<jitter_keyword, pegtl::must<jitter_form>, pegtl::must<end_of<jitter_keyword>>> {};
 
-// ---- Duration fields: `deadline D` and the other top-level duration fields ---------------------
-// One statement for every top-level duration field of the field table (rebound/policy_field.hpp,
-// field_locations.hpp's duration_fields()): the keyword is any name, and its action accepts it
-// only when it is such a field's DSL keyword (and records which one), so a new duration field
-// needs no rule here. The argument's message names the field (control<> below).
+// ---- Scalar fields: `attempts N`, `deadline D` and the other top-level fields of one value ------
+// One statement for every top-level scalar field of the field table (rebound/policy_field.hpp)
+// whose DSL keyword is one word: the keyword is any name, and its action accepts it only when it
+// is such a field's DSL keyword (and records which one), so a new field needs no rule here. The
+// argument's message names the field and its kind of value (control<> below). It is tried after
+// every statement of its own (`breaker NAME` may also open a block).
 
-struct duration_field_keyword : name {};
-struct duration_field_value : word {};
-struct duration_field_argument : pegtl::seq<separator, duration_field_value> {};
-struct duration_field_statement
-    : pegtl::seq<duration_field_keyword, pegtl::must<duration_field_argument>,
-                 pegtl::must<end_of<duration_field_keyword>>> {};
+struct scalar_field_keyword : name {};
+// Quoted text is a value only after a Text field's keyword: the action of scalar_field_is_text
+// fails the rule for any other field, whose argument is a word.
+struct scalar_field_is_text : pegtl::success {};
+struct scalar_field_text : pegtl::seq<scalar_field_is_text, quoted_text> {};
+struct scalar_field_value : pegtl::sor<scalar_field_text, word> {};
+struct scalar_field_argument : pegtl::seq<separator, scalar_field_value> {};
+struct scalar_field_statement : pegtl::seq<scalar_field_keyword, pegtl::must<scalar_field_argument>,
+                                           pegtl::must<end_of<scalar_field_keyword>>> {};
 
 // ---- Matchers ----------------------------------------------------------------------------------
 //   CATEGORY | sqlstate CODE | sqlstate class CC | native VENDOR CODE | error TYPE | http 503 |
@@ -517,12 +507,11 @@ struct unknown_statement : pegtl::seq<unknown_word, pegtl::star<pegtl::any>> {};
 // Every statement of the language, wherever it may stand; the reader checks the place.
 struct statement
     : pegtl::sor<rebound_statement, service_statement, defaults_statement, policy_statement,
-                 handler_statement, default_statement, attempts_statement, retries_statement,
-                 backoff_statement, jitter_statement, duration_field_statement, retry_statement,
-                 never_statement, on_exhausted_statement, budget_statement, route_statement,
-                 routes_statement, server_delay_statement, breaker_statement, trip_statement,
-                 open_statement, half_open_statement, slow_call_statement, failures_statement,
-                 unknown_statement> {};
+                 handler_statement, default_statement, backoff_statement, jitter_statement,
+                 retry_statement, never_statement, on_exhausted_statement, budget_statement,
+                 route_statement, routes_statement, server_delay_statement, breaker_statement,
+                 trip_statement, open_statement, half_open_statement, slow_call_statement,
+                 failures_statement, scalar_field_statement, unknown_statement> {};
 
 struct empty_line : line_end {};  // blank, or only a comment
 
@@ -593,10 +582,6 @@ template <> inline constexpr const char* error_message<default_uses> =
 template <> inline constexpr const char* error_message<bound_policy_argument> =
     "expected a policy name after 'uses'";
 
-template <> inline constexpr const char* error_message<attempts_argument> =
-    "expected a whole number after 'attempts', as in 'attempts 3'";
-template <> inline constexpr const char* error_message<retries_argument> =
-    "expected a whole number after 'retries', as in 'retries 2'";
 
 template <> inline constexpr const char* error_message<backoff_form> =
     "expected a backoff type after 'backoff': fixed, linear, exponential or none";
@@ -755,13 +740,13 @@ struct errors {
 template <typename Rule>
 struct control : pegtl::must_if<errors>::control<Rule> {};
 
-// A duration field's argument: the message names the field that the keyword's action recorded
+// A scalar field's argument: the message names the field that the keyword's action recorded
 // ("expected a duration such as 3s after 'deadline'"), from the field table.
 template <>
-struct control<duration_field_argument> : pegtl::normal<duration_field_argument> {
+struct control<scalar_field_argument> : pegtl::normal<scalar_field_argument> {
     template <typename ParseInput>
     [[noreturn]] static void raise(const ParseInput& in, const LineParts& line) {
-        throw pegtl::parse_error(duration_argument_message(line.field), in);
+        throw pegtl::parse_error(scalar_argument_message(line.field), in);
     }
 };
 

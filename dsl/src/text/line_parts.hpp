@@ -27,12 +27,10 @@ enum class Statement : std::uint8_t {
     Policy,
     Handler,
     Default,
-    Attempts,
-    Retries,
     Backoff,
     Jitter,
-    DurationField,  // `deadline D` and the other top-level duration fields (LineParts::field)
-    Retry,          // `retry` not (yet) followed by `on` or `if`
+    ScalarField,  // `attempts N`, `deadline D`, ...: a top-level scalar field (LineParts::field)
+    Retry,        // `retry` not (yet) followed by `on` or `if`
     RetryOn,
     RetryIf,
     NeverOn,
@@ -70,11 +68,9 @@ inline constexpr StatementInfo kStatements[] = {
     {Statement::Policy, "policy", Place::TopLevel},
     {Statement::Handler, "handler", Place::TopLevel},
     {Statement::Default, "default", Place::TopLevel},
-    {Statement::Attempts, "attempts", Place::Block},
-    {Statement::Retries, "retries", Place::Block},
     {Statement::Backoff, "backoff", Place::Block},
     {Statement::Jitter, "jitter", Place::Block},
-    {Statement::DurationField, "", Place::Block},  // spelt by its field: spelling_of()
+    {Statement::ScalarField, "", Place::Block},  // spelt by its field: spelling_of()
     {Statement::Retry, "retry", Place::Block},
     {Statement::RetryOn, "retry on", Place::Block},
     {Statement::RetryIf, "retry if", Place::Block},
@@ -120,8 +116,9 @@ enum class Role : std::uint8_t {
     HandlerNegation,  // `not` before the option
     Callee,           // one name after `calls`
     Redeliveries,
-    Count,  // attempts, retries, budget tokens
-    Delay,  // the duration of fixed backoff, of a duration field, of a route
+    Count,       // budget tokens
+    FieldValue,  // the value of a scalar field's statement
+    Delay,       // the duration of fixed backoff, of a route
     BackoffType,
     Initial,
     Increment,   // with its `+`
@@ -170,7 +167,7 @@ struct Token {
 // One line as the grammar saw it.
 struct LineParts {
     Statement statement = Statement::None;
-    PolicyField field = PolicyField::Name;  // of a Statement::DurationField
+    PolicyField field = PolicyField::Name;  // of a Statement::ScalarField
     SourcePosition position;                // of the statement's first word
     std::string_view first_word;
     std::vector<Token> tokens;
@@ -185,10 +182,10 @@ struct LineParts {
     }
 };
 
-// The statement as written and as named in messages: `deadline` for its DurationField.
+// The statement as written and as named in messages: `deadline` for its ScalarField.
 inline std::string_view spelling_of(const LineParts& line) noexcept {
-    return line.statement == Statement::DurationField ? rebound::info_of(line.field).dsl_keyword
-                                                      : info_of(line.statement).spelling;
+    return line.statement == Statement::ScalarField ? rebound::info_of(line.field).dsl_keyword
+                                                    : info_of(line.statement).spelling;
 }
 
 inline std::uint32_t narrow(std::size_t value) noexcept {

@@ -167,6 +167,7 @@ class TextReader {
                                    std::string_view after, const std::string& field);
     Field<std::string> text_value(const Token* token, const std::string& field);
     static Field<std::string> name_value(const Token* token);
+    void read_scalar_statement(const LineParts& parts, PolicyFields& fields);
 
     std::string block_path(std::string_view key) const {
         return block_->path + "." + std::string(key);
@@ -266,7 +267,7 @@ void TextReader::read_line(std::string_view line, std::uint32_t number, std::siz
 // statement that is not about one field. A policy block's statements are looked up in the field
 // table by their DSL keyword; a breaker block's settings are not policy fields.
 std::string_view field_of(const LineParts& parts) noexcept {
-    if (parts.statement == Statement::DurationField) {
+    if (parts.statement == Statement::ScalarField) {
         return rebound::info_of(parts.field).wire_name;
     }
     const Statement statement =
@@ -603,7 +604,7 @@ void TextReader::open_block(const LineParts& parts, BlockKind kind) {
             block.policy.position = name->position;
             block.keep = first_named(policy_lines_, *name, "policy", block.path);
             if (parent != nullptr) {
-                block.policy.fields.extends = name_value(parent);
+                block.policy.fields.set(PolicyField::Extends, name_value(parent));
             }
         }
     }
@@ -827,28 +828,15 @@ void TextReader::read_block_statement(const LineParts& parts) {
     }
     PolicyFields& fields = block_->fields();
     switch (parts.statement) {
-        case Statement::Attempts:
-            fields.max_attempts =
-                integer_value(parts.find(Role::Count), "'attempts'", block_path("max_attempts"));
-            break;
-        case Statement::Retries:
-            fields.max_retries =
-                integer_value(parts.find(Role::Count), "'retries'", block_path("max_retries"));
-            break;
         case Statement::Backoff:
             fields.backoff = read_backoff(parts);
             break;
         case Statement::Jitter:
             fields.jitter = read_jitter(parts);
             break;
-        case Statement::DurationField: {
-            const Token* value = parts.find(Role::Delay);
-            const PolicyFieldInfo& info = info_of(parts.field);
-            fields.*(detail::duration_field(parts.field)->member) = duration_value(
-                value, value ? value->text : "", "'" + std::string(info.dsl_keyword) + "'",
-                block_path(info.wire_name));
+        case Statement::ScalarField:
+            read_scalar_statement(parts, fields);
             break;
-        }
         case Statement::RetryOn:
             fields.retry_on = read_matchers(parts, "retry_on");
             break;
@@ -863,8 +851,10 @@ void TextReader::read_block_statement(const LineParts& parts) {
             if (word == nullptr) {
                 break;
             }
-            if (const auto action_value = parse_exhausted_action(word->text)) {
-                fields.on_exhausted = Located<ExhaustedAction>{*action_value, word->position};
+            if (const std::optional<std::string_view> action =
+                    detail::word_in(info_of(PolicyField::OnExhausted), word->text)) {
+                fields.set(PolicyField::OnExhausted, Field<std::string>{Located<std::string>{
+                                                         std::string(*action), word->position}});
             } else {
                 report(DiagnosticCode::UnknownValue, word->position, block_path("on_exhausted"),
                        "unknown on-exhausted action " + in_quotes(word->text),
@@ -879,7 +869,7 @@ void TextReader::read_block_statement(const LineParts& parts) {
             fields.server_delay = read_server_delay(parts);
             break;
         case Statement::Breaker:
-            fields.breaker = name_value(parts.find(Role::BreakerName));
+            fields.set(PolicyField::Breaker, name_value(parts.find(Role::BreakerName)));
             break;
         case Statement::RoutesNone:
             if (!route_conflicts(parts)) {
@@ -898,6 +888,46 @@ void TextReader::read_block_statement(const LineParts& parts) {
             }
             break;
         default:
+            break;
+    }
+}
+
+// `KEYWORD VALUE` for a top-level scalar field: the value is read by the kind of the field's row.
+void TextReader::read_scalar_statement(const LineParts& parts, PolicyFields& fields) {
+    const Token* value = parts.find(Role::FieldValue);
+    if (value == nullptr) {
+        return;
+    }
+    const PolicyFieldInfo& info = info_of(parts.field);
+    const std::string keyword = "'" + std::string(info.dsl_keyword) + "'";
+    const std::string path = block_path(info.wire_name);
+    switch (info.kind) {
+        case FieldKind::Count:
+            fields.set(info.id, integer_value(value, keyword, path));
+            break;
+        case FieldKind::Number:
+            fields.set(info.id, number_value(value, value->text, keyword, info.example, path));
+            break;
+        case FieldKind::TimeSpan:
+            fields.set(info.id, duration_value(value, value->text, keyword, path));
+            break;
+        case FieldKind::Text:
+            fields.set(info.id, text_value(value, path));
+            break;
+        case FieldKind::Name:
+            fields.set(info.id, name_value(value));
+            break;
+        case FieldKind::Word:
+            if (const std::optional<std::string_view> word = detail::word_in(info, value->text)) {
+                fields.set(info.id, Field<std::string>{
+                                        Located<std::string>{std::string(*word), value->position}});
+            } else {
+                report(DiagnosticCode::UnknownValue, value->position, path,
+                       "unknown " + std::string(info.example) + " " + in_quotes(value->text),
+                       suggestion_for(value->text, {info.words.begin(), info.words.end()}));
+            }
+            break;
+        default:  // groups and lists have statements of their own
             break;
     }
 }

@@ -76,11 +76,29 @@ const std::string& block_statement_list() {
     return list;
 }
 
-std::string duration_argument_message(PolicyField field) {
-    const detail::DurationField* duration = detail::duration_field(field);
-    return "expected a duration such as " +
-           std::string(duration != nullptr ? duration->example : "250ms") + " after '" +
-           std::string(info_of(field).dsl_keyword) + "'";
+std::string scalar_argument_message(PolicyField field) {
+    const PolicyFieldInfo& info = info_of(field);
+    const std::string keyword = "'" + std::string(info.dsl_keyword) + "'";
+    const std::string example(info.example);
+    switch (info.kind) {
+        case FieldKind::Count:
+            return "expected a whole number after " + keyword + ", as in '" +
+                   std::string(info.dsl_keyword) + " " + example + "'";
+        case FieldKind::Number:
+            return "expected a number such as " + example + " after " + keyword;
+        case FieldKind::TimeSpan:
+            return "expected a duration such as " + example + " after " + keyword;
+        case FieldKind::Word: {
+            std::string words;
+            for (std::size_t i = 0; i < info.words.size(); ++i) {
+                words += (i == 0 ? "" : i + 1 == info.words.size() ? " or " : ", ");
+                words += info.words[i];
+            }
+            return "expected " + words + " after " + keyword;
+        }
+        default:  // Name, Text: the example says what the value is
+            return "expected " + example + " after " + keyword;
+    }
 }
 
 std::string statement_suggestion(std::string_view word, std::span<const Spelling> spellings) {

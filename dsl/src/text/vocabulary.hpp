@@ -37,9 +37,9 @@ const std::string& block_statement_list();
 inline constexpr std::string_view kTopLevelStatementList =
     "rebound, service, defaults, breaker, policy, handler, default";
 
-// "expected a duration such as 3s after 'deadline'": the message for a duration field's statement
+// "expected a duration such as 3s after 'deadline'": the message for a scalar field's statement
 // whose argument is missing or broken, from the field table.
-std::string duration_argument_message(PolicyField field);
+std::string scalar_argument_message(PolicyField field);
 
 // "did you mean 'policy'?" when `word` is close to one of `spellings`, else empty.
 std::string statement_suggestion(std::string_view word, std::span<const Spelling> spellings);

@@ -68,6 +68,7 @@ class YamlReader {
     BreakerNode read_breaker(const Entry& entry, const Context& context);
 
     // Policies.
+    void read_scalar(const Value& value, const PolicyFieldInfo& info, PolicyFields& fields);
     PolicyFields read_policy_fields(const Value& value, const Context& context, bool is_defaults);
     void read_policy_field(const Entry& entry, const Context& context, bool is_defaults,
                            PolicyFields& fields);
@@ -602,25 +603,17 @@ void YamlReader::read_policy_field(const Entry& entry, const Context& context, b
     if (!field) {
         return;  // reported by entries()
     }
-    if (const detail::DurationField* duration = detail::duration_field(*field)) {
-        fields.*(duration->member) = read_duration(value);
+    if (*field == PolicyField::Extends && is_defaults) {
+        report(DiagnosticCode::UnknownKey, entry.key_position, value.path,
+               "defaults cannot extend a policy: 'extends' belongs in a policy");
+        return;
+    }
+    const PolicyFieldInfo& info = info_of(*field);
+    if (is_scalar(info.kind)) {
+        read_scalar(value, info, fields);
         return;
     }
     switch (*field) {
-        case PolicyField::Extends:
-            if (is_defaults) {
-                report(DiagnosticCode::UnknownKey, entry.key_position, value.path,
-                       "defaults cannot extend a policy: 'extends' belongs in a policy");
-            } else {
-                fields.extends = read_text(value, "a policy name");
-            }
-            break;
-        case PolicyField::MaxAttempts:
-            fields.max_attempts = read_integer(value);
-            break;
-        case PolicyField::MaxRetries:
-            fields.max_retries = read_integer(value);
-            break;
         case PolicyField::Backoff:
             fields.backoff = read_backoff(value, context);
             break;
@@ -636,10 +629,6 @@ void YamlReader::read_policy_field(const Entry& entry, const Context& context, b
         case PolicyField::RetryIf:
             fields.retry_if = read_names(value, "a list of predicate names", "a predicate name");
             break;
-        case PolicyField::OnExhausted:
-            fields.on_exhausted = read_word<ExhaustedAction>(
-                value, parse_exhausted_action, exhausted_action_words(), "on_exhausted action");
-            break;
         case PolicyField::Budget:
             fields.budget = read_budget(value, context);
             break;
@@ -649,10 +638,37 @@ void YamlReader::read_policy_field(const Entry& entry, const Context& context, b
         case PolicyField::ServerDelay:
             fields.server_delay = read_server_delay(value, context);
             break;
-        case PolicyField::Breaker:
-            fields.breaker = read_text(value, "a breaker name");
+        default:  // not a key of a policy mapping
             break;
-        default:  // read above (durations), or not a key of a policy mapping
+    }
+}
+
+// A top-level scalar field's value, read by the kind of the field's row.
+void YamlReader::read_scalar(const Value& value, const PolicyFieldInfo& info,
+                             PolicyFields& fields) {
+    switch (info.kind) {
+        case FieldKind::Count:
+            fields.set(info.id, read_integer(value));
+            break;
+        case FieldKind::Number:
+            fields.set(info.id, read_number(value));
+            break;
+        case FieldKind::TimeSpan:
+            fields.set(info.id, read_duration(value));
+            break;
+        case FieldKind::Name:
+        case FieldKind::Text:
+            fields.set(info.id, read_text(value, info.example));
+            break;
+        case FieldKind::Word: {
+            const auto word_of = [&info](std::string_view text) -> std::optional<std::string> {
+                const std::optional<std::string_view> word = detail::word_in(info, text);
+                return word ? std::optional(std::string(*word)) : std::nullopt;
+            };
+            fields.set(info.id, read_word<std::string>(value, word_of, info.words, info.example));
+            break;
+        }
+        default:  // groups and lists: read_policy_field
             break;
     }
 }

@@ -84,13 +84,45 @@ enum class FieldPlace : std::uint8_t {
     InsideParent,  // inside its parent's mapping
 };
 
-// Where a top-level duration field lives in a PolicySpec, so that the compiler and `explain` move
-// every such field alike. Null in the rows of every other field.
-struct SpecDuration {
+// Where a top-level scalar field lives in a PolicySpec, one accessor pair per kind of value, so
+// that the compiler, the validator and `explain` move every such field alike. A row sets the pair
+// of its kind; the others stay null, and all stay null for a field with no place in a PolicySpec
+// (extends) and for groups and lists, which their own code moves.
+struct SpecDuration {  // TimeSpan
     // The value; nullopt when an optional field is unset (a deadline of `none`).
     std::optional<Duration> (*get)(const PolicySpec& spec) = nullptr;
     void (*set)(PolicySpec& spec, Duration value) = nullptr;
     bool positive = false;  // the validator requires a set value above 0 (range "duration > 0")
+};
+
+struct SpecCount {  // Count; a value is within the row's [min, max] before it is set
+    std::int64_t (*get)(const PolicySpec& spec) = nullptr;
+    void (*set)(PolicySpec& spec, std::int64_t value) = nullptr;
+};
+
+struct SpecNumber {  // Number
+    double (*get)(const PolicySpec& spec) = nullptr;
+    void (*set)(PolicySpec& spec, double value) = nullptr;
+};
+
+// Name, Text and Word; a Word's value is one of the row's `words`.
+struct SpecText {
+    std::string_view (*get)(const PolicySpec& spec) = nullptr;
+    void (*set)(PolicySpec& spec, std::string_view value) = nullptr;
+};
+
+struct SpecPlace {
+    SpecDuration duration;
+    SpecCount count;
+    SpecNumber number;
+    SpecText text;
+};
+
+// The bounds of a Number field, as its `range` text states them.
+struct NumberBounds {
+    double min = 0;
+    double max = 0;
+    bool min_excluded = false;  // "> 1.0 and <= 100": min itself is not allowed
 };
 
 struct PolicyFieldInfo {
@@ -105,8 +137,20 @@ struct PolicyFieldInfo {
     std::string_view range;          // the values allowed, as the docs state them
     std::string_view default_value;  // the built-in default, as the docs state it
     std::string_view docs;           // what the field means, for the docs and the schema
-    SpecDuration in_spec{};          // top-level duration fields only
+    // Top-level scalar fields, for messages: a sample value ("3s" in "expected a duration such as
+    // 3s after 'deadline'", "3" for a count) or, for a Name or Word, what a value is ("a policy
+    // name", "on_exhausted action").
+    std::string_view example{};
+    SpecPlace in_spec{};                        // top-level scalar fields only
+    NumberBounds bounds{};                      // Number fields
+    std::span<const std::string_view> words{};  // Word fields: the vocabulary, in enum order
 };
+
+// Whether a field of `kind` holds one value (not a group or a list).
+constexpr bool is_scalar(FieldKind kind) noexcept {
+    return kind == FieldKind::Name || kind == FieldKind::Count || kind == FieldKind::Number ||
+           kind == FieldKind::TimeSpan || kind == FieldKind::Text || kind == FieldKind::Word;
+}
 
 // Every field, in PolicyField order.
 std::span<const PolicyFieldInfo> policy_fields() noexcept;

@@ -12,13 +12,14 @@ void check(const PolicyFileContext& file, RuleReporter& reporter) {
         if (!spec.deadline || !spec.attempt_timeout || *spec.attempt_timeout <= *spec.deadline) {
             continue;
         }
-        reporter.report(position_or(p.fields.attempt_timeout, p.name_position()),
-                        "attempt_timeout " + duration_text(*spec.attempt_timeout) +
-                            " is above deadline " + duration_text(*spec.deadline) + " in policy '" +
-                            p.name() + "': the first attempt alone may run " +
-                            duration_text(*spec.attempt_timeout - *spec.deadline) +
-                            " past the deadline, so the per-attempt limit never takes effect",
-                        "set attempt_timeout to at most " + duration_text(*spec.deadline));
+        reporter.report(
+            position_or(p.fields.duration(PolicyField::AttemptTimeout), p.name_position()),
+            "attempt_timeout " + duration_text(*spec.attempt_timeout) + " is above deadline " +
+                duration_text(*spec.deadline) + " in policy '" + p.name() +
+                "': the first attempt alone may run " +
+                duration_text(*spec.attempt_timeout - *spec.deadline) +
+                " past the deadline, so the per-attempt limit never takes effect",
+            "set attempt_timeout to at most " + duration_text(*spec.deadline));
     }
 }
 

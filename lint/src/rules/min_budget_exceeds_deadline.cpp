@@ -13,7 +13,7 @@ void check(const PolicyFileContext& file, RuleReporter& reporter) {
             continue;
         }
         reporter.report(
-            position_or(p.fields.min_attempt_budget, p.name_position()),
+            position_or(p.fields.duration(PolicyField::MinAttemptBudget), p.name_position()),
             "min_attempt_budget " + duration_text(spec.min_attempt_budget) +
                 " is at or above deadline " + duration_text(*spec.deadline) + " in policy '" +
                 p.name() + "': a retry needs that much time left after its wait, so none of its " +

@@ -13,12 +13,13 @@ void check(const PolicyFileContext& file, RuleReporter& reporter) {
         if (spec.deadline || spec.min_attempt_budget == Duration::zero() || spec.max_attempts < 2) {
             continue;
         }
-        reporter.report(position_or(p.fields.min_attempt_budget, p.name_position()),
-                        "policy '" + p.name() + "' has min_attempt_budget " +
-                            duration_text(spec.min_attempt_budget) +
-                            " but no deadline: the budget is what must be left of the deadline "
-                            "for a retry to start, so without one it never stops a retry",
-                        "set a deadline, or remove min_attempt_budget");
+        reporter.report(
+            position_or(p.fields.duration(PolicyField::MinAttemptBudget), p.name_position()),
+            "policy '" + p.name() + "' has min_attempt_budget " +
+                duration_text(spec.min_attempt_budget) +
+                " but no deadline: the budget is what must be left of the deadline "
+                "for a retry to start, so without one it never stops a retry",
+            "set a deadline, or remove min_attempt_budget");
     }
 }
 

@@ -44,7 +44,7 @@ void check(const PolicyFileContext& file, RuleReporter& reporter) {
                 ? "; every run ends on the deadline before its last attempt, so on_exhausted: "
                   "dead_letter never applies"
                 : "";
-        reporter.report(position_or(p.fields.deadline, p.name_position()),
+        reporter.report(position_or(p.fields.duration(PolicyField::Deadline), p.name_position()),
                         "deadline " + duration_text(*spec.deadline) +
                             " is shorter than the retry schedule of policy '" + p.name() +
                             "': " + which + " can never start (" + reach +

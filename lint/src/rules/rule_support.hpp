@@ -30,10 +30,10 @@ inline SourcePosition backoff_position(const ResolvedPolicy& p) {
 }
 
 inline SourcePosition attempts_position(const ResolvedPolicy& p) {
-    if (p.fields.max_attempts) {
-        return p.fields.max_attempts->position;
+    if (const dsl::Field<std::int64_t> attempts = p.fields.count(PolicyField::MaxAttempts)) {
+        return attempts->position;
     }
-    return position_or(p.fields.max_retries, p.name_position());
+    return position_or(p.fields.count(PolicyField::MaxRetries), p.name_position());
 }
 
 // "250ms", "31.5s", "2m 5s", "1h 54m 55s": readable, exact below one minute.

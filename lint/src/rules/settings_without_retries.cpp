@@ -29,8 +29,8 @@ void check(const PolicyFileContext& file, RuleReporter& reporter) {
         };
         note(own.backoff.has_value(), "backoff", own.backoff ? own.backoff->position : first);
         note(own.jitter.has_value(), "jitter", own.jitter ? own.jitter->position : first);
-        note(own.min_attempt_budget.has_value(), "min_attempt_budget",
-             position_or(own.min_attempt_budget, first));
+        const dsl::Field<Duration> min_budget = own.duration(PolicyField::MinAttemptBudget);
+        note(min_budget.has_value(), "min_attempt_budget", position_or(min_budget, first));
         note(own.budget.has_value(), "budget", own.budget ? own.budget->position : first);
         note(own.routes.has_value(), "routes", own.routes ? own.routes->position : first);
         if (names.empty()) {

@@ -52,8 +52,8 @@ void check_value(std::string_view source, const dsl::Field<Duration>& value, std
 void check_fields(std::string_view source, const dsl::PolicyFields& fields,
                   RuleReporter& reporter) {
     for (const PolicyFieldInfo& field : policy_fields()) {  // deadline, min_attempt_budget, ...
-        if (const dsl::Field<Duration>* value = dsl::duration_in(fields, field.id)) {
-            check_value(source, *value, field.wire_name, reporter);
+        if (field.kind == FieldKind::TimeSpan && is_top_level(field.id)) {
+            check_value(source, fields.duration(field.id), field.wire_name, reporter);
         }
     }
     if (fields.backoff) {

@@ -22,8 +22,8 @@ void check(const PolicyFileContext& file, RuleReporter& reporter) {
         used.insert(document.default_policy->value);
     }
     for (const dsl::PolicyNode& policy : document.policies) {
-        if (policy.fields.extends) {
-            used.insert(policy.fields.extends->value);
+        if (const dsl::Field<std::string> parent = policy.fields.text(PolicyField::Extends)) {
+            used.insert(parent->value);
         }
     }
     for (const dsl::PolicyNode& policy : document.policies) {

@@ -15,8 +15,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "rebound/backoff.hpp"
@@ -85,31 +87,61 @@ struct ListNode {
     friend bool operator==(const ListNode&, const ListNode&) = default;
 };
 
+// The value of a top-level scalar field (rebound::is_scalar) as written, by the field's kind: a
+// Count as int64, a Number as double, a TimeSpan as Duration; a Name, Text or Word as its text (a
+// Word as the word of the field's vocabulary, policy_field.hpp).
+using ScalarValue = std::variant<std::int64_t, double, Duration, std::string>;
+
 // The fields of one policy (or of `defaults`) as written.
 struct PolicyFields {
-    Field<std::string> extends;  // policies only, not defaults
-    Field<std::int64_t> max_attempts;
-    Field<std::int64_t> max_retries;
+    // The top-level scalar fields given (extends, max_attempts, deadline, on_exhausted, ...), by
+    // field: the front ends, the compiler and the emitters handle each kind alike, from the
+    // field table.
+    std::map<PolicyField, Located<ScalarValue>> scalars;
     std::optional<BackoffNode> backoff;
     std::optional<JitterNode> jitter;
-    Field<Duration> deadline;
-    Field<Duration> min_attempt_budget;
-    Field<Duration> attempt_timeout;
     std::optional<ListNode<Located<Matcher>>> retry_on;
     std::optional<ListNode<Located<Matcher>>> never_retry_on;
     std::optional<ListNode<Located<std::string>>> retry_if;
-    Field<ExhaustedAction> on_exhausted;
     std::optional<BudgetNode> budget;
     std::optional<ListNode<RouteNode>> routes;
     std::optional<ServerDelayNode> server_delay;
-    Field<std::string> breaker;  // the name of one of the file's breakers
-    friend bool operator==(const PolicyFields&, const PolicyFields&) = default;
-};
 
-// The value of the top-level duration field `field` (FieldKind::TimeSpan: deadline, ...) in
-// `fields`, or null when `field` is not one, so that readers of every duration field need not
-// name each.
-const Field<Duration>* duration_in(const PolicyFields& fields, PolicyField field) noexcept;
+    // The value of the top-level scalar field `field`, when given and of that type.
+    Field<std::int64_t> count(PolicyField field) const { return scalar<std::int64_t>(field); }
+    Field<double> number(PolicyField field) const { return scalar<double>(field); }
+    Field<Duration> duration(PolicyField field) const { return scalar<Duration>(field); }
+    Field<std::string> text(PolicyField field) const { return scalar<std::string>(field); }
+
+    // Sets the top-level scalar field `field` to `value` (of the type its kind stores).
+    template <typename T>
+    void set(PolicyField field, const Located<T>& value) {
+        scalars.insert_or_assign(field, Located<ScalarValue>{value.value, value.position});
+    }
+
+    // As above, or leaves `field` unset when `value` is absent (a value the front end could not
+    // read).
+    template <typename T>
+    void set(PolicyField field, const Field<T>& value) {
+        if (value) {
+            set(field, *value);
+        }
+    }
+
+    friend bool operator==(const PolicyFields&, const PolicyFields&) = default;
+
+  private:
+    template <typename T>
+    Field<T> scalar(PolicyField field) const {
+        const auto found = scalars.find(field);
+        if (found == scalars.end()) {
+            return std::nullopt;
+        }
+        const T* value = std::get_if<T>(&found->second.value);
+        return value != nullptr ? Field<T>{Located<T>{*value, found->second.position}}
+                                : std::nullopt;
+    }
+};
 
 // `breakers:` entry: one circuit breaker as written (docs/resilience.md); absent settings take
 // the defaults when compiled.
