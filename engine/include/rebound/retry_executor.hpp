@@ -113,16 +113,18 @@ struct RunOptions {
     FunctionRef<void(const FailureEvent&)> on_failure{};  // optional; may throw to abort the run
 };
 
+// Kept small (a waiting asynchronous run keeps room for one in each coroutine that will hold it,
+// docs/async.md): the small fields first, so that they share a word.
 struct RunResult {
     RetryOutcome outcome = RetryOutcome::Succeeded;
+    ResolvedVia via = ResolvedVia::Builtin;
     int attempts = 0;  // attempts started
     // From the start of the first attempt to the end of the run. Present when the run read the
     // clock: the policy has a deadline, or ExecutorOptions::measure_elapsed is set.
     std::optional<Duration> elapsed{};
     std::shared_ptr<const Policy> policy{};
-    ResolvedVia via = ResolvedVia::Builtin;
-    std::optional<Failure> last_error{};  // absent after success on the first attempt
-    Decision last_decision;               // the decision after the last failed attempt
+    Failure last_error{};    // empty (tests false) after success on the first attempt
+    Decision last_decision;  // the decision after the last failed attempt
 
     bool succeeded() const noexcept { return outcome == RetryOutcome::Succeeded; }
 };
