@@ -178,8 +178,9 @@ using AttemptEnd = RunCanceller::AttemptEnd;
 // attempt runs before the run is begun, and a run that succeeds at once never builds one.
 class RunState {
   public:
-    RunState(const rebound::RetryExecutor& engine, HandlerResolution resolution,
-             std::string_view handler, RunOptions options) noexcept
+    // Moves from `resolution` and `options` (references, so that they move once).
+    RunState(const rebound::RetryExecutor& engine, HandlerResolution&& resolution,
+             std::string_view handler, RunOptions&& options) noexcept
         : options_(std::move(options)), start_{&engine, std::move(resolution), handler} {}
     // Only a RunState not yet begun is moved (into the coroutine frame).
     RunState(RunState&& other) noexcept
