@@ -139,11 +139,20 @@ auto start_work(Work& work, const AttemptInfo* info) {
 }
 
 // Whether start_work() passes `work` the AttemptInfo: a run of work that takes none builds none
-// for a deferred first attempt.
+// for a deferred first attempt. Asks in start_work()'s order, and no further than it does (a
+// generic initiating function must not be instantiated with an AttemptInfo for its token).
 template <typename Work>
-constexpr bool uses_attempt_info = std::is_invocable_v<Work&, const AttemptInfo&, AttemptToken> ||
-                                   (!std::is_invocable_v<Work&, AttemptToken> &&
-                                    std::is_invocable_v<Work&, const AttemptInfo&>);
+constexpr bool takes_attempt_info() {
+    if constexpr (std::is_invocable_v<Work&, const AttemptInfo&, AttemptToken>) {
+        return true;
+    } else if constexpr (std::is_invocable_v<Work&, AttemptToken>) {
+        return false;
+    } else {
+        return std::is_invocable_v<Work&, const AttemptInfo&>;
+    }
+}
+template <typename Work>
+constexpr bool uses_attempt_info = takes_attempt_info<Work>();
 
 template <typename Awaitable>
 struct AwaitableValue {
