@@ -18,7 +18,9 @@
 // a policy without a deadline reads no clock at all.
 //
 // Cost: after the work, a run allocates nothing of its own (the policy, the stop token and the
-// last error are reference-counted; listeners may allocate, see their headers).
+// last error are reference-counted; listeners may allocate, see their headers), except for a
+// failure whose description its rebound::Error does not carry, which keeps it in a block of its
+// own (failure.hpp).
 //
 // Thread safety: one executor may run work from many threads at once, provided its clock,
 // sleeper, random source, listeners and sink are thread-safe (the defaults are).
