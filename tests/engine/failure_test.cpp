@@ -45,6 +45,9 @@ TEST_CASE("an Error owns its text in one block that its copies share", "[failure
     CHECK(copy.description().sqlstate.data() == error.description().sqlstate.data());
     const rebound::Error moved = std::move(copy);
     CHECK(std::string_view(moved.what()) == "deadlock");
+    // A move copies: the Error moved from stays whole.
+    CHECK(std::string_view(copy.what()) == "deadlock");  // NOLINT(bugprone-use-after-move)
+    CHECK(copy.description().sqlstate == "40P01");
     try {
         throw victim;
     } catch (const std::runtime_error& caught) {

@@ -30,25 +30,21 @@ class Error : public std::runtime_error {
     // Shorthand for an error of one category with a message.
     Error(ErrorCategory category, std::string_view message);
 
+    // Copies share the block. A move copies too (one atomic increment), so that an Error moved
+    // from stays whole: its what() and description() still read the text.
     Error(const Error& other) noexcept : std::runtime_error(other), payload_(other.payload_) {
         payload_->references.fetch_add(1, std::memory_order_relaxed);
     }
-    // Leaves `other` without a description: only assign to it or destroy it. The base holds
-    // only an empty string, which copies as cheaply as it moves.
-    // NOLINTNEXTLINE(performance-move-constructor-init)
-    Error(Error&& other) noexcept : std::runtime_error(other), payload_(other.payload_) {
-        other.payload_ = nullptr;
+    Error(Error&& other) noexcept
+        : std::runtime_error(static_cast<std::runtime_error&&>(other)), payload_(other.payload_) {
+        payload_->references.fetch_add(1, std::memory_order_relaxed);
     }
     Error& operator=(const Error& other) noexcept {
         Error copy(other);
         swap(copy);
         return *this;
     }
-    Error& operator=(Error&& other) noexcept {
-        Error moved(std::move(other));
-        swap(moved);
-        return *this;
-    }
+    Error& operator=(Error&& other) noexcept { return *this = static_cast<const Error&>(other); }
     ~Error() override { release(payload_); }
 
     const char* what() const noexcept override { return payload_->what; }

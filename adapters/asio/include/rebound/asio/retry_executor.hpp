@@ -119,7 +119,7 @@ namespace detail {
 using AttemptToken = ::asio::use_awaitable_t<::asio::any_io_executor>;
 
 // Starts one attempt of `work` in whichever form it takes (see the top of this header); `info`
-// is read only by the forms that take it (uses_attempt_info). The initiating-function forms are
+// is read only by the forms that take it (kUsesAttemptInfo). The initiating-function forms are
 // tried first: telling them apart must not instantiate a generic lambda's body with the wrong
 // arguments.
 template <typename Work>
@@ -152,7 +152,7 @@ constexpr bool takes_attempt_info() {
     }
 }
 template <typename Work>
-constexpr bool uses_attempt_info = takes_attempt_info<Work>();
+constexpr bool kUsesAttemptInfo = takes_attempt_info<Work>();
 
 template <typename Awaitable>
 struct AwaitableValue {
@@ -395,7 +395,7 @@ template <typename T, typename Work>
     const FinishCanceller finish(canceller);
     AttemptValue<T> value;
     std::unique_ptr<::asio::steady_timer> timer;  // made on the first wait
-    RunStep step = state.start(canceller, uses_attempt_info<Work>);
+    RunStep step = state.start(canceller, kUsesAttemptInfo<Work>);
     while (step != RunStep::Done) {
         if (step == RunStep::Wait) {
             bool cancelled = false;
@@ -421,7 +421,7 @@ template <typename T, typename Work>
         AttemptEnd end = AttemptEnd::Completed;
         bool threw = false;
         try {
-            const AttemptInfo* const info = uses_attempt_info<Work> ? &state.attempt() : nullptr;
+            const AttemptInfo* const info = kUsesAttemptInfo<Work> ? &state.attempt() : nullptr;
             if constexpr (std::is_void_v<T>) {
                 co_await start_work(work, info);
                 value.emplace();
