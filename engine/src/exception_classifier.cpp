@@ -107,8 +107,14 @@ ErrorDescription ExceptionClassifier::describe_error_code(
 }
 
 ErrorDescription ExceptionClassifier::describe_current() const noexcept {
+    const Error* carrier = nullptr;
+    return describe_current(&carrier);
+}
+
+ErrorDescription ExceptionClassifier::describe_current(const Error** carrier) const noexcept {
+    *carrier = nullptr;
     for (const auto& entry : entries_) {
-        if (auto description = entry->describe(*entry, *this)) {
+        if (auto description = entry->describe(*entry, *this, carrier)) {
             return *description;
         }
     }

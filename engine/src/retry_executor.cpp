@@ -42,18 +42,21 @@ Failure RetryExecutor::classify_current() const noexcept {
     if (classifier_ != nullptr) {
         description = classifier_->classify_exception(exception);
     }
+    const Error* carrier = nullptr;  // stays null for a description the classifier made
     if (!description) {
-        description = exceptions_->describe_current();
+        description = exceptions_->describe_current(&carrier);
     }
     if (classifier_ != nullptr) {
         description = classifier_->refine(*description);
     }
-    return Failure::thrown(std::move(exception), *description);
+    return Failure::thrown(std::move(exception), *description, carrier);
 }
 
 Failure RetryExecutor::classify_returned(Error error) const noexcept {
-    const ErrorDescription description =
-        classifier_ != nullptr ? classifier_->refine(error.description()) : error.description();
+    if (classifier_ == nullptr) {
+        return Failure::returned(std::move(error));
+    }
+    const ErrorDescription description = classifier_->refine(error.description());
     return Failure::returned(std::move(error), description);
 }
 

@@ -14,7 +14,6 @@ RetryRun::RetryRun(const RetryExecutor& executor, HandlerResolution resolution,
     idempotent_ = resolution.idempotent;
     result_.policy = std::move(resolution).policy_or_builtin();
     const Policy& policy = *result_.policy;
-    breaker_ = policy.breaker();
     // The clock starts with the first attempt, not here: a run may be begun well before it
     // starts (an asynchronous run behind asio::deferred).
     timed_ = timed(executor, policy.spec());
@@ -23,12 +22,6 @@ RetryRun::RetryRun(const RetryExecutor& executor, HandlerResolution resolution,
 RetryRun::RetryRun(RetryRun&& other, const RunOptions& options) noexcept
     : RetryRun(std::move(other)) {
     options_ = &options;
-}
-
-bool RetryRun::may_defer(const RetryExecutor& executor, const Policy& policy,
-                         const RunOptions& options) noexcept {
-    return !executor.listening() && policy.breaker() == nullptr &&
-           !timed(executor, policy.spec()) && !options.stop.stop_possible();
 }
 
 AttemptInfo RetryRun::first_attempt(const Policy& policy, std::string_view handler,
@@ -43,19 +36,12 @@ AttemptInfo RetryRun::first_attempt(const Policy& policy, std::string_view handl
     return info;
 }
 
-RunResult RetryRun::first_success(HandlerResolution resolution) noexcept {
+void RetryRun::first_success(HandlerResolution&& resolution, RunResult& result) noexcept {
     // What start_attempt(), succeeded() and finish() leave without a breaker, clock or listener.
-    RunResult result;
     result.attempts = 1;
     result.via = resolution.via_or_builtin();
     result.policy = std::move(resolution).policy_or_builtin();
     result.policy->record_success();
-    return result;
-}
-
-bool RetryRun::timed(const RetryExecutor& executor, const PolicySpec& spec) noexcept {
-    // Without a deadline nothing in the run depends on time; see "Clock" in retry_executor.hpp.
-    return spec.deadline.has_value() || executor.measure_elapsed_;
 }
 
 template <typename Complete>
@@ -91,7 +77,7 @@ void RetryRun::finish(RetryOutcome outcome) noexcept {
            succeeded ? RetryEventKind::Succeeded : RetryEventKind::Stopped, result_.attempts,
            [&](RetryEvent& event) {
                event.outcome = outcome;
-               event.error = result_.last_error ? &result_.last_error->description() : nullptr;
+               event.error = result_.last_error ? &result_.last_error.description() : nullptr;
            });
 }
 
@@ -117,14 +103,15 @@ RunStep RetryRun::start_attempt() {
 
     // The breaker, if any, is asked before every attempt (docs/resilience.md): a refused attempt
     // does not run, counts as an attempt and fails with circuit_open.
-    permit_ = BreakerPermit{};
-    if (breaker_ != nullptr) {
+    permit_admitted_ = false;
+    if (CircuitBreaker* const breaker = result_.policy->breaker(); breaker != nullptr) {
         attempt_start_ = executor_->clock_->now();
-        permit_ = breaker_->acquire(attempt_start_);
-        if (!permit_) {
+        const BreakerPermit permit = breaker->acquire(attempt_start_);
+        keep_permit(permit);
+        if (!permit) {
             ErrorDescription refusal = ErrorDescription::of(ErrorCategory::CircuitOpen);
-            refusal.server_delay = permit_.retry_after;
-            result_.last_error = Failure::returned(Error(refusal), refusal);
+            refusal.server_delay = permit.retry_after;
+            result_.last_error = Failure::returned(Error(refusal));
             return decide_after_failure();
         }
     }
@@ -134,10 +121,10 @@ RunStep RetryRun::start_attempt() {
 
 RunStep RetryRun::succeeded() noexcept {
     in_attempt_ = false;
-    if (breaker_ != nullptr) {
+    if (CircuitBreaker* const breaker = result_.policy->breaker(); breaker != nullptr) {
         const Clock::TimePoint now = executor_->clock_->now();
-        breaker_->record_success(permit_,
-                                 std::chrono::duration_cast<Duration>(now - attempt_start_), now);
+        breaker->record_success(permit(),
+                                std::chrono::duration_cast<Duration>(now - attempt_start_), now);
     }
     result_.policy->record_success();
     finish(RetryOutcome::Succeeded);
@@ -147,9 +134,8 @@ RunStep RetryRun::succeeded() noexcept {
 RunStep RetryRun::failed(Failure failure) {
     in_attempt_ = false;
     result_.last_error = std::move(failure);
-    if (breaker_ != nullptr) {
-        breaker_->record_error(permit_, result_.last_error->description(),
-                               executor_->clock_->now());
+    if (CircuitBreaker* const breaker = result_.policy->breaker(); breaker != nullptr) {
+        breaker->record_error(permit(), result_.last_error.description(), executor_->clock_->now());
     }
     return decide_after_failure();
 }
@@ -164,21 +150,21 @@ RunStep RetryRun::decide_after_failure() {
     // the last one retried, or there was none (a delay of 0).
     context.previous_delay = result_.last_decision.delay;
     context.idempotent = idempotent_;
-    const ErrorDescription& error = result_.last_error->description();
+    const ErrorDescription& error = result_.last_error.description();
     result_.last_decision = decide(policy, error, context, *executor_->random_);
     const Decision& decision = result_.last_decision;
     if (options_->on_failure) {
-        options_->on_failure(FailureEvent{info_.handler, number, *result_.last_error, decision});
+        options_->on_failure(FailureEvent{info_.handler, number, result_.last_error, decision});
     }
 
     if (!decision.retry) {
-        const bool refused = breaker_ != nullptr && !permit_;
+        const bool refused = policy.breaker() != nullptr && !permit_admitted_;
         RetryOutcome outcome = refused ? RetryOutcome::CircuitOpen : outcome_of(decision.reason);
         DeadLetterSink* const sink = executor_->dead_letter_sink_;
         if (outcome == RetryOutcome::Exhausted &&
             policy.spec().on_exhausted == ExhaustedAction::DeadLetter && sink != nullptr &&
             sink->accept(DeadLetter{info_.handler, options_->command_id, policy.name(), number,
-                                    *result_.last_error, options_->item})) {
+                                    result_.last_error, options_->item})) {
             outcome = RetryOutcome::DeadLettered;
         }
         finish(outcome);
@@ -201,8 +187,9 @@ RunStep RetryRun::waited() {
 RunStep RetryRun::cancel() noexcept {
     if (in_attempt_) {
         in_attempt_ = false;
-        if (breaker_ != nullptr && permit_) {
-            breaker_->release(permit_, executor_->clock_->now());
+        CircuitBreaker* const breaker = result_.policy->breaker();
+        if (breaker != nullptr && permit_admitted_) {
+            breaker->release(permit(), executor_->clock_->now());
         }
     }
     finish(RetryOutcome::Cancelled);

@@ -2,6 +2,8 @@
 // new (replaced in tests/support/allocation_counter.cpp, linked only into this executable).
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
+
 #include "allocation_counter.hpp"
 #include "rebound/retry_executor.hpp"
 #include "rebound/retry_metrics.hpp"
@@ -67,4 +69,13 @@ TEST_CASE("a run allocates nothing of its own, on success, retry and stop",
         resolution, "job", [&] { throw deadlock; }, options);
     CHECK(rebound::testing::allocations_on_this_thread() - before == 0);
     CHECK(result.attempts == 5);
+
+    // An exception that is not a rebound::Error carries no description: the failure keeps the
+    // one classification made in a block of its own, once per failed attempt (failure.hpp).
+    const std::runtime_error plain("plain");  // its copies share their text
+    before = rebound::testing::allocations_on_this_thread();
+    result = executor.run(
+        resolution, "job", [&] { throw plain; }, options);
+    CHECK(rebound::testing::allocations_on_this_thread() - before == 1);
+    CHECK(result.outcome == rebound::RetryOutcome::NonRetryable);
 }

@@ -58,6 +58,10 @@ class ExceptionClassifier {
     // text of the result views the exception object (keep it alive, e.g. with
     // std::current_exception()) and this classifier. Never throws.
     ErrorDescription describe_current() const noexcept;
+    // The same, and sets `*carrier` to the exception when it is a rebound::Error (or derives
+    // from one), else to null: a Failure refers to the description such an Error carries rather
+    // than copying it (failure.hpp).
+    ErrorDescription describe_current(const Error** carrier) const noexcept;
 
     // The description of a std::system_error's code (registered conditions, then std::errc).
     ErrorDescription describe_error_code(const std::error_code& code) const noexcept;
@@ -74,8 +78,8 @@ class ExceptionClassifier {
         EntryKind kind = EntryKind::Registered;
         // Each called while an exception is handled (or, for throw_pointer, to test the class
         // hierarchy at registration): these carry the static type E of the entry.
-        std::optional<ErrorDescription> (*describe)(const Entry&,
-                                                    const ExceptionClassifier&) = nullptr;
+        std::optional<ErrorDescription> (*describe)(const Entry&, const ExceptionClassifier&,
+                                                    const Error** carrier) = nullptr;
         void (*throw_pointer)() = nullptr;
         bool (*catches_pointer)(void (*thrower)()) = nullptr;
     };
@@ -88,10 +92,14 @@ class ExceptionClassifier {
 
     template <typename E>
     static std::optional<ErrorDescription> describe_as(const Entry& entry,
-                                                       const ExceptionClassifier& self) noexcept {
+                                                       const ExceptionClassifier& self,
+                                                       const Error** carrier) noexcept {
         try {
             throw;
         } catch (const E& exception) {
+            if constexpr (std::is_base_of_v<Error, E>) {
+                *carrier = &exception;
+            }
             return describe_object(entry, self, exception);
         } catch (...) {
             return std::nullopt;

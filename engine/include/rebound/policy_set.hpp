@@ -22,7 +22,7 @@
 namespace rebound {
 
 // Which rule chose a handler's policy.
-enum class ResolvedVia { Code, Binding, Annotation, Default, Builtin };
+enum class ResolvedVia : std::uint8_t { Code, Binding, Annotation, Default, Builtin };
 
 constexpr std::string_view to_string(ResolvedVia v) noexcept {
     switch (v) {

@@ -18,7 +18,9 @@
 // a policy without a deadline reads no clock at all.
 //
 // Cost: after the work, a run allocates nothing of its own (the policy, the stop token and the
-// last error are reference-counted; listeners may allocate, see their headers).
+// last error are reference-counted; listeners may allocate, see their headers), except for a
+// failure whose description its rebound::Error does not carry, which keeps it in a block of its
+// own (failure.hpp).
 //
 // Thread safety: one executor may run work from many threads at once, provided its clock,
 // sleeper, random source, listeners and sink are thread-safe (the defaults are).
@@ -113,16 +115,18 @@ struct RunOptions {
     FunctionRef<void(const FailureEvent&)> on_failure{};  // optional; may throw to abort the run
 };
 
+// Kept small (a waiting asynchronous run keeps room for one in each coroutine that will hold it,
+// docs/async.md): the small fields first, so that they share a word.
 struct RunResult {
     RetryOutcome outcome = RetryOutcome::Succeeded;
+    ResolvedVia via = ResolvedVia::Builtin;
     int attempts = 0;  // attempts started
     // From the start of the first attempt to the end of the run. Present when the run read the
     // clock: the policy has a deadline, or ExecutorOptions::measure_elapsed is set.
     std::optional<Duration> elapsed{};
     std::shared_ptr<const Policy> policy{};
-    ResolvedVia via = ResolvedVia::Builtin;
-    std::optional<Failure> last_error{};  // absent after success on the first attempt
-    Decision last_decision;               // the decision after the last failed attempt
+    Failure last_error{};    // empty (tests false) after success on the first attempt
+    Decision last_decision;  // the decision after the last failed attempt
 
     bool succeeded() const noexcept { return outcome == RetryOutcome::Succeeded; }
 };

@@ -26,6 +26,7 @@
 // outlive it. It is not thread-safe: one driver steps it at a time.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <utility>
 
@@ -93,20 +94,28 @@ class RetryRun {
     // succeeds at once (the asynchronous executor's). Allowed when nothing observes the run
     // before its first attempt ends: no listener, no breaker, no clock read (no deadline, no
     // ExecutorOptions::measure_elapsed) and a stop token that cannot be stopped. The driver runs
-    // the work with first_attempt(). On success the run's result is first_success(), which
+    // the work with first_attempt() (or with none, for work that takes no AttemptInfo). On
+    // success first_success() fills the run's result in (a default-constructed RunResult), and
     // records the success with the policy's budget as succeeded() does. Otherwise it begins the
     // run then and calls start_attempt(), which returns Attempt and does nothing observable, and
     // goes on with failed() or cancel(): the run is the one it would have been had it begun
     // first.
     static bool may_defer(const RetryExecutor& executor, const Policy& policy,
-                          const RunOptions& options) noexcept;
+                          const RunOptions& options) noexcept {
+        return !executor.listening() && policy.breaker() == nullptr &&
+               !timed(executor, policy.spec()) && !options.stop.stop_possible();
+    }
     static AttemptInfo first_attempt(const Policy& policy, std::string_view handler,
                                      const RunOptions& options) noexcept;
-    static RunResult first_success(HandlerResolution resolution) noexcept;
+    static void first_success(HandlerResolution&& resolution, RunResult& result) noexcept;
 
   private:
     // Whether a run reads the clock (see "Clock" in retry_executor.hpp).
-    static bool timed(const RetryExecutor& executor, const PolicySpec& spec) noexcept;
+    static bool timed(const RetryExecutor& executor, const PolicySpec& spec) noexcept {
+        // Without a deadline nothing in the run depends on time; see "Clock" in
+        // retry_executor.hpp.
+        return spec.deadline.has_value() || executor.measure_elapsed_;
+    }
     void finish(RetryOutcome outcome) noexcept;
     // Tells the listeners an event of this run of `kind`, which `complete(RetryEvent&)` fills in
     // beyond the run's common fields; builds nothing when none listens. Built per notification
@@ -116,19 +125,34 @@ class RetryRun {
     void notify(void (RetryListener::*method)(const RetryEvent&) noexcept, RetryEventKind kind,
                 int attempt, Complete complete) const noexcept;
     Duration elapsed_since_start() const noexcept;
+    void keep_permit(const BreakerPermit& permit) noexcept {
+        permit_admitted_ = permit.admitted;
+        permit_generation_ = permit.generation;
+        permit_state_ = permit.admitted_in;
+    }
+    BreakerPermit permit() const noexcept {
+        BreakerPermit permit;
+        permit.admitted = permit_admitted_;
+        permit.generation = permit_generation_;
+        permit.admitted_in = permit_state_;
+        return permit;
+    }
     RunStep decide_after_failure();
 
     const RetryExecutor* executor_;
     const RunOptions* options_;
     RunResult result_;
     AttemptInfo info_;
-    CircuitBreaker* breaker_ = nullptr;
-    BreakerPermit permit_;
+    // The breaker's permit for the attempt in progress, kept as the fields the breaker reads
+    // back (permit()): a RetryRun lives in every waiting asynchronous run's coroutine frame.
+    std::uint64_t permit_generation_ = 0;
     Clock::TimePoint start_{};
     Clock::TimePoint attempt_start_{};
     bool timed_ = false;
     bool in_attempt_ = false;
     bool idempotent_ = false;
+    bool permit_admitted_ = false;
+    BreakerState permit_state_ = BreakerState::Closed;
 };
 
 // Inline so that a driver building its run in place (the asynchronous executor, in its coroutine

@@ -118,17 +118,18 @@ namespace detail {
 
 using AttemptToken = ::asio::use_awaitable_t<::asio::any_io_executor>;
 
-// Starts one attempt of `work` in whichever form it takes (see the top of this header). The
-// initiating-function forms are tried first: telling them apart must not instantiate a generic
-// lambda's body with the wrong arguments.
+// Starts one attempt of `work` in whichever form it takes (see the top of this header); `info`
+// is read only by the forms that take it (kUsesAttemptInfo). The initiating-function forms are
+// tried first: telling them apart must not instantiate a generic lambda's body with the wrong
+// arguments.
 template <typename Work>
-auto start_work(Work& work, const AttemptInfo& info) {
+auto start_work(Work& work, const AttemptInfo* info) {
     if constexpr (std::is_invocable_v<Work&, const AttemptInfo&, AttemptToken>) {
-        return work(info, AttemptToken{});
+        return work(*info, AttemptToken{});
     } else if constexpr (std::is_invocable_v<Work&, AttemptToken>) {
         return work(AttemptToken{});
     } else if constexpr (std::is_invocable_v<Work&, const AttemptInfo&>) {
-        return work(info);
+        return work(*info);
     } else {
         static_assert(std::is_invocable_v<Work&>,
                       "work must be invocable with const AttemptInfo& or with nothing (returning "
@@ -136,6 +137,22 @@ auto start_work(Work& work, const AttemptInfo& info) {
         return work();
     }
 }
+
+// Whether start_work() passes `work` the AttemptInfo: a run of work that takes none builds none
+// for a deferred first attempt. Asks in start_work()'s order, and no further than it does (a
+// generic initiating function must not be instantiated with an AttemptInfo for its token).
+template <typename Work>
+constexpr bool takes_attempt_info() {
+    if constexpr (std::is_invocable_v<Work&, const AttemptInfo&, AttemptToken>) {
+        return true;
+    } else if constexpr (std::is_invocable_v<Work&, AttemptToken>) {
+        return false;
+    } else {
+        return std::is_invocable_v<Work&, const AttemptInfo&>;
+    }
+}
+template <typename Work>
+constexpr bool kUsesAttemptInfo = takes_attempt_info<Work>();
 
 template <typename Awaitable>
 struct AwaitableValue {
@@ -150,7 +167,7 @@ struct AwaitableValue<::asio::awaitable<T, ::asio::any_io_executor>> {
 
 template <typename Work>
 using WorkValue = typename AwaitableValue<decltype(start_work(
-    std::declval<std::decay_t<Work>&>(), std::declval<const AttemptInfo&>()))>::type;
+    std::declval<std::decay_t<Work>&>(), std::declval<const AttemptInfo*>()))>::type;
 
 // The value of the attempt in progress (std::monostate for void).
 template <typename T>
@@ -170,8 +187,9 @@ using AttemptEnd = RunCanceller::AttemptEnd;
 // attempt runs before the run is begun, and a run that succeeds at once never builds one.
 class RunState {
   public:
-    RunState(const rebound::RetryExecutor& engine, HandlerResolution resolution,
-             std::string_view handler, RunOptions options) noexcept
+    // Moves from `resolution` and `options` (references, so that they move once).
+    RunState(const rebound::RetryExecutor& engine, HandlerResolution&& resolution,
+             std::string_view handler, RunOptions&& options) noexcept
         : options_(std::move(options)), start_{&engine, std::move(resolution), handler} {}
     // Only a RunState not yet begun is moved (into the coroutine frame).
     RunState(RunState&& other) noexcept
@@ -189,17 +207,21 @@ class RunState {
 
     // The run's first step (once, in the coroutine frame): Attempt with the run deferred when
     // it may be (no canceller), else the run's start_attempt() (may throw what on_failure
-    // throws) or, when the canceller already stopped it, its cancel().
-    RunStep start(RunCanceller* canceller) {
+    // throws) or, when the canceller already stopped it, its cancel(). A deferred first attempt
+    // has an AttemptInfo (attempt()) only when `with_info`.
+    RunStep start(RunCanceller* canceller, bool with_info) {
         const Policy& policy = *start_.resolution.policy_or_builtin();
         if (canceller == nullptr && RetryRun::may_defer(*start_.engine, policy, options_)) {
-            start_.first.emplace(RetryRun::first_attempt(policy, start_.handler, options_));
+            if (with_info) {
+                start_.first.emplace(RetryRun::first_attempt(policy, start_.handler, options_));
+            }
             return RunStep::Attempt;
         }
         begin();
         return canceller != nullptr && !canceller->begin() ? run_.cancel() : run_.start_attempt();
     }
-    // The attempt to run (after a step Attempt).
+    // The attempt to run (after a step Attempt; for a deferred first attempt, one started
+    // `with_info`).
     const AttemptInfo& attempt() const noexcept { return begun_ ? run_.attempt() : *start_.first; }
     // The run, after a step that is not that of a deferred first attempt.
     RetryRun& run() noexcept { return run_; }
@@ -214,10 +236,15 @@ class RunState {
     }
     // The attempt that just ended succeeded: Done.
     RunStep succeeded() noexcept { return begun_ ? run_.succeeded() : RunStep::Done; }
-    // The result once the run is Done: RetryRun::first_success() after a deferred first attempt.
+    // The result once the run is Done, moved into `result` (default-constructed):
+    // RetryRun::first_success() after a deferred first attempt.
     bool result_succeeded() const noexcept { return !begun_ || run_.result().succeeded(); }
-    RunResult take_result() noexcept {
-        return begun_ ? run_.take_result() : RetryRun::first_success(std::move(start_.resolution));
+    void take_result(RunResult& result) noexcept {
+        if (begun_) {
+            result = run_.take_result();
+        } else {
+            RetryRun::first_success(std::move(start_.resolution), result);
+        }
     }
 
     const RunOptions& options() const noexcept { return options_; }
@@ -227,9 +254,11 @@ class RunState {
     }
     // Whether the run needs a RunCanceller: it has a stop token, or its policy an
     // attempt_timeout (before it starts).
-    bool needs_canceller() const noexcept {
-        return options_.stop.stop_possible() ||
-               start_.resolution.policy_or_builtin()->spec().attempt_timeout.has_value();
+    bool needs_canceller() const noexcept { return needs_canceller(start_.resolution, options_); }
+    static bool needs_canceller(const HandlerResolution& resolution,
+                                const RunOptions& options) noexcept {
+        return options.stop.stop_possible() ||
+               resolution.policy_or_builtin()->spec().attempt_timeout.has_value();
     }
 
   private:
@@ -299,14 +328,16 @@ struct RunOutcome {
     RunState* state;
     AttemptValue<T>* value;
 
+    // Filled in place (no RunResult temporary to move and destroy).
     operator Result<T>() const {  // NOLINT(google-explicit-constructor): the co_return above
-        if constexpr (std::is_void_v<T>) {
-            return Result<T>{state->take_result()};
-        } else {
-            const bool succeeded = state->result_succeeded();
-            return Result<T>{state->take_result(),
-                             succeeded ? std::move(*value) : std::optional<T>{}};
+        Result<T> result;
+        if constexpr (!std::is_void_v<T>) {
+            if (state->result_succeeded()) {
+                result.value = std::move(*value);
+            }
         }
+        state->take_result(result);
+        return result;
     }
 };
 
@@ -364,7 +395,7 @@ template <typename T, typename Work>
     const FinishCanceller finish(canceller);
     AttemptValue<T> value;
     std::unique_ptr<::asio::steady_timer> timer;  // made on the first wait
-    RunStep step = state.start(canceller);
+    RunStep step = state.start(canceller, kUsesAttemptInfo<Work>);
     while (step != RunStep::Done) {
         if (step == RunStep::Wait) {
             bool cancelled = false;
@@ -390,11 +421,12 @@ template <typename T, typename Work>
         AttemptEnd end = AttemptEnd::Completed;
         bool threw = false;
         try {
+            const AttemptInfo* const info = kUsesAttemptInfo<Work> ? &state.attempt() : nullptr;
             if constexpr (std::is_void_v<T>) {
-                co_await start_work(work, state.attempt());
+                co_await start_work(work, info);
                 value.emplace();
             } else {
-                value.emplace(co_await start_work(work, state.attempt()));
+                value.emplace(co_await start_work(work, info));
             }
         } catch (...) {
             threw = true;
@@ -441,9 +473,8 @@ class RetryExecutor {
     template <typename Work, typename CompletionToken>
     auto run(std::string_view handler, Work&& work, CompletionToken&& token,
              RunOptions options = {}) const {
-        return launch(
-            detail::RunState(engine_, engine_.resolve(handler), handler, std::move(options)),
-            std::forward<Work>(work), std::forward<CompletionToken>(token));
+        return launch(engine_.resolve(handler), handler, std::move(options),
+                      std::forward<Work>(work), std::forward<CompletionToken>(token));
     }
 
     // Runs `work` under `policy` (a null policy means the built-in one).
@@ -453,8 +484,7 @@ class RetryExecutor {
         HandlerResolution resolution;
         resolution.policy = std::move(policy);
         resolution.via = ResolvedVia::Code;
-        return launch(detail::RunState(engine_, std::move(resolution), std::string_view{},
-                                       std::move(options)),
+        return launch(std::move(resolution), std::string_view{}, std::move(options),
                       std::forward<Work>(work), std::forward<CompletionToken>(token));
     }
 
@@ -462,31 +492,36 @@ class RetryExecutor {
     template <typename Work, typename CompletionToken>
     auto run(HandlerResolution resolution, std::string_view handler, Work&& work,
              CompletionToken&& token, RunOptions options = {}) const {
-        return launch(detail::RunState(engine_, std::move(resolution), handler, std::move(options)),
-                      std::forward<Work>(work), std::forward<CompletionToken>(token));
+        return launch(std::move(resolution), handler, std::move(options), std::forward<Work>(work),
+                      std::forward<CompletionToken>(token));
     }
 
     // The blocking executor with the same options: a run of either makes the same decisions.
     const rebound::RetryExecutor& blocking() const noexcept { return engine_; }
 
   private:
-    // Starts a run: the run() overloads build its state in place and pass it on here.
+    // Starts a run. The run's state is built where it is passed on (the coroutine's parameter,
+    // or the initiation's argument), so that it is moved once into the coroutine frame.
     template <typename Work, typename CompletionToken>
-    auto launch(detail::RunState&& state, Work&& work, CompletionToken&& token) const {
+    auto launch(HandlerResolution&& resolution, std::string_view handler, RunOptions&& options,
+                Work&& work, CompletionToken&& token) const {
         using T = detail::WorkValue<Work>;
         using StoredWork = std::decay_t<Work>;
         if constexpr (std::is_same_v<std::decay_t<CompletionToken>, detail::AttemptToken>) {
             // The caller's coroutine awaits the run's: nothing to post, spawn or forward.
-            if (!state.needs_canceller()) {
+            if (!detail::RunState::needs_canceller(resolution, options)) {
                 return detail::run_loop<T, StoredWork>(
-                    virtual_time_, std::move(state), StoredWork(std::forward<Work>(work)), nullptr);
+                    virtual_time_,
+                    detail::RunState(engine_, std::move(resolution), handler, std::move(options)),
+                    StoredWork(std::forward<Work>(work)), nullptr);
             }
         }
         return ::asio::async_initiate<CompletionToken, void(std::exception_ptr, Result<T>)>(
             [this](auto completion, detail::RunState moved_state, StoredWork moved_work) {
                 spawn<T>(std::move(completion), std::move(moved_state), std::move(moved_work));
             },
-            token, std::move(state), StoredWork(std::forward<Work>(work)));
+            token, detail::RunState(engine_, std::move(resolution), handler, std::move(options)),
+            StoredWork(std::forward<Work>(work)));
     }
 
     // Spawns the run's coroutine for a completion handler.
