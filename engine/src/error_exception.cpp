@@ -1,5 +1,7 @@
 #include "rebound/error_exception.hpp"
 
+#include <memory>
+
 namespace rebound {
 
 // The base holds no text (an empty libstdc++ string shares a static representation, so making
@@ -18,7 +20,8 @@ Error::Payload* Error::make_payload(const ErrorDescription& description) {
     const std::string_view what = !description.message.empty()
                                       ? description.message
                                       : to_string(description.effective_category());
-    auto* payload = new Payload;
+    // Owned until complete, so that a throwing allocation of the text does not leak it.
+    auto payload = std::make_unique<Payload>();
     payload->description = description;
     std::string& text = payload->text;
     text.reserve(what.size() + 1 + description.sqlstate.size() + description.error_type.size());
@@ -33,7 +36,7 @@ Error::Payload* Error::make_payload(const ErrorDescription& description) {
     payload->description.sqlstate = std::string_view(base + at, description.sqlstate.size());
     at += description.sqlstate.size();
     payload->description.error_type = std::string_view(base + at, description.error_type.size());
-    return payload;
+    return payload.release();
 }
 
 void Error::release(const Payload* payload) noexcept {

@@ -4,9 +4,9 @@
 // Unlike ErrorDescription, which only borrows its text, an Error owns it in one immutable block
 // shared by every copy, so copying or moving an Error never allocates and the ErrorDescription it
 // hands out stays valid for as long as any copy of the Error lives. Making one allocates that
-// block once; what() views it too (the std::runtime_error base holds no text of its own). Small
-// (24 bytes), since a run keeps its last error and a waiting asynchronous run room for it in
-// several places (failure.hpp).
+// block, and its text when longer than a std::string holds inline; what() views it too (the
+// std::runtime_error base holds no text of its own). Small (24 bytes), since a run keeps its last
+// error and a waiting asynchronous run room for it in several places (failure.hpp).
 #pragma once
 
 #include <atomic>
