@@ -40,7 +40,8 @@ constexpr SpecPlace text_member() {
 }
 
 // The PolicySpec member (an enumeration whose values are 0, 1, ... in the order of `Words`) of a
-// top-level word field.
+// top-level word field. Precondition of the setter: the value is one of `Words` (the front ends
+// check it against the row's vocabulary before it is set).
 template <auto Member, const auto& Words>
 constexpr SpecPlace word_member() {
     SpecPlace place{};
