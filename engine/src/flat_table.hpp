@@ -67,10 +67,12 @@ void flat_table_place(std::span<Slot> slots, std::uint64_t hash, const Slot& ent
 
 // The first slot from `hash`'s home that `matches`, or null at the first free slot. `probe` is a
 // FlatTableProbe or a FlatTableProbe::Ref of the table's capacity; the table has slots. Never
-// allocates; meant to inline into the owner's lookup.
+// allocates; always inlined into the owner's lookup, whose callers pass their matches() by
+// reference (a call would take it through memory).
 template <typename Slot, typename Probe, typename Matches, typename IsFree>
-const Slot* flat_table_find(std::span<const Slot> slots, Probe probe, std::uint64_t hash,
-                            Matches matches, IsFree is_free) noexcept {
+[[gnu::always_inline]] inline const Slot* flat_table_find(std::span<const Slot> slots, Probe probe,
+                                                          std::uint64_t hash, Matches matches,
+                                                          IsFree is_free) noexcept {
     for (std::size_t at = probe.home(hash);; at = probe.next(at)) {
         const Slot& slot = slots[at];
         if (matches(slot)) {

@@ -66,11 +66,6 @@ std::uint64_t pack_sqlstate(std::string_view sqlstate) noexcept {
 
 constexpr std::uint64_t kGoldenRatio = 0x9E3779B97F4A7C15ULL;
 
-// Bit of `length` in a mask of name lengths; lengths of 63 and more share the top bit.
-std::uint64_t length_bit(std::size_t length) noexcept {
-    return std::uint64_t{1} << std::min<std::size_t>(length, 63);
-}
-
 // Error type names are hashed eight bytes at a time, so that one pass over a name gives the hash of
 // every prefix of it, and so of every dotted prefix that find_error_type looks up:
 //   state(0) = kNameSeed, state(k + 1) = name_step(state(k), word k),
@@ -127,14 +122,6 @@ std::uint32_t dot_bits(std::uint64_t word) noexcept {
     return static_cast<std::uint32_t>(((zero_bytes >> 7) * 0x0102040810204080ULL) >> 56);
 }
 
-// The bits of `lengths` (a mask of name lengths, see length_bit) for lengths 8k to 8k + 7.
-std::uint32_t lengths_in_word(std::uint64_t lengths, std::size_t k) noexcept {
-    if (k < 8) {
-        return static_cast<std::uint32_t>((lengths >> (8 * k)) & 0xFF);
-    }
-    return (lengths >> 63) != 0 ? 0xFFU : 0U;  // lengths of 64 and more share bit 63
-}
-
 // Word with only its first `bytes` bytes kept (1 <= bytes <= 7).
 std::uint64_t first_bytes(std::uint64_t word, unsigned bytes) noexcept {
     return word & ((std::uint64_t{1} << (8 * bytes)) - 1);
@@ -154,10 +141,6 @@ void keep_lowest(RuleMatch& slot, bool never, std::uint32_t index) noexcept {
 void keep_lowest(RuleMatch& best, const RuleMatch& candidate) noexcept {
     best.never_retry_on = std::min(best.never_retry_on, candidate.never_retry_on);
     best.retry_on = std::min(best.retry_on, candidate.retry_on);
-}
-
-std::uint32_t first_rule(const RuleMatch& rules) noexcept {
-    return std::min(rules.never_retry_on, rules.retry_on);
 }
 
 // Whether `needle` (non-empty) occurs in `haystack`. With SSE2 it tests 16 start positions per
@@ -253,17 +236,17 @@ RuleIndex RuleIndex::compile(std::span<const Matcher> never_retry_on,
     // add() filled the tables as plain lists; rebuild them as hash tables.
     index.build_key_table(std::exchange(index.keys_, {}));
     index.build_name_table(std::exchange(index.error_types_, {}));
-    for (MessageEntry& entry : index.messages_) {
-        entry.first_repeated.fill(entry.text.front());
-        entry.last_repeated.fill(entry.text.back());
+    for (std::vector<MessageEntry>* messages : {&index.never_messages_, &index.retry_messages_}) {
+        for (MessageEntry& entry : *messages) {
+            entry.first_repeated.fill(entry.text.front());
+            entry.last_repeated.fill(entry.text.back());
+        }
+        std::sort(messages->begin(), messages->end(),
+                  [](const MessageEntry& a, const MessageEntry& b) { return a.rule < b.rule; });
     }
     index.categories_only_ = index.keys_.empty() && index.error_types_.empty() &&
                              index.by_http_status_.empty() && index.by_grpc_status_.empty() &&
-                             index.messages_.empty();
-    std::stable_sort(index.messages_.begin(), index.messages_.end(),
-                     [](const MessageEntry& a, const MessageEntry& b) {
-                         return first_rule(a.rules) < first_rule(b.rules);
-                     });
+                             index.never_messages_.empty() && index.retry_messages_.empty();
     return index;
 }
 
@@ -278,17 +261,21 @@ RuleMatch* RuleIndex::key_slot(std::uint64_t kind_and_vendor, std::uint64_t code
     return &keys_.emplace_back(KeyEntry{kind_and_vendor, code, RuleMatch{}}).rules;
 }
 
+RuleIndex::NameEntry RuleIndex::name_entry(std::string_view name) {
+    NameEntry entry{name_hash(name), name.size(), {}, std::string(name), RuleMatch{}};
+    for (std::size_t k = 0; k < entry.leading_words.size() && 8 * k < name.size(); ++k) {
+        entry.leading_words[k] = name_word(name, 8 * k);
+    }
+    return entry;
+}
+
 RuleMatch* RuleIndex::name_slot(std::string_view name) {
     const auto it = std::find_if(error_types_.begin(), error_types_.end(),
                                  [&](const NameEntry& e) { return e.name == name; });
     if (it != error_types_.end()) {
         return &it->rules;
     }
-    NameEntry entry{name_hash(name), name.size(), {}, std::string(name), RuleMatch{}};
-    for (std::size_t k = 0; k < entry.leading_words.size() && 8 * k < name.size(); ++k) {
-        entry.leading_words[k] = name_word(name, 8 * k);
-    }
-    return &error_types_.emplace_back(std::move(entry)).rules;
+    return &error_types_.emplace_back(name_entry(name)).rules;
 }
 
 void RuleIndex::add(const Matcher& m, bool never, std::uint32_t index,
@@ -354,13 +341,14 @@ void RuleIndex::add(const Matcher& m, bool never, std::uint32_t index,
             keep_lowest(by_grpc_status_[static_cast<std::size_t>(m.grpc)], never, index);
             break;
         case MatcherKind::Message: {
-            const auto it = std::find_if(messages_.begin(), messages_.end(),
+            std::vector<MessageEntry>& messages = never ? never_messages_ : retry_messages_;
+            const auto it = std::find_if(messages.begin(), messages.end(),
                                          [&](const MessageEntry& e) { return e.text == m.text; });
-            RuleMatch& rules =
-                it != messages_.end()
-                    ? it->rules
-                    : messages_.emplace_back(MessageEntry{m.text, RuleMatch{}, {}, {}}).rules;
-            keep_lowest(rules, never, index);
+            if (it == messages.end()) {
+                messages.push_back(MessageEntry{m.text, index, {}, {}});
+            } else {
+                it->rule = std::min(it->rule, index);
+            }
             break;
         }
     }
@@ -396,13 +384,24 @@ void RuleIndex::build_key_table(std::vector<KeyEntry> entries) {
     }
 }
 
-void RuleIndex::build_name_table(const std::vector<NameEntry>& entries) {
-    error_types_.assign(detail::flat_table_capacity(entries.size()), NameEntry{});
+void RuleIndex::NameFilter::add(std::uint64_t hash, unsigned kind) noexcept {
+    const auto slot = static_cast<unsigned>(hash >> 55);
+    slots[slot / 32] |= std::uint64_t{kind} << (2 * (slot % 32));
+}
+
+// Hashes the rule names into the table and fills the two filters.
+void RuleIndex::build_name_table(const std::vector<NameEntry>& rule_names) {
+    error_types_.assign(detail::flat_table_capacity(rule_names.size()), NameEntry{});
     const detail::FlatTableProbe probe = detail::FlatTableProbe::for_capacity(error_types_.size());
     error_type_mask_ = probe.mask;
     error_type_shift_ = probe.shift;
-    for (const NameEntry& entry : entries) {
-        error_type_lengths_ |= length_bit(entry.name.size());
+    for (const NameEntry& entry : rule_names) {
+        const std::string_view name = entry.name;
+        for (std::size_t dot = name.find('.'); dot != std::string_view::npos;
+             dot = name.find('.', dot + 1)) {
+            name_filter_.add(name_hash(name.substr(0, dot)), NameFilter::kPrefix);
+        }
+        name_filter_.add(entry.hash, NameFilter::kRuleName);
         detail::flat_table_place(std::span(error_types_), entry.hash, entry, kNameSlotIsFree);
     }
 }
@@ -435,13 +434,13 @@ void RuleIndex::find_sqlstate(std::string_view sqlstate, RuleMatch& best) const 
     }
 }
 
-// The rules of the error type `name` whose hash (name_hash) is `hash`, or null. `leading_words`
+// The entry of the error type `name` whose hash (name_hash) is `hash`, or null. `leading_words`
 // holds name_word(name, 0) and name_word(name, 8) where the name has them (others unused).
-[[gnu::always_inline]] inline const RuleMatch* RuleIndex::find_name(
+[[gnu::always_inline]] inline const RuleIndex::NameEntry* RuleIndex::find_name(
     std::uint64_t hash, std::string_view name,
     const std::array<std::uint64_t, 2>& leading_words) const noexcept {
     const std::size_t size = name.size();
-    const NameEntry* const entry = detail::flat_table_find(
+    return detail::flat_table_find(
         std::span<const NameEntry>(error_types_),
         detail::FlatTableProbe{error_type_mask_, error_type_shift_}, hash,
         [&](const NameEntry& e) {
@@ -462,18 +461,25 @@ void RuleIndex::find_sqlstate(std::string_view sqlstate, RuleMatch& best) const 
             return std::memcmp(e.name.data(), name.data(), size) == 0;
         },
         kNameSlotIsFree);
-    return entry != nullptr ? &entry->rules : nullptr;
 }
 
-// The type itself and each dotted prefix: io.timeout.read, io.timeout, io. One pass, eight bytes
-// at a time: the dots of each word are found together, and a prefix is looked up only when some
-// rule name has its length (error_type_lengths_), with the hash the walk has at hand.
+// The type's dotted prefixes from the shortest, then the type itself: io, io.timeout,
+// io.timeout.read. The walk ends at the first prefix that no rule name continues (name_filter_),
+// since no longer prefix can then be a rule name. One pass, eight bytes at a time:
+// the dots of each word are found together, and each prefix is looked at with the hash the walk
+// has at hand; the table is probed only for a hash the rule names' filter may hold.
 void RuleIndex::find_error_type(std::string_view type, RuleMatch& best) const noexcept {
     std::array<std::uint64_t, 2> leading_words{};
+    // Looks up the prefix of `length` when it may be a rule name; returns what it may be.
     const auto look_up = [&](std::uint64_t hash, std::size_t length) noexcept {
-        if (const RuleMatch* const rules = find_name(hash, type.substr(0, length), leading_words)) {
-            keep_lowest(best, *rules);
+        const unsigned may_be = name_filter_.may_be(hash);
+        if ((may_be & NameFilter::kRuleName) != 0) {
+            if (const NameEntry* const entry =
+                    find_name(hash, type.substr(0, length), leading_words)) {
+                keep_lowest(best, entry->rules);
+            }
         }
+        return may_be;
     };
     std::uint64_t state = kNameSeed;
     for (std::size_t at = 0, k = 0; at < type.size(); at += 8, ++k) {
@@ -481,28 +487,42 @@ void RuleIndex::find_error_type(std::string_view type, RuleMatch& best) const no
         if (k < leading_words.size()) {
             leading_words[k] = word;  // a prefix that ends in this word compares only the earlier
         }
-        // A dot at position 0 would name an empty prefix; no rule name is empty, so its length
-        // bit is clear.
-        for (std::uint32_t dots = dot_bits(word) & lengths_in_word(error_type_lengths_, k);
-             dots != 0; dots &= dots - 1) {
+        for (std::uint32_t dots = dot_bits(word); dots != 0; dots &= dots - 1) {
             const auto offset = static_cast<unsigned>(std::countr_zero(dots));
-            look_up(offset == 0 ? state : name_step(state, first_bytes(word, offset)), at + offset);
+            const std::size_t length = at + offset;
+            const std::uint64_t hash =
+                offset == 0 ? state : name_step(state, first_bytes(word, offset));
+            if (length == 0) {
+                continue;  // the empty prefix before a leading dot: no rule name is empty
+            }
+            if ((look_up(hash, length) & NameFilter::kPrefix) == 0) {
+                return;  // no rule name continues this prefix
+            }
         }
         state = name_step(state, word);
     }
-    if ((error_type_lengths_ & length_bit(type.size())) != 0) {
-        look_up(state, type.size());
-    }
+    look_up(state, type.size());
 }
 
+// Each list's message rules in rule order, so the first one found is its lowest; a never_retry_on
+// rule is sought only below the lowest the keys found, a retry_on rule only when no
+// never_retry_on rule matched, and only below the lowest retry_on rule found.
 void RuleIndex::find_message(std::string_view message, RuleMatch& best) const noexcept {
-    for (const MessageEntry& entry : messages_) {
-        const bool could_win =
-            entry.rules.never_retry_on < best.never_retry_on ||
-            (best.never_retry_on == RuleMatch::kNone && entry.rules.retry_on < best.retry_on);
-        if (could_win && contains(message, entry.text, entry.first_repeated, entry.last_repeated)) {
-            keep_lowest(best, entry.rules);
+    const auto first_found = [&](const std::vector<MessageEntry>& entries,
+                                 std::uint32_t& lowest) noexcept {
+        for (const MessageEntry& entry : entries) {
+            if (entry.rule >= lowest) {
+                return;
+            }
+            if (contains(message, entry.text, entry.first_repeated, entry.last_repeated)) {
+                lowest = entry.rule;
+                return;
+            }
         }
+    };
+    first_found(never_messages_, best.never_retry_on);
+    if (best.never_retry_on == RuleMatch::kNone) {
+        first_found(retry_messages_, best.retry_on);
     }
 }
 
@@ -532,7 +552,7 @@ RuleMatch RuleIndex::find_any(const ErrorDescription& error) const noexcept {
         static_cast<std::size_t>(*error.grpc_status) < kGrpcStatusCount) {
         keep_lowest(best, by_grpc_status_[static_cast<std::size_t>(*error.grpc_status)]);
     }
-    if (!messages_.empty() && !error.message.empty()) {
+    if (!(never_messages_.empty() && retry_messages_.empty()) && !error.message.empty()) {
         find_message(error.message, best);
     }
     if (best.never_retry_on != RuleMatch::kNone) {

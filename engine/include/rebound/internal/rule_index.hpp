@@ -7,8 +7,9 @@
 //
 // Every table entry carries, for each list, the lowest index of a rule that its key matches, so
 // one probe per kind of key (category, SQLSTATE, SQLSTATE class, vendor and native code, error
-// type and each of its dotted prefixes, HTTP status) answers both lists at once. Message
-// substrings are tried last, and only those whose rules could still beat what the keys found.
+// type and each of its dotted prefixes, HTTP status) answers both lists at once; the walk over a
+// type's prefixes stops at the first that no rule name continues. Message substrings are tried
+// last, and only those whose rules could still beat what the keys found.
 //
 // `find` reports the first rule of each list in the original order (lowest index) that matches,
 // so explain and logs name the rule a reader would pick by reading the list top to bottom.
@@ -102,9 +103,26 @@ class RuleIndex {
         std::string name;
         RuleMatch rules;
     };
+    // What a name hash may be: a rule name (kRuleName), a dotted prefix of one, without the dot
+    // (kPrefix). Two Bloom filters of 512 one-bit slots chosen by the hash's top nine bits, kept
+    // side by side so that one load answers both: a "no" is certain, a "maybe" costs a probe of
+    // the table (kRuleName) or one more step of the walk (kPrefix).
+    struct NameFilter {
+        static constexpr unsigned kRuleName = 1;
+        static constexpr unsigned kPrefix = 2;
+        std::array<std::uint64_t, 16> slots{};  // two bits per slot
+
+        void add(std::uint64_t hash, unsigned kind) noexcept;
+        unsigned may_be(std::uint64_t hash) const noexcept {
+            const auto slot = static_cast<unsigned>(hash >> 55);
+            return static_cast<unsigned>(slots[slot / 32] >> (2 * (slot % 32))) & 3U;
+        }
+    };
+    // A message substring and the index of its rule in one list; each list's entries are kept
+    // in rule order, so the first one found is that list's lowest.
     struct MessageEntry {
         std::string text;
-        RuleMatch rules;
+        std::uint32_t rule = RuleMatch::kNone;
         // The first and last characters repeated over 16 bytes, for the vectorised search.
         std::array<char, 16> first_repeated{};
         std::array<char, 16> last_repeated{};
@@ -114,16 +132,17 @@ class RuleIndex {
     static std::uint64_t key_word(KeyKind kind, std::uint8_t vendor = 0) noexcept;
     static std::uint64_t key_hash(std::uint64_t kind_and_vendor, std::uint64_t code) noexcept;
     RuleMatch* key_slot(std::uint64_t kind_and_vendor, std::uint64_t code);
+    static NameEntry name_entry(std::string_view name);
     RuleMatch* name_slot(std::string_view name);
     void add(const Matcher& matcher, bool never, std::uint32_t index,
              const ErrorTypeRegistry* error_types);
     void build_key_table(std::vector<KeyEntry> entries);
-    void build_name_table(const std::vector<NameEntry>& entries);
+    void build_name_table(const std::vector<NameEntry>& rule_names);
 
     RuleMatch find_any(const ErrorDescription& error) const noexcept;
     const KeyEntry* find_key(std::uint64_t kind_and_vendor, std::uint64_t code) const noexcept;
     void find_sqlstate(std::string_view sqlstate, RuleMatch& best) const noexcept;
-    const RuleMatch* find_name(std::uint64_t hash, std::string_view name,
+    const NameEntry* find_name(std::uint64_t hash, std::string_view name,
                                const std::array<std::uint64_t, 2>& leading_words) const noexcept;
     void find_error_type(std::string_view type, RuleMatch& best) const noexcept;
     void find_message(std::string_view message, RuleMatch& best) const noexcept;
@@ -141,11 +160,12 @@ class RuleIndex {
     std::vector<NameEntry> error_types_;
     std::size_t error_type_mask_ = 0;
     int error_type_shift_ = 63;
-    std::uint64_t error_type_lengths_ = 0;   // bit n: some name has n characters (63: 63 or more)
+    NameFilter name_filter_;                 // the rule names and their dotted prefixes
     std::vector<RuleMatch> by_http_status_;  // empty, or kHttpStatusLimit entries
     std::vector<RuleMatch> by_grpc_status_;  // empty, or kGrpcStatusCount entries
-    // Ordered by the lower of the two rule indices, so early entries are the likely winners.
-    std::vector<MessageEntry> messages_;
+    // The message rules of each list, in rule order.
+    std::vector<MessageEntry> never_messages_;
+    std::vector<MessageEntry> retry_messages_;
 };
 
 }  // namespace rebound
