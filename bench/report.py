@@ -307,6 +307,13 @@ table entry is confirmed by its hash, its length and its first two words for nam
 characters (the hash step is a bijection of its word, so nothing else can differ), and by
 `memcmp` only beyond. No library function is called for a type of up to 24 characters.
 
+The walk also stops early. The policy keeps, beside its table of rule names, a filter of two bits
+per slot (512 slots, chosen by a hash's top nine bits) that says with one load whether a prefix
+may be a rule name and whether a rule name may continue it. The table is probed only for a
+possible rule name, and the walk ends at the first prefix that no rule name continues: nothing
+longer can match. `types50_miss_every_prefix` now ends at its first prefix (`svc`), and
+`types50_hit_deep` below its rule, instead of looking up every prefix whose length some rule has.
+
 `bench/decision_instructions.sh BUILD_DIR` counts the instructions of one decision of each case
 on both sides under valgrind's cachegrind, a figure that other load does not move: the way to
 compare two builds on a busy machine. The goals stay in nanoseconds.
