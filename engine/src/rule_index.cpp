@@ -456,7 +456,9 @@ void RuleIndex::find_sqlstate(std::string_view sqlstate, RuleMatch& best) const 
                 return e.leading_words[0] == leading_words[0];
             }
             if (size <= 24) {
-                return e.leading_words == leading_words;
+                // Word by word: std::array's == calls memcmp.
+                return e.leading_words[0] == leading_words[0] &&
+                       e.leading_words[1] == leading_words[1];
             }
             return std::memcmp(e.name.data(), name.data(), size) == 0;
         },
