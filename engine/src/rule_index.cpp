@@ -146,7 +146,9 @@ void keep_lowest(RuleMatch& best, const RuleMatch& candidate) noexcept {
 // Whether `needle` (non-empty) occurs in `haystack`. With SSE2 it tests 16 start positions per
 // step for the needle's first and last characters together (W. Muła, "SIMD-friendly algorithms
 // for substring searching") and compares the middle only where both agree, which is rare; no
-// function call unless a candidate survives. Without SSE2, the same test one position at a time.
+// function call unless a candidate survives. A haystack of at least 16 bytes with fewer start
+// positions takes one such step. Without SSE2, or for a shorter haystack, the same test one
+// position at a time.
 // `first_repeated` and `last_repeated` hold the needle's first and last characters 16 times.
 bool contains(std::string_view haystack, std::string_view needle,
               const std::array<char, 16>& first_repeated,
@@ -193,6 +195,29 @@ bool contains(std::string_view haystack, std::string_view needle,
             }
             at += kBlock;
         }
+    }
+    if (haystack.size() >= kBlock) {
+        // Fewer than 16 start positions, but 16 bytes to load: the starts from the beginning,
+        // the ends from the last 16 bytes, whose bit i is the end of start position
+        // positions - 16 + i.
+        const __m128i firsts =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_repeated.data()));
+        const __m128i lasts =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(last_repeated.data()));
+        const __m128i starts = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text));
+        const __m128i ends =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(text + haystack.size() - kBlock));
+        const auto start_bits =
+            static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(starts, firsts)));
+        const auto end_bits = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(ends, lasts)));
+        for (unsigned candidates =
+                 start_bits & (end_bits >> (kBlock - positions)) & ((1U << positions) - 1U);
+             candidates != 0; candidates &= candidates - 1) {
+            if (middle_matches(static_cast<std::size_t>(std::countr_zero(candidates)))) {
+                return true;
+            }
+        }
+        return false;
     }
 #else
     static_cast<void>(first_repeated);
