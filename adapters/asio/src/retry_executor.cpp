@@ -42,8 +42,8 @@ ErrorDescription ErrorCodeClassifier::refine(const ErrorDescription& description
 namespace detail {
 
 const RunOptions& no_run_options() noexcept {
-    static const auto* const options = new RunOptions();  // never destroyed: see the header
-    return *options;
+    static const RunOptions options;
+    return options;
 }
 
 void PolicyRunState::defer_with_info() noexcept {

@@ -298,7 +298,7 @@ class RunState {
 };
 
 // The options of a run that takes none (RetryExecutor::run(const Policy&, ...)), which its
-// RetryRun refers to: default ones, never destroyed before a run that may still use them.
+// RetryRun refers to: default ones, alive as long as default_executor().
 const RunOptions& no_run_options() noexcept;
 
 // The state of a run under a policy the caller keeps alive (RetryExecutor::run(const Policy&,
