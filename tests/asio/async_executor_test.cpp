@@ -1194,3 +1194,42 @@ TEST_CASE("a run that fills the caller's result in place", "[asio][policy_ref][i
                                   "succeeded after 2"});
     }
 }
+
+TEST_CASE("a run under a policy the caller keeps gives deferred and later attempts their info",
+          "[asio][policy_ref]") {
+    const auto policy = rebound::PolicyBuilder("kept")
+                            .max_attempts(3)
+                            .backoff(rebound::Backoff::fixed(1ms))
+                            .jitter(rebound::Jitter::none())
+                            .retry_on(rebound::Matcher::transient())
+                            .build();
+    asio::io_context io;
+    std::vector<int> attempts;
+    rebound::asio::Result<int> in_place;
+    std::optional<rebound::asio::Result<int>> returned;
+    const auto work = [&](const rebound::AttemptInfo& attempt) -> asio::awaitable<int> {
+        attempts.push_back(attempt.attempt);
+        if (attempt.attempt < 3) {
+            throw rebound::Error(ErrorCategory::Deadlock, "scripted");
+        }
+        co_return attempt.attempt;
+    };
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            // The default executor, with a real timer for the 1ms waits.
+            co_await rebound::asio::default_executor().run(*policy, work, in_place,
+                                                           asio::use_awaitable);
+            returned = co_await rebound::asio::run(*policy, work, asio::use_awaitable);
+        },
+        asio::detached);
+    io.run();
+    CHECK(attempts == std::vector<int>{1, 2, 3, 1, 2, 3});
+    CHECK(in_place.succeeded());
+    CHECK(in_place.attempts == 3);
+    CHECK(in_place.value == 3);
+    REQUIRE(returned);
+    CHECK(returned->succeeded());
+    CHECK(returned->value == 3);
+    CHECK(returned->policy.get() == policy.get());
+}
