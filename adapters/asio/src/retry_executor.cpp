@@ -41,6 +41,38 @@ ErrorDescription ErrorCodeClassifier::refine(const ErrorDescription& description
 
 namespace detail {
 
+const RunOptions& no_run_options() noexcept {
+    static const RunOptions options;
+    return options;
+}
+
+void PolicyRunState::defer_with_info() noexcept {
+    first_.emplace(RetryRun::first_attempt(*policy_, std::string_view{}, no_run_options()));
+}
+
+RunStep PolicyRunState::begin_and_start(RunCanceller* canceller) {
+    begin();
+    return canceller != nullptr && !canceller->begin() ? run_.cancel() : run_.start_attempt();
+}
+
+void PolicyRunState::end_run() noexcept {
+    run_.~RetryRun();
+}
+
+void PolicyRunState::take_run_result(RunResult& result) noexcept {
+    result = run_.take_result();
+}
+
+void PolicyRunState::begin() noexcept {
+    first_.~optional();
+    HandlerResolution resolution;
+    resolution.policy = policy();
+    resolution.via = ResolvedVia::Code;
+    ::new (&run_)
+        RetryRun(engine_->begin(std::move(resolution), std::string_view{}, no_run_options()));
+    begun_ = true;
+}
+
 bool handling_cancellation() noexcept {
     try {
         throw;
@@ -63,8 +95,15 @@ Failure attempt_timeout_failure(const RetryRun& run) noexcept {
     return run.classify_returned(Error(ErrorCategory::StatementTimeout, "attempt_timeout passed"));
 }
 
-::asio::awaitable<void> make_timer(std::unique_ptr<::asio::steady_timer>& timer) {
-    timer = std::make_unique<::asio::steady_timer>(co_await ::asio::this_coro::executor);
+void RunTimer::destroy(::asio::steady_timer* timer) noexcept {
+    delete timer;
+}
+
+::asio::awaitable<void> make_timer(RunTimer& timer) {
+    // The executor first: `new steady_timer(co_await ...)` would keep the allocation across the
+    // suspension, a larger frame (16 B per waiting run).
+    const ::asio::any_io_executor executor = co_await ::asio::this_coro::executor;
+    timer.timer_ = new ::asio::steady_timer(executor);
 }
 
 ::asio::awaitable<bool> cancellation_requested() {

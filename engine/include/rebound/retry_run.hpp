@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <utility>
 
@@ -102,12 +103,27 @@ class RetryRun {
     // first.
     static bool may_defer(const RetryExecutor& executor, const Policy& policy,
                           const RunOptions& options) noexcept {
+        return may_defer(executor, policy) && !options.stop.stop_possible();
+    }
+    // The same for a run whose stop token cannot be stopped.
+    static bool may_defer(const RetryExecutor& executor, const Policy& policy) noexcept {
         return !executor.listening() && policy.breaker() == nullptr &&
-               !timed(executor, policy.spec()) && !options.stop.stop_possible();
+               !timed(executor, policy.spec());
     }
     static AttemptInfo first_attempt(const Policy& policy, std::string_view handler,
                                      const RunOptions& options) noexcept;
     static void first_success(HandlerResolution&& resolution, RunResult& result) noexcept;
+    // The same for a run under `policy` (not null), chosen as `via`: for a driver that has no
+    // HandlerResolution to give.
+    static void first_success(std::shared_ptr<const Policy> policy, ResolvedVia via,
+                              RunResult& result) noexcept {
+        // What start_attempt(), succeeded() and finish() leave without a breaker, clock or
+        // listener.
+        result.attempts = 1;
+        result.via = via;
+        result.policy = std::move(policy);
+        result.policy->record_success();
+    }
 
   private:
     // Whether a run reads the clock (see "Clock" in retry_executor.hpp).

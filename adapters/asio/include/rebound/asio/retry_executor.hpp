@@ -38,6 +38,15 @@
 // With any other token the coroutine is spawned (asio::co_spawn) on the handler's executor,
 // which never completes the run inside the initiating function.
 //
+// The cheapest run takes the policy by reference, with no RunOptions, and may fill the caller's
+// Result in place (docs/async.md, Cost):
+//
+//   rebound::asio::Result<Reply> r;  // default-constructed; kept until the run completes
+//   co_await executor.run(*policy, fetch_reply, r, asio::use_awaitable);
+//
+// Such a run counts no reference on the policy and moves no options or resolution; its
+// RunResult::policy points to the caller's policy without owning it.
+//
 // Cancellation: terminal per-operation cancellation of the run (the completion handler's
 // cancellation slot; with use_awaitable, the awaiting coroutine's) and RunOptions::stop both end
 // the run with outcome cancelled and the last error kept: a wait's timer is cancelled; an attempt
@@ -51,7 +60,8 @@
 // terminal cancellation and fails with statement_timeout for the decision, whatever it returned.
 //
 // Lifetimes: the executor, and the views in RunOptions (command_id, on_failure's callable) and
-// the handler name, must outlive the run. The run holds the work (moved in) until it completes.
+// the handler name, must outlive the run, and so must a policy passed by reference and a Result
+// passed to be filled in place. The run holds the work (moved in) until it completes.
 #pragma once
 
 // A standard header before Asio's: Asio chooses how it allocates coroutine frames
@@ -73,6 +83,7 @@
 #include <asio/steady_timer.hpp>
 #include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
+#include <cstddef>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -286,6 +297,94 @@ class RunState {
     bool begun_ = false;
 };
 
+// The options of a run that takes none (RetryExecutor::run(const Policy&, ...)), which its
+// RetryRun refers to: default ones, alive as long as default_executor().
+const RunOptions& no_run_options() noexcept;
+
+// The state of a run under a policy the caller keeps alive (RetryExecutor::run(const Policy&,
+// ...)): RunState's steps, without RunOptions, handler name or resolution to move into the
+// coroutine frame and destroy, and without a reference count on the policy. The run's
+// RunResult::policy points to that policy without owning it (an aliasing std::shared_ptr with no
+// owner).
+class PolicyRunState {
+  public:
+    PolicyRunState(const rebound::RetryExecutor& engine, const Policy& policy) noexcept
+        : engine_(&engine), policy_(&policy) {}
+    // Only a PolicyRunState not yet begun is moved (into the coroutine frame).
+    PolicyRunState(PolicyRunState&& other) noexcept
+        : engine_(other.engine_), policy_(other.policy_) {}
+    PolicyRunState(const PolicyRunState&) = delete;
+    PolicyRunState& operator=(const PolicyRunState&) = delete;
+    PolicyRunState& operator=(PolicyRunState&&) = delete;
+    // Inline, with the end of a begun run out of line, for the run that succeeds at once.
+    [[gnu::always_inline]] ~PolicyRunState() {
+        if (begun_) {
+            end_run();
+        } else {
+            first_.~optional();
+        }
+    }
+
+    // As RunState::start(): the deferred first attempt inline (always: GCC otherwise leaves it
+    // out of the run's coroutine, which a run that succeeds at once pays for), the rest out of
+    // line.
+    [[gnu::always_inline]] RunStep start(RunCanceller* canceller, bool with_info) {
+        // No stop token: the run's options are no_run_options().
+        if (canceller == nullptr && RetryRun::may_defer(*engine_, *policy_)) {
+            if (with_info) {
+                defer_with_info();
+            }
+            return RunStep::Attempt;
+        }
+        return begin_and_start(canceller);
+    }
+    const AttemptInfo& attempt() const noexcept { return begun_ ? run_.attempt() : *first_; }
+    RetryRun& run() noexcept { return run_; }
+    RetryRun& attempted_run() noexcept {
+        if (!begun_) {
+            begin();
+            [[maybe_unused]] const RunStep step = run_.start_attempt();  // Attempt, no throw
+        }
+        return run_;
+    }
+    RunStep succeeded() noexcept { return begun_ ? run_.succeeded() : RunStep::Done; }
+    bool result_succeeded() const noexcept { return !begun_ || run_.result().succeeded(); }
+    // Inline, with a begun run's result out of line, for the run that succeeds at once.
+    [[gnu::always_inline]] void take_result(RunResult& result) noexcept {
+        if (begun_) {
+            take_run_result(result);
+        } else {
+            RetryRun::first_success(policy(), ResolvedVia::Code, result);
+        }
+    }
+
+    const RunOptions& options() const noexcept { return no_run_options(); }
+    // The policy, not owned.
+    std::shared_ptr<const Policy> policy() const noexcept {
+        return std::shared_ptr<const Policy>(std::shared_ptr<const Policy>(), policy_);
+    }
+    bool needs_canceller() const noexcept { return needs_canceller(*policy_); }
+    static bool needs_canceller(const Policy& policy) noexcept {
+        return policy.spec().attempt_timeout.has_value();
+    }
+
+  private:
+    void defer_with_info() noexcept;
+    void end_run() noexcept;
+    void take_run_result(RunResult& result) noexcept;
+    RunStep begin_and_start(RunCanceller* canceller);
+    // Builds the run in place, as RunState::begin() does.
+    void begin() noexcept;
+
+    const rebound::RetryExecutor* engine_;
+    const Policy* policy_;
+    union {
+        std::optional<AttemptInfo> first_{};  // the deferred first attempt
+        RetryRun run_;
+    };
+    bool begun_ = false;
+};
+
 // Whether the exception in flight is a cancellation (operation_aborted). Call inside a catch.
 bool handling_cancellation() noexcept;
 
@@ -304,8 +403,8 @@ RunStep after_thrown(RetryRun& run, AttemptEnd end);
 RunStep after_interrupted(RetryRun& run, AttemptEnd end);
 
 // The step after an attempt that returned `value`. May throw what on_failure throws.
-template <typename T>
-RunStep after_returned(RunState& state, AttemptEnd end, AttemptValue<T>& value) {
+template <typename T, typename State>
+RunStep after_returned(State& state, AttemptEnd end, AttemptValue<T>& value) {
     if (end != AttemptEnd::Completed) {
         value.reset();  // a late result of an attempt cut short
         return after_interrupted(state.run(), end);
@@ -321,29 +420,80 @@ RunStep after_returned(RunState& state, AttemptEnd end, AttemptValue<T>& value) 
     return state.succeeded();
 }
 
+// Fills the result of a run that is Done into `result` (a default-constructed Result<T>).
+template <typename T, typename State>
+void fill_result(State& state, AttemptValue<T>& value, Result<T>& result) noexcept {
+    if constexpr (!std::is_void_v<T>) {
+        if (state.result_succeeded()) {
+            result.value = std::move(value);
+        }
+    }
+    state.take_result(result);
+}
+
 // The run's result, built where the coroutine's promise keeps it: `co_return RunOutcome<T>{...}`
 // converts in place rather than through a Result<T> temporary in the coroutine frame.
-template <typename T>
+template <typename T, typename State>
 struct RunOutcome {
-    RunState* state;
+    State* state;
     AttemptValue<T>* value;
 
     // Filled in place (no RunResult temporary to move and destroy).
     operator Result<T>() const {  // NOLINT(google-explicit-constructor): the co_return above
         Result<T> result;
-        if constexpr (!std::is_void_v<T>) {
-            if (state->result_succeeded()) {
-                result.value = std::move(*value);
-            }
-        }
-        state->take_result(result);
+        fill_result(*state, *value, result);
         return result;
     }
 };
 
+// Where a run's result goes: `into` is ReturnsResult when the run's coroutine returns it (an
+// empty type, which takes no room of its own in the coroutine frame), or the caller's
+// Result<T>*, which the run fills in place and then returns nothing.
+struct ReturnsResult {};
+template <typename T, typename Into>
+using RunValue = std::conditional_t<std::is_same_v<Into, ReturnsResult>, Result<T>, void>;
+template <typename T, typename State>
+RunOutcome<T, State> finish_run(State& state, AttemptValue<T>& value, ReturnsResult) noexcept {
+    return {&state, &value};
+}
+template <typename T, typename State>
+void finish_run(State& state, AttemptValue<T>& value, Result<T>* into) noexcept {
+    fill_result(state, value, *into);
+}
+// The result a completion carries: the one returned, or the caller's.
+inline RunResult* completed_result(ReturnsResult, RunResult& returned) noexcept {
+    return &returned;
+}
+inline RunResult* completed_result(RunResult* into) noexcept {
+    return into;
+}
+
+// The timer of a run's waits, owned, made on its first wait (make_timer()). A run that never
+// waits only tests it for null when it ends: the timer's destruction is out of line.
+class RunTimer {
+  public:
+    RunTimer() noexcept = default;
+    RunTimer(const RunTimer&) = delete;
+    RunTimer& operator=(const RunTimer&) = delete;
+    RunTimer(RunTimer&&) = delete;
+    RunTimer& operator=(RunTimer&&) = delete;
+    ~RunTimer() {
+        if (timer_ != nullptr) {
+            destroy(timer_);
+        }
+    }
+    ::asio::steady_timer* get() const noexcept { return timer_; }
+
+  private:
+    friend ::asio::awaitable<void> make_timer(RunTimer& timer);
+    static void destroy(::asio::steady_timer* timer) noexcept;
+
+    ::asio::steady_timer* timer_ = nullptr;
+};
+
 // Makes `timer` on the coroutine's executor: on a run's first wait, in a short coroutine of its
 // own, so that the run's frame does not keep the executor it is made from.
-::asio::awaitable<void> make_timer(std::unique_ptr<::asio::steady_timer>& timer);
+::asio::awaitable<void> make_timer(RunTimer& timer);
 
 // Whether the coroutine's cancellation state is cancelled: after a wait that was not cancelled,
 // for a cancellation during a wait in virtual time, which a post does not see. A short coroutine
@@ -358,7 +508,9 @@ struct RunOutcome {
 ::asio::awaitable<void> start_wait(Duration delay, VirtualTime* virtual_time,
                                    ::asio::steady_timer* timer);
 
-// Ends the canceller's part when the run's coroutine ends, however it ends (on its strand).
+// Ends the canceller's part when the run's coroutine ends, however it ends (on its strand);
+// nothing for a run that has none (std::nullptr_t).
+template <typename Canceller>
 class FinishCanceller {
   public:
     explicit FinishCanceller(RunCanceller* canceller) noexcept : canceller_(canceller) {}
@@ -375,6 +527,11 @@ class FinishCanceller {
   private:
     RunCanceller* canceller_;
 };
+template <>
+class FinishCanceller<std::nullptr_t> {
+  public:
+    explicit FinishCanceller(std::nullptr_t) noexcept {}
+};
 
 // GCC 12 inlines Asio's frame allocation (std::aligned_alloc, behind the frame's class-specific
 // operator new) into some instantiations and then takes the frame's class-specific operator
@@ -385,29 +542,32 @@ class FinishCanceller {
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
 
-// One run as one coroutine: the loop of RetryRun's steps. `canceller` is null unless the run
-// needs one, and then the coroutine runs on its strand with its slot bound. Kept small: Asio
-// recycles a coroutine frame of at most 1020 bytes (else it is allocated and freed per run), and
-// a waiting run holds this frame.
-template <typename T, typename Work>
-::asio::awaitable<Result<T>> run_loop(VirtualTime* virtual_time, RunState state, Work work,
-                                      RunCanceller* canceller) {
-    const FinishCanceller finish(canceller);
+// One run as one coroutine: the loop of RetryRun's steps. `canceller` is a RunCanceller* when
+// the run needs one, and then the coroutine runs on its strand with its slot bound; a run
+// without one passes nullptr, whose type leaves the canceller's steps out of the coroutine. Kept
+// small: Asio recycles a coroutine frame of at most 1020 bytes (else it is allocated and freed
+// per run), and a waiting run holds this frame.
+template <typename T, typename Work, typename State, typename Canceller,
+          typename Into = ReturnsResult>
+::asio::awaitable<RunValue<T, Into>> run_loop(VirtualTime* virtual_time, State state, Work work,
+                                              Canceller canceller, Into into = {}) {
+    constexpr bool kCancellable = !std::is_null_pointer_v<Canceller>;
+    const FinishCanceller<Canceller> finish(canceller);
     AttemptValue<T> value;
-    std::unique_ptr<::asio::steady_timer> timer;  // made on the first wait
+    RunTimer timer;  // made on the first wait
     RunStep step = state.start(canceller, kUsesAttemptInfo<Work>);
     while (step != RunStep::Done) {
         if (step == RunStep::Wait) {
             bool cancelled = false;
             try {
-                if (virtual_time == nullptr && timer == nullptr) {
+                if (virtual_time == nullptr && timer.get() == nullptr) {
                     co_await make_timer(timer);
                 }
                 co_await start_wait(state.run().delay(), virtual_time, timer.get());
             } catch (const std::system_error&) {
                 cancelled = true;  // a wait's only error is its cancellation
             }
-            if (canceller != nullptr) {
+            if constexpr (kCancellable) {
                 cancelled = canceller->stopped();
             } else if (!cancelled) {
                 cancelled = co_await cancellation_requested();
@@ -415,7 +575,7 @@ template <typename T, typename Work>
             step = cancelled ? state.run().cancel() : state.run().waited();
             continue;
         }
-        if (canceller != nullptr) {
+        if constexpr (kCancellable) {
             canceller->arm(state.attempt().attempt_timeout);
         }
         AttemptEnd end = AttemptEnd::Completed;
@@ -430,23 +590,23 @@ template <typename T, typename Work>
             }
         } catch (...) {
             threw = true;
-            if (canceller != nullptr) {
+            if constexpr (kCancellable) {
                 end = canceller->disarm();
             }
             step = after_thrown(state.attempted_run(), end);
         }
         if (!threw) {
-            if (canceller != nullptr) {
+            if constexpr (kCancellable) {
                 end = canceller->disarm();
             }
             step = after_returned<T>(state, end, value);
         }
-        if (end == AttemptEnd::TimedOut) {
+        if (kCancellable && end == AttemptEnd::TimedOut) {
             // The timeout cancelled this coroutine's state; the next attempt starts afresh.
             co_await ::asio::this_coro::reset_cancellation_state();
         }
     }
-    co_return RunOutcome<T>{&state, &value};
+    co_return finish_run<T>(state, value, into);
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -488,6 +648,59 @@ class RetryExecutor {
                       std::forward<Work>(work), std::forward<CompletionToken>(token));
     }
 
+    // Runs `work` under `policy`, which the caller keeps alive until the run completes (as it
+    // does the executor), with no RunOptions. The run counts no reference on the policy, and
+    // moves and destroys no resolution or options: the cheapest run (docs/async.md, Cost). The
+    // result's `policy` points to `policy` without owning it (an aliasing std::shared_ptr with no
+    // owner, use_count() 0): it is valid only while `policy` is; copy the caller's own
+    // std::shared_ptr to keep the policy longer. Always inline: a call of its own would cost such
+    // a run about 10 instructions more (callgrind, bench/async_bench.cpp's case).
+    template <typename Work, typename CompletionToken>
+    [[gnu::always_inline]] auto run(const Policy& policy, Work&& work,
+                                    CompletionToken&& token) const {
+        using T = detail::WorkValue<Work>;
+        using StoredWork = std::decay_t<Work>;
+        if constexpr (std::is_same_v<std::decay_t<CompletionToken>, detail::AttemptToken>) {
+            if (!detail::PolicyRunState::needs_canceller(policy)) {
+                return detail::run_loop<T, StoredWork>(
+                    virtual_time_, detail::PolicyRunState(engine_, policy),
+                    StoredWork(std::forward<Work>(work)), nullptr);
+            }
+        }
+        return ::asio::async_initiate<CompletionToken, void(std::exception_ptr, Result<T>)>(
+            [this](auto completion, detail::PolicyRunState moved_state, StoredWork moved_work) {
+                spawn<T>(std::move(completion), std::move(moved_state), std::move(moved_work));
+            },
+            token, detail::PolicyRunState(engine_, policy), StoredWork(std::forward<Work>(work)));
+    }
+
+    // The same, filling the run's result in place into `result`, which must be a
+    // default-constructed Result<T> (T the work's value) that the caller keeps until the run
+    // completes; the run then completes with `void(std::exception_ptr)` (a null exception for a
+    // run cancelled before it started, as for the other entries). Spares moving the result out
+    // of the run's coroutine and destroying it there: the cheapest run (docs/async.md, Cost).
+    template <typename Work, typename T, typename CompletionToken>
+    [[gnu::always_inline]] auto run(const Policy& policy, Work&& work, Result<T>& result,
+                                    CompletionToken&& token) const {
+        static_assert(std::is_same_v<T, detail::WorkValue<Work>>,
+                      "result must be a Result of the work's value");
+        using StoredWork = std::decay_t<Work>;
+        if constexpr (std::is_same_v<std::decay_t<CompletionToken>, detail::AttemptToken>) {
+            if (!detail::PolicyRunState::needs_canceller(policy)) {
+                return detail::run_loop<T, StoredWork>(
+                    virtual_time_, detail::PolicyRunState(engine_, policy),
+                    StoredWork(std::forward<Work>(work)), nullptr, &result);
+            }
+        }
+        return ::asio::async_initiate<CompletionToken, void(std::exception_ptr)>(
+            [this, &result](auto completion, detail::PolicyRunState moved_state,
+                            StoredWork moved_work) {
+                spawn<T>(std::move(completion), std::move(moved_state), std::move(moved_work),
+                         &result);
+            },
+            token, detail::PolicyRunState(engine_, policy), StoredWork(std::forward<Work>(work)));
+    }
+
     // Runs `work` under an already resolved policy.
     template <typename Work, typename CompletionToken>
     auto run(HandlerResolution resolution, std::string_view handler, Work&& work,
@@ -524,9 +737,10 @@ class RetryExecutor {
             StoredWork(std::forward<Work>(work)));
     }
 
-    // Spawns the run's coroutine for a completion handler.
-    template <typename T, typename Work, typename Handler>
-    void spawn(Handler handler, detail::RunState state, Work work) const {
+    // Spawns the run's coroutine for a completion handler; `into` as for run_loop().
+    template <typename T, typename Work, typename Handler, typename State,
+              typename Into = detail::ReturnsResult>
+    void spawn(Handler handler, State state, Work work, Into into = {}) const {
         const ::asio::any_io_executor executor(::asio::get_associated_executor(handler));
         if (state.needs_canceller()) {
             auto canceller = std::make_shared<detail::RunCanceller>(executor);
@@ -535,35 +749,39 @@ class RetryExecutor {
             detail::RunCanceller* const raw = canceller.get();
             ::asio::co_spawn(
                 raw->strand(),
-                detail::run_loop<T, Work>(virtual_time_, std::move(state), std::move(work), raw),
+                detail::run_loop<T, Work>(virtual_time_, std::move(state), std::move(work), raw,
+                                          into),
                 ::asio::bind_cancellation_slot(
                     raw->slot(),
                     ::asio::bind_executor(
                         executor, [handler = std::move(handler), canceller = std::move(canceller)](
-                                      std::exception_ptr error, Result<T> result) mutable {
+                                      std::exception_ptr error, auto... result) mutable {
                             canceller->release(::asio::get_associated_cancellation_slot(handler));
-                            std::move(handler)(std::move(error), std::move(result));
+                            std::move(handler)(std::move(error), std::move(result)...);
                         })));
             return;
         }
         // A terminal cancellation that comes after the spawn but before the coroutine starts
-        // makes Asio complete with operation_aborted and an empty Result: that run is cancelled.
+        // makes Asio complete with operation_aborted and an empty Result (or the caller's
+        // untouched): that run is cancelled.
         std::shared_ptr<const Policy> policy = state.policy();
         const auto slot = ::asio::get_associated_cancellation_slot(handler);
         ::asio::co_spawn(
             executor,
-            detail::run_loop<T, Work>(virtual_time_, std::move(state), std::move(work), nullptr),
+            detail::run_loop<T, Work>(virtual_time_, std::move(state), std::move(work), nullptr,
+                                      into),
             ::asio::bind_cancellation_slot(
                 slot, ::asio::bind_executor(
-                          executor, [handler = std::move(handler), policy = std::move(policy)](
-                                        std::exception_ptr error, Result<T> result) mutable {
-                              if (error && result.policy == nullptr &&
+                          executor, [handler = std::move(handler), policy = std::move(policy),
+                                     into](std::exception_ptr error, auto... returned) mutable {
+                              RunResult* const result = detail::completed_result(into, returned...);
+                              if (error && result->policy == nullptr &&
                                   detail::is_cancellation(error)) {
                                   error = nullptr;
-                                  result.outcome = RetryOutcome::Cancelled;
-                                  result.policy = std::move(policy);
+                                  result->outcome = RetryOutcome::Cancelled;
+                                  result->policy = std::move(policy);
                               }
-                              std::move(handler)(std::move(error), std::move(result));
+                              std::move(handler)(std::move(error), std::move(returned)...);
                           })));
     }
 
@@ -581,6 +799,14 @@ auto run(std::shared_ptr<const Policy> policy, Work&& work, CompletionToken&& to
          RunOptions options = {}) {
     return default_executor().run(std::move(policy), std::forward<Work>(work),
                                   std::forward<CompletionToken>(token), std::move(options));
+}
+
+// Runs `work` under `policy`, which the caller keeps alive until the run completes, with the
+// default executor (RetryExecutor::run(const Policy&, ...)).
+template <typename Work, typename CompletionToken>
+auto run(const Policy& policy, Work&& work, CompletionToken&& token) {
+    return default_executor().run(policy, std::forward<Work>(work),
+                                  std::forward<CompletionToken>(token));
 }
 
 }  // namespace rebound::asio
