@@ -266,17 +266,34 @@ TEST_CASE("a run that nothing observes before its first attempt makes the same d
     }
 }
 
-TEST_CASE("a run that succeeds at once records its success with the policy's budget",
-          "[asio][budget]") {
-    const auto policy = rebound::PolicyBuilder("budgeted")
-                            .max_attempts(3)
-                            .retry_on(rebound::Matcher::transient())
-                            .budget({10, 0.5})
-                            .build();
+namespace {
+
+// A policy of three attempts whose retry budget failures have drained, and the tokens left: a
+// success that the run records with the budget gives some back.
+struct DrainedBudget {
+    std::shared_ptr<const rebound::Policy> policy;
+    double tokens;
+};
+DrainedBudget drained_budget_policy(const char* name) {
+    auto policy = rebound::PolicyBuilder(name)
+                      .max_attempts(3)
+                      .retry_on(rebound::Matcher::transient())
+                      .budget({10, 0.5})
+                      .build();
     rebound::RetryBudget& budget = *policy->budget();
     while (budget.record_failure_and_check()) {
     }
-    const double spent = budget.tokens();
+    return {policy, budget.tokens()};
+}
+
+}  // namespace
+
+TEST_CASE("a run that succeeds at once records its success with the policy's budget",
+          "[asio][budget]") {
+    const DrainedBudget drained = drained_budget_policy("budgeted");
+    const std::shared_ptr<const rebound::Policy>& policy = drained.policy;
+    const double spent = drained.tokens;
+    const rebound::RetryBudget& budget = *policy->budget();
     const rebound::asio::RetryExecutor executor;
     asio::io_context io;
     std::optional<rebound::asio::Result<int>> result;
@@ -298,6 +315,17 @@ TEST_CASE("a run that succeeds at once records its success with the policy's bud
 }
 
 namespace {
+
+// Three attempts 50ms apart, each cut off after 20ms, retrying statement_timeout.
+std::shared_ptr<const rebound::Policy> timeout_policy() {
+    return rebound::PolicyBuilder("bounded")
+        .max_attempts(3)
+        .backoff(rebound::Backoff::fixed(50ms))
+        .jitter(rebound::Jitter::none())
+        .attempt_timeout(20ms)
+        .retry_on(rebound::Matcher::of_category(ErrorCategory::StatementTimeout))
+        .build();
+}
 
 std::shared_ptr<const rebound::Policy> hourly_policy(int attempts) {
     return rebound::PolicyBuilder("hourly")
@@ -322,6 +350,19 @@ struct SlowAttempt {
             throw;
         }
         co_return 1;
+    }
+};
+
+// Work whose first attempt is a SlowAttempt and whose later ones return 42; counts its calls.
+struct SlowThenAnswer {
+    SlowAttempt slow;
+    int* calls;
+    asio::awaitable<int> operator()(const rebound::AttemptInfo& attempt) const {
+        ++*calls;
+        if (attempt.attempt == 1) {
+            co_return co_await slow();
+        }
+        co_return 42;
     }
 };
 
@@ -452,14 +493,7 @@ TEST_CASE("attempt_timeout cancels a slow attempt, which fails with statement_ti
     rebound::asio::VirtualTime time(clock);
     EventLog log;
     const rebound::asio::RetryExecutor executor({.clock = &clock, .listeners = {&log}}, &time);
-    const auto policy =
-        rebound::PolicyBuilder("bounded")
-            .max_attempts(3)
-            .backoff(rebound::Backoff::fixed(50ms))
-            .jitter(rebound::Jitter::none())
-            .attempt_timeout(20ms)
-            .retry_on(rebound::Matcher::of_category(ErrorCategory::StatementTimeout))
-            .build();
+    const auto policy = timeout_policy();
     asio::io_context io;
     bool waiting = false;
     bool aborted = false;
@@ -916,15 +950,10 @@ TEST_CASE("a run cancelled before its coroutine starts completes as cancelled",
 }
 
 TEST_CASE("a run under a policy the caller keeps owns no reference to it", "[asio][policy_ref]") {
-    const auto policy = rebound::PolicyBuilder("kept")
-                            .max_attempts(3)
-                            .retry_on(rebound::Matcher::transient())
-                            .budget({10, 0.5})
-                            .build();
-    rebound::RetryBudget& budget = *policy->budget();
-    while (budget.record_failure_and_check()) {
-    }
-    const double spent = budget.tokens();
+    const DrainedBudget drained = drained_budget_policy("kept");
+    const std::shared_ptr<const rebound::Policy>& policy = drained.policy;
+    const double spent = drained.tokens;
+    const rebound::RetryBudget& budget = *policy->budget();
     const rebound::asio::RetryExecutor executor;
     asio::io_context io;
     std::optional<rebound::asio::Result<int>> result;
@@ -1010,29 +1039,14 @@ TEST_CASE("a run under a policy the caller keeps honours attempt_timeout and can
     bool waiting = false;
     bool aborted = false;
     SECTION("attempt_timeout, awaited inline (the run is then spawned on a strand)") {
-        const auto policy =
-            rebound::PolicyBuilder("bounded")
-                .max_attempts(3)
-                .backoff(rebound::Backoff::fixed(50ms))
-                .jitter(rebound::Jitter::none())
-                .attempt_timeout(20ms)
-                .retry_on(rebound::Matcher::of_category(ErrorCategory::StatementTimeout))
-                .build();
+        const auto policy = timeout_policy();
         int calls = 0;
         std::optional<rebound::asio::Result<int>> result;
         asio::co_spawn(
             io,
             [&]() -> asio::awaitable<void> {
                 result = co_await executor.run(
-                    *policy,
-                    [&](const rebound::AttemptInfo& attempt) -> asio::awaitable<int> {
-                        ++calls;
-                        if (attempt.attempt == 1) {
-                            co_return co_await SlowAttempt{&waiting, &aborted}();
-                        }
-                        co_return 42;
-                    },
-                    asio::use_awaitable);
+                    *policy, SlowThenAnswer{{&waiting, &aborted}, &calls}, asio::use_awaitable);
             },
             asio::detached);
         io.run();
@@ -1160,29 +1174,16 @@ TEST_CASE("a run that fills the caller's result in place", "[asio][policy_ref][i
         CHECK_FALSE(waiting);
     }
     SECTION("attempt_timeout (the run on a strand with a canceller)") {
-        const auto policy =
-            rebound::PolicyBuilder("bounded")
-                .max_attempts(3)
-                .backoff(rebound::Backoff::fixed(50ms))
-                .jitter(rebound::Jitter::none())
-                .attempt_timeout(20ms)
-                .retry_on(rebound::Matcher::of_category(ErrorCategory::StatementTimeout))
-                .build();
+        const auto policy = timeout_policy();
         bool waiting = false;
         bool aborted = false;
+        int calls = 0;
         rebound::asio::Result<int> result;
         asio::co_spawn(
             io,
             [&]() -> asio::awaitable<void> {
-                co_await executor.run(
-                    *policy,
-                    [&](const rebound::AttemptInfo& attempt) -> asio::awaitable<int> {
-                        if (attempt.attempt == 1) {
-                            co_return co_await SlowAttempt{&waiting, &aborted}();
-                        }
-                        co_return 42;
-                    },
-                    result, asio::use_awaitable);
+                co_await executor.run(*policy, SlowThenAnswer{{&waiting, &aborted}, &calls}, result,
+                                      asio::use_awaitable);
             },
             asio::detached);
         io.run();

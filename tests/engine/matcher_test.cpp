@@ -219,7 +219,8 @@ TEST_CASE("error types that share their first and last eight bytes stay apart", 
 }
 
 TEST_CASE("error types of every length match through their dotted prefixes", "[matcher]") {
-    // Names from 1 to 100 characters (one bit of the length mask covers 63 and more).
+    // Names from 1 to 100 characters: within one hashed word, within the two words compared
+    // without memcmp, and beyond.
     std::vector<Matcher> list;
     for (std::size_t length = 1; length <= 100; length += 3) {
         list.push_back(Matcher::error_type("e" + std::string(length - 1, 'x')));
@@ -237,8 +238,9 @@ TEST_CASE("error types of every length match through their dotted prefixes", "[m
 }
 
 TEST_CASE("error type lookup agrees with a plain walk over the dotted prefixes", "[matcher]") {
-    // Small alphabets with many dots, names around the eight-byte words the lookup hashes, and
-    // names past 64 characters (where lengths share one bit of the length mask); the reference
+    // Small alphabets with many dots (prefixes that rule names continue, and some no rule name
+    // continues), names around the eight-byte words the lookup hashes, and names past 64
+    // characters; the reference
     // compares every dotted prefix and the whole name with every rule, in list order.
     std::mt19937 generator(20261127);
     const auto random_name = [&](std::size_t length) {
