@@ -5,12 +5,14 @@
 //   async_overhead/hand_loop            a hand-written coroutine retry loop (try the awaitable,
 //                                       wait on a steady_timer after a failure) awaited from a
 //                                       coroutine, the work succeeding at once: the baseline
-//   async_overhead/executor_run         rebound::asio::RetryExecutor::run(*policy, work, result,
-//                                       use_awaitable) doing the same: the policy by reference
-//                                       (kept by the caller, as the hand loop keeps its limits in
-//                                       code) and the caller's Result<int> filled in place (the
-//                                       hand loop's int is returned), the cheapest form
-//                                       goal: executor_run <= 1.2 x hand_loop
+//   async_overhead/executor_run_value   rebound::asio::RetryExecutor::run_value(*policy, work)
+//                                       doing the same: the policy by reference (kept by the
+//                                       caller, as the hand loop keeps its limits in code), the
+//                                       value returned and the last error thrown, as the hand
+//                                       loop does: the cheapest form
+//                                       goal: executor_run_value <= 1.2 x hand_loop
+//   async_overhead/executor_run         RetryExecutor::run(*policy, work, result, use_awaitable):
+//                                       the same with the caller's Result<int> filled in place
 //   async_overhead/executor_run_returned
 //                                       the same with the Result<int> returned by the co_await
 //   async_overhead/executor_run_shared  the same under the policy's std::shared_ptr (with
@@ -26,6 +28,7 @@
 //                                       co_spawned with a cancellation slot as the hand loops are:
 //                                       RSS growth per waiting run (counter bytes_per_run)
 //                                       goal: executor_run - hand_loop <= 1 KiB per run
+//   async_waiting/executor_run_value    the same through run_value(*policy, work)
 //   async_waiting/executor_run_stop_token
 //                                       the same runs started with a callback and a stop token
 //                                       (a strand and a RunCanceller each), for comparison
@@ -107,6 +110,17 @@ void executor_run_case(benchmark::State& state) {
             co_await executor.run(
                 *policy, [] { return work(nullptr); }, r, asio::use_awaitable);
             benchmark::DoNotOptimize(r.value);
+        }
+    }());
+}
+
+void executor_run_value_case(benchmark::State& state) {
+    const rebound::asio::RetryExecutor executor;
+    const auto policy = bench_policy(1ms);
+    run_driver(state, [&]() -> asio::awaitable<void> {
+        for (auto _ : state) {
+            int value = co_await executor.run_value(*policy, [] { return work(nullptr); });
+            benchmark::DoNotOptimize(value);
         }
     }());
 }
@@ -219,21 +233,31 @@ void waiting_case(benchmark::State& state, Start start, Cancel cancel) {
     }
 }
 
-void hand_waiting_case(benchmark::State& state) {
+// waiting_case() for operations each co_spawned with a cancellation slot, as a service awaits
+// them: `spawn(io, failures, slot)` starts one; the end cancels them all through their slots.
+template <typename Spawn>
+void spawned_waiting_case(benchmark::State& state, Spawn spawn) {
     std::vector<std::shared_ptr<asio::cancellation_signal>> signals;
     waiting_case(
         state,
         [&](asio::io_context& io, int* failures) {
             signals.push_back(std::make_shared<asio::cancellation_signal>());
-            asio::co_spawn(io, hand_loop(failures, 1h),
-                           asio::bind_cancellation_slot(signals.back()->slot(),
-                                                        [](std::exception_ptr, int) {}));
+            spawn(io, failures, signals.back()->slot());
         },
         [&] {
-            // The signals stay until the loops finish: a cancellation state lives in its slot.
+            // The signals stay until the operations finish: a cancellation state lives in its
+            // slot.
             for (auto& signal : signals) {
                 signal->emit(asio::cancellation_type::terminal);
             }
+        });
+}
+
+void hand_waiting_case(benchmark::State& state) {
+    spawned_waiting_case(
+        state, [](asio::io_context& io, int* failures, asio::cancellation_slot slot) {
+            asio::co_spawn(io, hand_loop(failures, 1h),
+                           asio::bind_cancellation_slot(slot, [](std::exception_ptr, int) {}));
         });
 }
 
@@ -242,22 +266,24 @@ void hand_waiting_case(benchmark::State& state) {
 void executor_waiting_case(benchmark::State& state) {
     const rebound::asio::RetryExecutor executor;
     const auto policy = bench_policy(1h);
-    std::vector<std::shared_ptr<asio::cancellation_signal>> signals;
-    waiting_case(
-        state,
-        [&](asio::io_context& io, int* failures) {
-            signals.push_back(std::make_shared<asio::cancellation_signal>());
-            asio::co_spawn(
-                io,
-                executor.run(
-                    policy, [failures] { return work(failures); }, asio::use_awaitable),
-                asio::bind_cancellation_slot(
-                    signals.back()->slot(), [](std::exception_ptr, rebound::asio::Result<int>) {}));
-        },
-        [&] {
-            for (auto& signal : signals) {
-                signal->emit(asio::cancellation_type::terminal);
-            }
+    spawned_waiting_case(
+        state, [&](asio::io_context& io, int* failures, asio::cancellation_slot slot) {
+            asio::co_spawn(io,
+                           executor.run(
+                               policy, [failures] { return work(failures); }, asio::use_awaitable),
+                           asio::bind_cancellation_slot(
+                               slot, [](std::exception_ptr, rebound::asio::Result<int>) {}));
+        });
+}
+
+// The same through run_value(), under the policy by reference.
+void executor_value_waiting_case(benchmark::State& state) {
+    const rebound::asio::RetryExecutor executor;
+    const auto policy = bench_policy(1h);
+    spawned_waiting_case(
+        state, [&](asio::io_context& io, int* failures, asio::cancellation_slot slot) {
+            asio::co_spawn(io, executor.run_value(*policy, [failures] { return work(failures); }),
+                           asio::bind_cancellation_slot(slot, [](std::exception_ptr, int) {}));
         });
 }
 
@@ -282,6 +308,7 @@ void executor_callback_waiting_case(benchmark::State& state) {
 
 BENCHMARK(hand_loop_case)->Name("async_overhead/hand_loop");
 BENCHMARK(executor_run_case)->Name("async_overhead/executor_run");
+BENCHMARK(executor_run_value_case)->Name("async_overhead/executor_run_value");
 BENCHMARK(executor_run_returned_case)->Name("async_overhead/executor_run_returned");
 BENCHMARK(executor_run_shared_case)->Name("async_overhead/executor_run_shared");
 BENCHMARK(blocking_run_case)->Name("async_overhead/blocking_run");
@@ -293,6 +320,10 @@ BENCHMARK(hand_waiting_case)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(executor_waiting_case)
     ->Name("async_waiting/executor_run")
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(executor_value_waiting_case)
+    ->Name("async_waiting/executor_run_value")
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(executor_callback_waiting_case)

@@ -141,7 +141,7 @@ if [ -x "$async_bench" ]; then
     --benchmark_report_aggregates_only=true --benchmark_format=json \
     --benchmark_out_format=json --benchmark_out="$results/rebound_async_bench.json" >/dev/null ||
     { note "failed rebound_async_bench"; rm -f "$results/rebound_async_bench.json"; }
-  for case in hand_loop executor_run executor_run_stop_token; do
+  for case in hand_loop executor_run executor_run_value executor_run_stop_token; do
     run_recorded "$async_bench" --benchmark_filter="^async_waiting/$case/" \
       --benchmark_format=json --benchmark_out_format=json \
       --benchmark_out="$results/rebound_async_bench-$case.json" >/dev/null ||

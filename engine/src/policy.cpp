@@ -73,6 +73,7 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
             breaker_ = found->second;
         }
     }
+    observes_first_attempt_ = breaker_ != nullptr || spec_.deadline.has_value();
     has_late_steps_ = spec_.deadline.has_value() || budget_ != nullptr || !spec_.routes.empty();
     const bool draws_a_delay =
         spec_.jitter.type == JitterType::Decorrelated ||
@@ -80,12 +81,6 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
                     [](const RetryDelay& r) { return r.draw.min < r.draw.max; });
     decides_without_calls_ =
         rules_.categories_only() && spec_.retry_if.empty() && !has_late_steps_ && !draws_a_delay;
-}
-
-void Policy::record_success() const noexcept {
-    if (budget_) {
-        budget_->record_success();
-    }
 }
 
 PolicyBuilder::PolicyBuilder(std::string name) {

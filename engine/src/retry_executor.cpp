@@ -18,6 +18,7 @@ RetryExecutor::RetryExecutor(ExecutorOptions options)
       measure_elapsed_(options.measure_elapsed),
       resolver_(std::move(options.resolver)) {
     std::erase(listeners_, nullptr);
+    observes_first_attempt_ = listening() || measure_elapsed_;
 }
 
 HandlerResolution RetryExecutor::resolve(std::string_view handler) const {

@@ -21,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -327,14 +328,36 @@ std::shared_ptr<const rebound::Policy> timeout_policy() {
         .build();
 }
 
-std::shared_ptr<const rebound::Policy> hourly_policy(int attempts) {
-    return rebound::PolicyBuilder("hourly")
+// `attempts` attempts `delay` apart, retrying transient errors.
+std::shared_ptr<const rebound::Policy> fixed_delay_policy(int attempts,
+                                                          rebound::Duration delay = 100ms,
+                                                          std::string name = "kept") {
+    return rebound::PolicyBuilder(std::move(name))
         .max_attempts(attempts)
-        .backoff(rebound::Backoff::fixed(1h))
+        .backoff(rebound::Backoff::fixed(delay))
         .jitter(rebound::Jitter::none())
         .retry_on(rebound::Matcher::transient())
         .build();
 }
+
+std::shared_ptr<const rebound::Policy> hourly_policy(int attempts) {
+    return fixed_delay_policy(attempts, 1h, "hourly");
+}
+
+// Work that fails with a deadlock while `*failures` is above zero (counting it down), then
+// answers 7; counts its calls.
+struct FailThenSeven {
+    int* failures;
+    int* calls;
+    asio::awaitable<int> operator()() const {
+        ++*calls;
+        if (*failures > 0) {
+            --*failures;
+            throw rebound::Error(ErrorCategory::Deadlock, "scripted");
+        }
+        co_return 7;
+    }
+};
 
 // An attempt that waits an hour on a timer, unless cancelled.
 struct SlowAttempt {
@@ -1087,20 +1110,10 @@ TEST_CASE("a run that fills the caller's result in place", "[asio][policy_ref][i
     const rebound::asio::RetryExecutor executor({.clock = &clock, .listeners = {&log}}, &time);
     asio::io_context io;
     SECTION("awaited: a success at once, and retries with the same decisions as a returned one") {
-        const auto policy = rebound::PolicyBuilder("kept")
-                                .max_attempts(4)
-                                .backoff(rebound::Backoff::fixed(100ms))
-                                .jitter(rebound::Jitter::none())
-                                .retry_on(rebound::Matcher::transient())
-                                .build();
+        const auto policy = fixed_delay_policy(4);
         int failures = 0;
-        const auto work = [&]() -> asio::awaitable<int> {
-            if (failures > 0) {
-                --failures;
-                throw rebound::Error(ErrorCategory::Deadlock, "scripted");
-            }
-            co_return 7;
-        };
+        int calls = 0;
+        const FailThenSeven work{&failures, &calls};
         rebound::asio::Result<int> at_once;
         rebound::asio::Result<int> in_place;
         rebound::asio::Result<int> returned;
@@ -1194,6 +1207,189 @@ TEST_CASE("a run that fills the caller's result in place", "[asio][policy_ref][i
         CHECK(log.lines == Events{"start 1", "retry 1 statement_timeout 50000us", "start 2",
                                   "succeeded after 2"});
     }
+}
+
+namespace {
+
+// A database error the exception classifier does not know: never retried.
+struct LedgerClosed : std::runtime_error {
+    LedgerClosed() : std::runtime_error("ledger closed") {}
+};
+
+}  // namespace
+
+TEST_CASE("a run that gives only its value, or throws the last attempt's error",
+          "[asio][policy_ref][run_value]") {
+    rebound::testing::ManualClock clock;
+    rebound::asio::VirtualTime time(clock);
+    EventLog log;
+    const rebound::asio::RetryExecutor executor({.clock = &clock, .listeners = {&log}}, &time);
+    asio::io_context io;
+    const auto policy = fixed_delay_policy(3);
+    int failures = 0;
+    int calls = 0;
+    const FailThenSeven work{&failures, &calls};
+    // Runs `body` in a coroutine to its end.
+    const auto run_to_end = [&](auto body) {
+        asio::co_spawn(io, std::move(body), asio::detached);
+        io.run();
+        io.restart();
+    };
+    SECTION("the value at once, and after retries with the events of a run filled in place") {
+        int at_once = 0;
+        int retried = 0;
+        rebound::asio::Result<int> in_place;
+        Events in_place_events;
+        Events value_events;
+        run_to_end([&]() -> asio::awaitable<void> {
+            at_once = co_await executor.run_value(*policy, work);
+            log.lines.clear();
+            failures = 2;
+            co_await executor.run(*policy, work, in_place, asio::use_awaitable);
+            in_place_events = log.lines;
+            log.lines.clear();
+            failures = 2;
+            retried = co_await executor.run_value(*policy, work);
+            value_events = log.lines;
+            co_await executor.run_value(*policy, [&]() -> asio::awaitable<void> {
+                ++calls;
+                co_return;
+            });
+        });
+        CHECK(at_once == 7);
+        CHECK(retried == 7);
+        CHECK(calls == 8);
+        CHECK(in_place.attempts == 3);
+        CHECK(value_events == in_place_events);
+        CHECK(log.lines.back() == "succeeded after 1");  // the void work's run
+        CHECK(time.delays() == std::vector<rebound::Duration>(4, 100ms));
+    }
+    SECTION("exhausted: the last attempt's exception, as the work threw it") {
+        failures = 3;
+        std::string caught;
+        run_to_end([&]() -> asio::awaitable<void> {
+            try {
+                co_await executor.run_value(*policy, work);
+            } catch (const rebound::Error& error) {
+                caught = error.what();
+            }
+        });
+        CHECK(caught == "scripted");
+        CHECK(calls == 3);
+        CHECK(log.lines.back() == "stopped exhausted after 3");
+    }
+    SECTION("a failure never retried: the work's own exception type") {
+        bool caught = false;
+        run_to_end([&]() -> asio::awaitable<void> {
+            try {
+                co_await executor.run_value(*policy, [&]() -> asio::awaitable<void> {
+                    ++calls;
+                    throw LedgerClosed();
+                    co_return;
+                });
+            } catch (const LedgerClosed&) {
+                caught = true;
+            }
+        });
+        CHECK(caught);
+        CHECK(calls == 1);
+    }
+    SECTION("a returned rebound::Error is thrown") {
+        std::optional<rebound::Error> last;
+        std::string caught;
+        run_to_end([&]() -> asio::awaitable<void> {
+            try {
+                last = co_await executor.run_value(
+                    *policy, [&]() -> asio::awaitable<std::optional<rebound::Error>> {
+                        ++calls;
+                        co_return rebound::Error(ErrorCategory::Deadlock, "returned");
+                    });
+            } catch (const rebound::Error& error) {
+                caught = error.what();
+            }
+        });
+        CHECK(caught == "returned");
+        CHECK(calls == 3);
+        CHECK_FALSE(last);
+    }
+    SECTION("an attempt its open breaker refuses: a rebound::Error of category circuit_open") {
+        const auto guarded = rebound::PolicyBuilder("guarded")
+                                 .max_attempts(1)
+                                 .retry_on(rebound::Matcher::transient())
+                                 .breaker(one_failure_breaker(clock))
+                                 .build();
+        failures = 1;
+        std::optional<ErrorCategory> first;
+        std::optional<ErrorCategory> second;
+        run_to_end([&]() -> asio::awaitable<void> {
+            for (std::optional<ErrorCategory>* caught : {&first, &second}) {
+                try {
+                    co_await executor.run_value(*guarded, work);
+                } catch (const rebound::Error& error) {
+                    *caught = error.description().category;
+                }
+            }
+        });
+        CHECK(first == ErrorCategory::Deadlock);      // opens the breaker
+        CHECK(second == ErrorCategory::CircuitOpen);  // refused: the work is not called
+        CHECK(calls == 1);
+    }
+    SECTION("cancelled: asio's operation_aborted") {
+        const auto hourly = hourly_policy(3);
+        bool waiting = false;
+        bool aborted = false;
+        std::error_code caught;
+        asio::cancellation_signal signal;
+        asio::co_spawn(
+            io,
+            [&]() -> asio::awaitable<void> {
+                try {
+                    co_await executor.run_value(*hourly, SlowAttempt{&waiting, &aborted});
+                } catch (const std::system_error& error) {
+                    caught = error.code();
+                }
+            },
+            asio::bind_cancellation_slot(signal.slot(), asio::detached));
+        run_until(io, [&] { return waiting; });
+        signal.emit(asio::cancellation_type::terminal);
+        io.run();
+        CHECK(aborted);
+        CHECK(caught == asio::error::operation_aborted);
+        CHECK(log.lines.back() == "stopped cancelled after 1");
+    }
+    SECTION("attempt_timeout (the run on a strand with a canceller), and void work") {
+        const auto bounded = timeout_policy();
+        bool waiting = false;
+        bool aborted = false;
+        int value = 0;
+        run_to_end([&]() -> asio::awaitable<void> {
+            value =
+                co_await executor.run_value(*bounded, SlowThenAnswer{{&waiting, &aborted}, &calls});
+            co_await executor.run_value(*bounded, []() -> asio::awaitable<void> { co_return; });
+        });
+        CHECK(value == 42);
+        CHECK(calls == 2);
+        CHECK(aborted);
+        CHECK(log.lines.back() == "succeeded after 1");
+    }
+}
+
+TEST_CASE("a run that gives only its value records a success at once with the budget",
+          "[asio][policy_ref][run_value][budget]") {
+    const DrainedBudget drained = drained_budget_policy("kept");
+    asio::io_context io;
+    int value = 0;
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            // The default executor, through rebound::asio::run_value.
+            value = co_await rebound::asio::run_value(
+                *drained.policy, []() -> asio::awaitable<int> { co_return 7; });
+        },
+        asio::detached);
+    io.run();
+    CHECK(value == 7);
+    CHECK(drained.policy->budget()->tokens() > drained.tokens);
 }
 
 TEST_CASE("a run under a policy the caller keeps gives deferred and later attempts their info",

@@ -83,6 +83,13 @@ bool handling_cancellation() noexcept {
     }
 }
 
+void throw_run_failure(const RunResult& result) {
+    if (result.outcome == RetryOutcome::Cancelled) {
+        throw ::asio::system_error(::asio::error::operation_aborted);
+    }
+    result.last_error.rethrow();
+}
+
 bool is_cancellation(const std::exception_ptr& exception) noexcept {
     try {
         std::rethrow_exception(exception);

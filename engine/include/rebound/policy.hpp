@@ -122,8 +122,17 @@ class Policy {
     // policy that names it.
     CircuitBreaker* breaker() const noexcept { return breaker_.get(); }
 
-    // Reports a successful attempt to the budget (no-op without one). Thread-safe.
-    void record_success() const noexcept;
+    // Whether a run under this policy takes part before its first attempt ends: a breaker
+    // gives the attempt a permit, or a deadline reads the clock (RetryRun::may_defer()).
+    bool observes_first_attempt() const noexcept { return observes_first_attempt_; }
+
+    // Reports a successful attempt to the budget (no-op without one). Thread-safe. Inline: a run
+    // that succeeds at once calls it, and most policies have no budget.
+    void record_success() const noexcept {
+        if (budget_) {
+            budget_->record_success();
+        }
+    }
 
     // Whether no step of decide() for `error` calls out of the decision: the rules are categories
     // only, there is no retry_if, deadline, budget or route, no retry's delay is drawn (each
@@ -179,6 +188,7 @@ class Policy {
     bool has_late_steps_ = false;
     // decides_without_calls() before the error's part (decorrelated jitter always draws).
     bool decides_without_calls_ = false;
+    bool observes_first_attempt_ = false;  // a breaker or a deadline
     Duration delay_cap_ = kDurationInfinity;
     std::vector<RetryDelay> retries_;  // entry k - 1 for retry k
     int retry_count_ = 1;              // retries_.size(), kept to spare a division per decision

@@ -203,6 +203,9 @@ class RetryExecutor {
     std::vector<RetryListener*> listeners_;
     DeadLetterSink* dead_letter_sink_;
     bool measure_elapsed_;
+    // A listener hears every attempt, or measure_elapsed reads the clock at the first:
+    // RetryRun::may_defer() in one test.
+    bool observes_first_attempt_ = false;
     PolicyResolver resolver_;
 };
 

@@ -107,8 +107,8 @@ class RetryRun {
     }
     // The same for a run whose stop token cannot be stopped.
     static bool may_defer(const RetryExecutor& executor, const Policy& policy) noexcept {
-        return !executor.listening() && policy.breaker() == nullptr &&
-               !timed(executor, policy.spec());
+        // One test each: breaker() == nullptr && !timed(executor, spec), with listeners.
+        return !executor.observes_first_attempt_ && !policy.observes_first_attempt();
     }
     static AttemptInfo first_attempt(const Policy& policy, std::string_view handler,
                                      const RunOptions& options) noexcept;

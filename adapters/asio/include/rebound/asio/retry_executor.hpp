@@ -38,8 +38,11 @@
 // With any other token the coroutine is spawned (asio::co_spawn) on the handler's executor,
 // which never completes the run inside the initiating function.
 //
-// The cheapest run takes the policy by reference, with no RunOptions, and may fill the caller's
-// Result in place (docs/async.md, Cost):
+// The cheapest runs take the policy by reference, with no RunOptions, and either give only the
+// value, throwing the last attempt's error as a hand-written loop would (run_value()), or fill
+// the caller's Result in place (docs/async.md, Cost):
+//
+//   Reply reply = co_await executor.run_value(*policy, fetch_reply);
 //
 //   rebound::asio::Result<Reply> r;  // default-constructed; kept until the run completes
 //   co_await executor.run(*policy, fetch_reply, r, asio::use_awaitable);
@@ -357,6 +360,13 @@ class PolicyRunState {
             RetryRun::first_success(policy(), ResolvedVia::Code, result);
         }
     }
+    // For a run that succeeded and gives only its value (run_value()): what take_result() does
+    // beyond the result, recording the success of a deferred first attempt with the budget.
+    void finish_success() const noexcept {
+        if (!begun_) {
+            policy_->record_success();
+        }
+    }
 
     const RunOptions& options() const noexcept { return no_run_options(); }
     // The policy, not owned.
@@ -402,9 +412,11 @@ RunStep after_thrown(RetryRun& run, AttemptEnd end);
 // on_failure throws.
 RunStep after_interrupted(RetryRun& run, AttemptEnd end);
 
-// The step after an attempt that returned `value`. May throw what on_failure throws.
+// The step after an attempt that returned `value`. May throw what on_failure throws. Always
+// inline: for the run that succeeds at once it is two tests.
 template <typename T, typename State>
-RunStep after_returned(State& state, AttemptEnd end, AttemptValue<T>& value) {
+[[gnu::always_inline]] inline RunStep after_returned(State& state, AttemptEnd end,
+                                                     AttemptValue<T>& value) {
     if (end != AttemptEnd::Completed) {
         value.reset();  // a late result of an attempt cut short
         return after_interrupted(state.run(), end);
@@ -420,12 +432,18 @@ RunStep after_returned(State& state, AttemptEnd end, AttemptValue<T>& value) {
     return state.succeeded();
 }
 
-// Fills the result of a run that is Done into `result` (a default-constructed Result<T>).
+// Fills the result of a run that is Done into `result` (a default-constructed Result<T>). Always
+// inline, as the step of the run that succeeds at once.
 template <typename T, typename State>
-void fill_result(State& state, AttemptValue<T>& value, Result<T>& result) noexcept {
+[[gnu::always_inline]] inline void fill_result(State& state, AttemptValue<T>& value,
+                                               Result<T>& result) noexcept {
     if constexpr (!std::is_void_v<T>) {
-        if (state.result_succeeded()) {
-            result.value = std::move(value);
+        // The value itself, not the std::optional: copying the optional as a whole reads it in
+        // one load wider than the two stores that just wrote it (the value and its flag), which
+        // the CPU cannot forward and stalls on: about 5 ns, a tenth of a run that succeeds at
+        // once (perf, bench/async_bench.cpp's executor_run).
+        if (state.result_succeeded() && value.has_value()) {
+            result.value.emplace(std::move(*value));
         }
     }
     state.take_result(result);
@@ -447,11 +465,15 @@ struct RunOutcome {
 };
 
 // Where a run's result goes: `into` is ReturnsResult when the run's coroutine returns it (an
-// empty type, which takes no room of its own in the coroutine frame), or the caller's
-// Result<T>*, which the run fills in place and then returns nothing.
+// empty type, which takes no room of its own in the coroutine frame), the caller's Result<T>*,
+// which the run fills in place and then returns nothing, or ReturnsValue when the coroutine
+// returns the successful attempt's value and throws otherwise (RetryExecutor::run_value()).
 struct ReturnsResult {};
+struct ReturnsValue {};
 template <typename T, typename Into>
-using RunValue = std::conditional_t<std::is_same_v<Into, ReturnsResult>, Result<T>, void>;
+using RunValue =
+    std::conditional_t<std::is_same_v<Into, ReturnsResult>, Result<T>,
+                       std::conditional_t<std::is_same_v<Into, ReturnsValue>, T, void>>;
 template <typename T, typename State>
 RunOutcome<T, State> finish_run(State& state, AttemptValue<T>& value, ReturnsResult) noexcept {
     return {&state, &value};
@@ -459,6 +481,33 @@ RunOutcome<T, State> finish_run(State& state, AttemptValue<T>& value, ReturnsRes
 template <typename T, typename State>
 void finish_run(State& state, AttemptValue<T>& value, Result<T>* into) noexcept {
     fill_result(state, value, *into);
+}
+
+// Throws what run_value() throws for a run that did not succeed (`result` its result).
+[[noreturn]] void throw_run_failure(const RunResult& result);
+
+template <typename T, typename State>
+T finish_run(State& state, AttemptValue<T>& value, ReturnsValue) {
+    if (!state.result_succeeded()) {
+        RunResult result;
+        state.take_result(result);
+        throw_run_failure(result);
+    }
+    state.finish_success();
+    if constexpr (!std::is_void_v<T>) {
+        return std::move(*value);
+    }
+}
+
+// The value of a run filled in place into `result`, or what run_value() throws.
+template <typename T>
+T value_or_throw(Result<T>&& result) {
+    if (!result.succeeded()) {
+        throw_run_failure(result);
+    }
+    if constexpr (!std::is_void_v<T>) {
+        return std::move(*result.value);
+    }
 }
 // The result a completion carries: the one returned, or the caller's.
 inline RunResult* completed_result(ReturnsResult, RunResult& returned) noexcept {
@@ -578,6 +627,9 @@ template <typename T, typename Work, typename State, typename Canceller,
         if constexpr (kCancellable) {
             canceller->arm(state.attempt().attempt_timeout);
         }
+        // Completed unless the canceller interrupted the attempt. A run without one passes the
+        // constant on, which the compiler folds: `end`, like every local that lives across the
+        // co_await, is a field of the frame, which it would otherwise load and test.
         AttemptEnd end = AttemptEnd::Completed;
         bool threw = false;
         try {
@@ -593,13 +645,13 @@ template <typename T, typename Work, typename State, typename Canceller,
             if constexpr (kCancellable) {
                 end = canceller->disarm();
             }
-            step = after_thrown(state.attempted_run(), end);
+            step = after_thrown(state.attempted_run(), kCancellable ? end : AttemptEnd::Completed);
         }
         if (!threw) {
             if constexpr (kCancellable) {
                 end = canceller->disarm();
             }
-            step = after_returned<T>(state, end, value);
+            step = after_returned<T>(state, kCancellable ? end : AttemptEnd::Completed, value);
         }
         if (kCancellable && end == AttemptEnd::TimedOut) {
             // The timeout cancelled this coroutine's state; the next attempt starts afresh.
@@ -613,6 +665,14 @@ template <typename T, typename Work, typename State, typename Canceller,
 #pragma GCC diagnostic pop
 #endif
 
+}  // namespace detail
+
+class RetryExecutor;
+namespace detail {
+// RetryExecutor::run_value() of a run that needs a canceller (defined below RetryExecutor).
+template <typename T, typename Work>
+::asio::awaitable<T> value_of_spawned_run(const RetryExecutor& executor, const Policy& policy,
+                                          Work work);
 }  // namespace detail
 
 class RetryExecutor {
@@ -699,6 +759,31 @@ class RetryExecutor {
                          &result);
             },
             token, detail::PolicyRunState(engine_, policy), StoredWork(std::forward<Work>(work)));
+    }
+
+    // Runs `work` under `policy`, which the caller keeps alive until the run completes, and gives
+    // the successful attempt's value, as a hand-written loop would:
+    //
+    //   Reply reply = co_await executor.run_value(*policy, fetch_reply);
+    //
+    // A run that does not succeed throws: a cancelled one asio::system_error(operation_aborted),
+    // any other the last attempt's error (Failure::rethrow()): the exception the work threw, or
+    // the rebound::Error it returned, or a rebound::Error of category circuit_open for an
+    // attempt its breaker refused. The outcome is not given (the other forms' Result has it).
+    // The run is the same as run(policy, work, token)'s (decisions, listeners, metrics, budget,
+    // cancellation, attempt_timeout); only what it completes with differs. The cheapest run
+    // (docs/async.md, Cost).
+    template <typename Work>
+    ::asio::awaitable<detail::WorkValue<Work>> run_value(const Policy& policy, Work&& work) const {
+        using T = detail::WorkValue<Work>;
+        using StoredWork = std::decay_t<Work>;
+        if (!detail::PolicyRunState::needs_canceller(policy)) {
+            return detail::run_loop<T, StoredWork>(
+                virtual_time_, detail::PolicyRunState(engine_, policy),
+                StoredWork(std::forward<Work>(work)), nullptr, detail::ReturnsValue{});
+        }
+        // A canceller's strand: the run in place through run()'s spawn, then its value.
+        return detail::value_of_spawned_run<T>(*this, policy, StoredWork(std::forward<Work>(work)));
     }
 
     // Runs `work` under an already resolved policy.
@@ -790,6 +875,16 @@ class RetryExecutor {
     VirtualTime* virtual_time_;
 };
 
+namespace detail {
+template <typename T, typename Work>
+::asio::awaitable<T> value_of_spawned_run(const RetryExecutor& executor, const Policy& policy,
+                                          Work work) {
+    Result<T> result;
+    co_await executor.run(policy, std::move(work), result, ::asio::use_awaitable);
+    co_return value_or_throw(std::move(result));
+}
+}  // namespace detail
+
 // The process-wide asynchronous executor with default options (immutable).
 const RetryExecutor& default_executor();
 
@@ -807,6 +902,12 @@ template <typename Work, typename CompletionToken>
 auto run(const Policy& policy, Work&& work, CompletionToken&& token) {
     return default_executor().run(policy, std::forward<Work>(work),
                                   std::forward<CompletionToken>(token));
+}
+
+// RetryExecutor::run_value() with the default executor.
+template <typename Work>
+::asio::awaitable<detail::WorkValue<Work>> run_value(const Policy& policy, Work&& work) {
+    return default_executor().run_value(policy, std::forward<Work>(work));
 }
 
 }  // namespace rebound::asio
