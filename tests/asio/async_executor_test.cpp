@@ -267,6 +267,51 @@ TEST_CASE("a run that nothing observes before its first attempt makes the same d
     }
 }
 
+TEST_CASE("a run that reads the clock is begun before its first attempt, which it times",
+          "[asio][equivalence]") {
+    rebound::testing::ManualClock clock;
+    asio::io_context io;
+    const auto work = [&](const rebound::AttemptInfo& attempt) -> asio::awaitable<int> {
+        clock.advance(10ms);
+        co_return attempt.time_left ? static_cast<int>(attempt.time_left->count()) : -1;
+    };
+    // One run under `policy` by reference through `executor`, with no listener.
+    const auto run_once = [&](const rebound::asio::RetryExecutor& executor,
+                              const rebound::Policy& policy) {
+        rebound::asio::Result<int> result;
+        asio::co_spawn(
+            io,
+            [&]() -> asio::awaitable<void> {
+                co_await executor.run(policy, work, result, asio::use_awaitable);
+            },
+            asio::detached);
+        io.run();
+        io.restart();
+        return result;
+    };
+    SECTION("measure_elapsed") {
+        const rebound::asio::RetryExecutor executor({.clock = &clock, .measure_elapsed = true});
+        const auto policy = rebound::PolicyBuilder("plain")
+                                .max_attempts(3)
+                                .retry_on(rebound::Matcher::transient())
+                                .build();
+        const rebound::asio::Result<int> result = run_once(executor, *policy);
+        CHECK(result.elapsed == rebound::Duration(10ms));
+        CHECK(result.value == -1);
+    }
+    SECTION("a deadline") {
+        const rebound::asio::RetryExecutor executor({.clock = &clock});
+        const auto policy = rebound::PolicyBuilder("bounded")
+                                .max_attempts(3)
+                                .deadline(2s)
+                                .retry_on(rebound::Matcher::transient())
+                                .build();
+        const rebound::asio::Result<int> result = run_once(executor, *policy);
+        CHECK(result.elapsed == rebound::Duration(10ms));
+        CHECK(result.value == std::chrono::duration_cast<rebound::Duration>(2s).count());
+    }
+}
+
 namespace {
 
 // A policy of three attempts whose retry budget failures have drained, and the tokens left: a
