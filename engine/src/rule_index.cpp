@@ -151,92 +151,17 @@ void keep_lowest(RuleMatch& best, const RuleMatch& candidate) noexcept {
     best.retry_on = std::min(best.retry_on, candidate.retry_on);
 }
 
-// Whether `needle` (non-empty) occurs in `haystack`. With SSE2 it tests 16 start positions per
-// step for the needle's first and last characters together (W. Muła, "SIMD-friendly algorithms
-// for substring searching") and compares the middle only where both agree, which is rare; no
-// function call unless a candidate survives. A haystack of at least 16 bytes with fewer start
-// positions takes one such step. Without SSE2, or for a shorter haystack, the same test one
-// position at a time.
-// `first_repeated` and `last_repeated` hold the needle's first and last characters 16 times.
-bool contains(std::string_view haystack, std::string_view needle,
-              const std::array<char, 16>& first_repeated,
-              const std::array<char, 16>& last_repeated) noexcept {
-    const std::size_t length = needle.size();
-    if (length > haystack.size()) {
-        return false;
-    }
-    if (length == 1) {
-        return std::memchr(haystack.data(), needle.front(), haystack.size()) != nullptr;
-    }
-    const char* const text = haystack.data();
-    const char first = needle.front();
-    const char last = needle.back();
-    const std::size_t middle = length - 2;
-    const std::size_t positions = haystack.size() - length + 1;
-    const auto middle_matches = [&](std::size_t at) {
-        return std::memcmp(text + at + 1, needle.data() + 1, middle) == 0;
-    };
-    std::size_t at = 0;
-#if defined(__SSE2__)
-    constexpr std::size_t kBlock = 16;
-    if (positions >= kBlock) {
-        const __m128i firsts =
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_repeated.data()));
-        const __m128i lasts =
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(last_repeated.data()));
-        for (;;) {
-            // The last block may overlap the one before; testing a position twice is harmless.
-            at = std::min(at, positions - kBlock);
-            const __m128i starts = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text + at));
-            const __m128i ends =
-                _mm_loadu_si128(reinterpret_cast<const __m128i*>(text + at + length - 1));
-            auto candidates = static_cast<unsigned>(_mm_movemask_epi8(
-                _mm_and_si128(_mm_cmpeq_epi8(starts, firsts), _mm_cmpeq_epi8(ends, lasts))));
-            while (candidates != 0) {
-                if (middle_matches(at + static_cast<std::size_t>(std::countr_zero(candidates)))) {
-                    return true;
-                }
-                candidates &= candidates - 1;
-            }
-            if (at + kBlock >= positions) {
-                return false;
-            }
-            at += kBlock;
+// Whether the characters between the first and the last of `needle` are those that follow
+// `start`: the rest of a candidate whose first and last characters agree. A loop rather than
+// memcmp: candidates are rare, and a search that calls nothing keeps its values in registers
+// (with calls to memchr and memcmp it spilled and reloaded them around every message rule).
+bool middle_matches(const char* start, std::string_view needle) noexcept {
+    for (std::size_t i = 1; i + 1 < needle.size(); ++i) {
+        if (start[i] != needle[i]) {
+            return false;
         }
     }
-    if (haystack.size() >= kBlock) {
-        // Fewer than 16 start positions, but 16 bytes to load: the starts from the beginning,
-        // the ends from the last 16 bytes, whose bit i is the end of start position
-        // positions - 16 + i.
-        const __m128i firsts =
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_repeated.data()));
-        const __m128i lasts =
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(last_repeated.data()));
-        const __m128i starts = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text));
-        const __m128i ends =
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(text + haystack.size() - kBlock));
-        const auto start_bits =
-            static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(starts, firsts)));
-        const auto end_bits = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(ends, lasts)));
-        for (unsigned candidates =
-                 start_bits & (end_bits >> (kBlock - positions)) & ((1U << positions) - 1U);
-             candidates != 0; candidates &= candidates - 1) {
-            if (middle_matches(static_cast<std::size_t>(std::countr_zero(candidates)))) {
-                return true;
-            }
-        }
-        return false;
-    }
-#else
-    static_cast<void>(first_repeated);
-    static_cast<void>(last_repeated);
-#endif
-    for (; at < positions; ++at) {
-        if (text[at] == first && text[at + length - 1] == last && middle_matches(at)) {
-            return true;
-        }
-    }
-    return false;
+    return true;
 }
 
 }  // namespace
@@ -539,17 +464,85 @@ void RuleIndex::find_error_type(std::string_view type, RuleMatch& best) const no
     look_up(state, type.size());
 }
 
+// With SSE2 it tests 16 start positions per step for the text's first and last characters
+// together (W. Muła, "SIMD-friendly algorithms for substring searching") and compares the middle
+// only where both agree, which is rare. A message of at least 16 bytes with fewer start positions
+// takes one such step. Without SSE2, or for a shorter message, the same test one position at a
+// time. Inlined into find_message, its one caller.
+[[gnu::always_inline]] inline bool RuleIndex::MessageEntry::occurs_in(
+    std::string_view message) const noexcept {
+    const std::size_t length = text.size();
+    if (length > message.size()) {
+        return false;
+    }
+    const char* const start = message.data();
+    const std::size_t positions = message.size() - length + 1;
+#if defined(__SSE2__)
+    constexpr std::size_t kBlock = 16;
+    if (message.size() >= kBlock) {
+        const __m128i firsts =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_repeated.data()));
+        const __m128i lasts =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(last_repeated.data()));
+        // Bit i: start position `at + i` has the text's first and last characters.
+        const auto candidates_at = [&](const char* at) noexcept {
+            const __m128i starts = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+            const __m128i ends = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + length - 1));
+            return static_cast<unsigned>(_mm_movemask_epi8(
+                _mm_and_si128(_mm_cmpeq_epi8(starts, firsts), _mm_cmpeq_epi8(ends, lasts))));
+        };
+        const auto any_matches = [&](const char* at, unsigned candidates) noexcept {
+            for (; candidates != 0; candidates &= candidates - 1) {
+                if (middle_matches(at + std::countr_zero(candidates), text)) {
+                    return true;
+                }
+            }
+            return false;
+        };
+        if (positions >= kBlock) {
+            // Whole blocks, then the last 16 positions, which may overlap the block before.
+            const char* const last_block = start + positions - kBlock;
+            for (const char* at = start; at < last_block; at += kBlock) {
+                if (any_matches(at, candidates_at(at))) {
+                    return true;
+                }
+            }
+            return any_matches(last_block, candidates_at(last_block));
+        }
+        // Fewer than 16 start positions, but 16 bytes to load: the starts from the beginning,
+        // the ends from the last 16 bytes, whose bit i is the end of start position
+        // positions - 16 + i.
+        const auto start_bits = static_cast<unsigned>(_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(start)), firsts)));
+        const auto end_bits = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(start + message.size() - kBlock)),
+            lasts)));
+        return any_matches(
+            start, start_bits & (end_bits >> (kBlock - positions)) & ((1U << positions) - 1U));
+    }
+#endif
+    for (std::size_t at = 0; at < positions; ++at) {
+        if (start[at] == text.front() && start[at + length - 1] == text.back() &&
+            middle_matches(start + at, text)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // Each list's message rules in rule order, so the first one found is its lowest; a never_retry_on
 // rule is sought only below the lowest the keys found, a retry_on rule only when no
-// never_retry_on rule matched, and only below the lowest retry_on rule found.
-void RuleIndex::find_message(std::string_view message, RuleMatch& best) const noexcept {
+// never_retry_on rule matched, and only below the lowest retry_on rule found. Out of line: inlined,
+// its saved registers would cost every find_any, with message rules or not.
+[[gnu::noinline]] void RuleIndex::find_message(std::string_view message,
+                                               RuleMatch& best) const noexcept {
     const auto first_found = [&](const std::vector<MessageEntry>& entries,
                                  std::uint32_t& lowest) noexcept {
         for (const MessageEntry& entry : entries) {
             if (entry.rule >= lowest) {
                 return;
             }
-            if (contains(message, entry.text, entry.first_repeated, entry.last_repeated)) {
+            if (entry.occurs_in(message)) {
                 lowest = entry.rule;
                 return;
             }

@@ -126,6 +126,9 @@ class RuleIndex {
         // The first and last characters repeated over 16 bytes, for the vectorised search.
         std::array<char, 16> first_repeated{};
         std::array<char, 16> last_repeated{};
+
+        // Whether `text` (non-empty) occurs in `message`.
+        bool occurs_in(std::string_view message) const noexcept;
     };
     static constexpr int kHttpStatusLimit = 600;
 
