@@ -61,8 +61,8 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
     retries_.reserve(static_cast<std::size_t>(retries));
     for (int k = 1; k <= retries; ++k) {
         const Duration base = spec_.backoff.base_delay(k);
-        retries_.push_back(
-            RetryDelay{base, jitter_draw_range(spec_.jitter, spec_.backoff, base, Duration{0})});
+        const DelayRange draw = jitter_draw_range(spec_.jitter, spec_.backoff, base, Duration{0});
+        retries_.push_back(RetryDelay{base, draw, delay_count(draw)});
     }
     if (spec_.budget) {
         budget_ = options.budget ? options.budget : std::make_shared<RetryBudget>(*spec_.budget);
