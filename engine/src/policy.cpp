@@ -73,6 +73,9 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
             breaker_ = found->second;
         }
     }
+    if (spec_.deadline) {
+        latest_retry_start_ = *spec_.deadline - spec_.min_attempt_budget;  // both within 0..30 days
+    }
     has_late_steps_ = spec_.deadline.has_value() || budget_ != nullptr || !spec_.routes.empty();
     const bool draws_a_delay =
         spec_.jitter.type == JitterType::Decorrelated ||
