@@ -119,15 +119,22 @@ std::uint64_t name_hash(std::string_view name) noexcept {
     return state;
 }
 
-// Bit i set where byte i of `word` is a '.'. Exact (no false positives from borrows): the high bit
-// of each byte is set only where the byte equals '.', then the eight high bits are gathered into
-// the top byte by one multiplication whose partial products never overlap.
+// Bit i set where byte i of `word` is a '.'. With SSE2 one byte compare and one mask (the word in
+// the low half of a register, zeros above, which no '.' equals); otherwise exact bit arithmetic
+// (no false positives from borrows): the high bit of each byte is set only where the byte equals
+// '.', then the eight high bits are gathered into the top byte by one multiplication whose partial
+// products never overlap.
 std::uint32_t dot_bits(std::uint64_t word) noexcept {
+#if defined(__SSE2__)
+    const __m128i bytes = _mm_cvtsi64_si128(static_cast<long long>(word));
+    return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('.'))));
+#else
     constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
     constexpr std::uint64_t kLowSeven = kOnes * 0x7F;
     const std::uint64_t x = word ^ (kOnes * '.');
     const std::uint64_t zero_bytes = ~(((x & kLowSeven) + kLowSeven) | x) & (kOnes * 0x80);
     return static_cast<std::uint32_t>(((zero_bytes >> 7) * 0x0102040810204080ULL) >> 56);
+#endif
 }
 
 // Word with only its first `bytes` bytes kept (1 <= bytes <= 7).
