@@ -349,11 +349,6 @@ void RuleIndex::build_key_table(std::vector<KeyEntry> entries) {
     }
 }
 
-void RuleIndex::NameFilter::add(std::uint64_t hash, unsigned kind) noexcept {
-    const auto slot = static_cast<unsigned>(hash >> 55);
-    slots[slot / 32] |= std::uint64_t{kind} << (2 * (slot % 32));
-}
-
 // Hashes the rule names into the table and fills the two filters.
 void RuleIndex::build_name_table(const std::vector<NameEntry>& rule_names) {
     error_types_.assign(detail::flat_table_capacity(rule_names.size()), NameEntry{});
