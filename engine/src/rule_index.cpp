@@ -111,6 +111,18 @@ std::uint64_t name_word(std::string_view name, std::size_t at) noexcept {
     return word;
 }
 
+// name_word where the name has all eight bytes (at + 8 <= name.size()): one load, without the
+// tests for the name's end.
+std::uint64_t whole_word(std::string_view name, std::size_t at) noexcept {
+    if constexpr (std::endian::native == std::endian::little) {
+        std::uint64_t word = 0;
+        std::memcpy(&word, name.data() + at, sizeof word);
+        return word;
+    } else {
+        return name_word(name, at);
+    }
+}
+
 std::uint64_t name_hash(std::string_view name) noexcept {
     std::uint64_t state = kNameSeed;
     for (std::size_t at = 0; at < name.size(); at += 8) {
@@ -444,10 +456,10 @@ void RuleIndex::find_error_type(std::string_view type, RuleMatch& best) const no
         return may_be;
     };
     std::uint64_t state = kNameSeed;
-    for (std::size_t at = 0, k = 0; at < type.size(); at += 8, ++k) {
-        const std::uint64_t word = name_word(type, at);
-        if (k < leading_words.size()) {
-            leading_words[k] = word;  // a prefix that ends in this word compares only the earlier
+    // The prefixes that end in the word at `at`; false when the walk ends there.
+    const auto walk_word = [&](std::uint64_t word, std::size_t at) noexcept {
+        if (at < 8 * leading_words.size()) {
+            leading_words[at / 8] = word;  // a prefix that ends in this word compares the earlier
         }
         for (std::uint32_t dots = dot_bits(word); dots != 0; dots &= dots - 1) {
             const auto offset = static_cast<unsigned>(std::countr_zero(dots));
@@ -458,10 +470,22 @@ void RuleIndex::find_error_type(std::string_view type, RuleMatch& best) const no
                 continue;  // the empty prefix before a leading dot: no rule name is empty
             }
             if ((look_up(hash, length) & NameFilter::kPrefix) == 0) {
-                return;  // no rule name continues this prefix
+                return false;  // no rule name continues this prefix
             }
         }
         state = name_step(state, word);
+        return true;
+    };
+    // The whole words by plain loads, then the last, partial one: the loop carries no tail
+    // handling.
+    std::size_t at = 0;
+    for (; at + 8 <= type.size(); at += 8) {
+        if (!walk_word(whole_word(type, at), at)) {
+            return;
+        }
+    }
+    if (at < type.size() && !walk_word(name_word(type, at), at)) {
+        return;
     }
     look_up(state, type.size());
 }
