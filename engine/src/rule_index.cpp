@@ -580,33 +580,33 @@ void RuleIndex::find_error_type(std::string_view type, RuleMatch& best) const no
     }
 }
 
+// Each of the error's fields is tested before the policy's table for it: an error carries few of
+// them, and a field is one load where a table's emptiness is two and a compare.
 RuleMatch RuleIndex::find_any(const ErrorDescription& error) const noexcept {
     RuleMatch best = by_category_[static_cast<std::size_t>(error.effective_category())];
-    if (key_kinds_ != 0) {
-        if (error.sqlstate.size() == 5 &&
-            (key_kinds_ & (1U << static_cast<unsigned>(KeyKind::SqlStateClass))) != 0) {
-            find_sqlstate(error.sqlstate, best);
-        }
-        if ((key_kinds_ & (1U << static_cast<unsigned>(KeyKind::Native))) != 0 && error.vendor &&
-            error.native_code) {
-            if (const KeyEntry* const native =
-                    find_key(key_word(KeyKind::Native, static_cast<std::uint8_t>(*error.vendor)),
-                             static_cast<std::uint64_t>(*error.native_code))) {
-                keep_lowest(best, native->rules);
-            }
+    if (error.sqlstate.size() == 5 &&
+        (key_kinds_ & (1U << static_cast<unsigned>(KeyKind::SqlStateClass))) != 0) {
+        find_sqlstate(error.sqlstate, best);
+    }
+    if (error.vendor && error.native_code &&
+        (key_kinds_ & (1U << static_cast<unsigned>(KeyKind::Native))) != 0) {
+        if (const KeyEntry* const native =
+                find_key(key_word(KeyKind::Native, static_cast<std::uint8_t>(*error.vendor)),
+                         static_cast<std::uint64_t>(*error.native_code))) {
+            keep_lowest(best, native->rules);
         }
     }
-    if (!error_types_.empty() && !error.error_type.empty()) {
+    if (!error.error_type.empty() && !error_types_.empty()) {
         find_error_type(error.error_type, best);
     }
-    if (!by_http_status_.empty() && error.http_status > 0 && error.http_status < kHttpStatusLimit) {
+    if (error.http_status > 0 && error.http_status < kHttpStatusLimit && !by_http_status_.empty()) {
         keep_lowest(best, by_http_status_[static_cast<std::size_t>(error.http_status)]);
     }
-    if (!by_grpc_status_.empty() && error.grpc_status &&
-        static_cast<std::size_t>(*error.grpc_status) < kGrpcStatusCount) {
+    if (error.grpc_status && static_cast<std::size_t>(*error.grpc_status) < kGrpcStatusCount &&
+        !by_grpc_status_.empty()) {
         keep_lowest(best, by_grpc_status_[static_cast<std::size_t>(*error.grpc_status)]);
     }
-    if (!(never_messages_.empty() && retry_messages_.empty()) && !error.message.empty()) {
+    if (!error.message.empty() && !(never_messages_.empty() && retry_messages_.empty())) {
         find_message(error.message, best);
     }
     if (best.never_retry_on != RuleMatch::kNone) {
