@@ -406,11 +406,9 @@ void RuleIndex::find_sqlstate(std::string_view sqlstate, RuleMatch& best) const 
     }
 }
 
-// The entry of the error type `name` whose hash (name_hash) is `hash`, or null. `leading_words`
-// holds name_word(name, 0) and name_word(name, 8) where the name has them (others unused).
+// The entry of the error type `name` whose hash (name_hash) is `hash`, or null.
 [[gnu::always_inline]] inline const RuleIndex::NameEntry* RuleIndex::find_name(
-    std::uint64_t hash, std::string_view name,
-    const std::array<std::uint64_t, 2>& leading_words) const noexcept {
+    std::uint64_t hash, std::string_view name) const noexcept {
     const std::size_t size = name.size();
     return detail::flat_table_find(
         std::span<const NameEntry>(error_types_),
@@ -424,13 +422,15 @@ void RuleIndex::find_sqlstate(std::string_view sqlstate, RuleMatch& best) const 
             if (size <= 8) {
                 return true;
             }
+            // Read from the name itself: past 8 characters it has its first word, past 16 its
+            // second.
             if (size <= 16) {
-                return e.leading_words[0] == leading_words[0];
+                return e.leading_words[0] == whole_word(name, 0);
             }
             if (size <= 24) {
                 // Word by word: std::array's == calls memcmp.
-                return e.leading_words[0] == leading_words[0] &&
-                       e.leading_words[1] == leading_words[1];
+                return e.leading_words[0] == whole_word(name, 0) &&
+                       e.leading_words[1] == whole_word(name, 8);
             }
             return std::memcmp(e.name.data(), name.data(), size) == 0;
         },
@@ -443,13 +443,11 @@ void RuleIndex::find_sqlstate(std::string_view sqlstate, RuleMatch& best) const 
 // the dots of each word are found together, and each prefix is looked at with the hash the walk
 // has at hand; the table is probed only for a hash the rule names' filter may hold.
 void RuleIndex::find_error_type(std::string_view type, RuleMatch& best) const noexcept {
-    std::array<std::uint64_t, 2> leading_words{};
     // Looks up the prefix of `length` when it may be a rule name; returns what it may be.
     const auto look_up = [&](std::uint64_t hash, std::size_t length) noexcept {
         const unsigned may_be = name_filter_.may_be(hash);
         if ((may_be & NameFilter::kRuleName) != 0) {
-            if (const NameEntry* const entry =
-                    find_name(hash, type.substr(0, length), leading_words)) {
+            if (const NameEntry* const entry = find_name(hash, type.substr(0, length))) {
                 keep_lowest(best, entry->rules);
             }
         }
@@ -458,9 +456,6 @@ void RuleIndex::find_error_type(std::string_view type, RuleMatch& best) const no
     std::uint64_t state = kNameSeed;
     // The prefixes that end in the word at `at`; false when the walk ends there.
     const auto walk_word = [&](std::uint64_t word, std::size_t at) noexcept {
-        if (at < 8 * leading_words.size()) {
-            leading_words[at / 8] = word;  // a prefix that ends in this word compares the earlier
-        }
         for (std::uint32_t dots = dot_bits(word); dots != 0; dots &= dots - 1) {
             const auto offset = static_cast<unsigned>(std::countr_zero(dots));
             const std::size_t length = at + offset;

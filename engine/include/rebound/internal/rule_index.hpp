@@ -143,8 +143,7 @@ class RuleIndex {
     RuleMatch find_any(const ErrorDescription& error) const noexcept;
     const KeyEntry* find_key(std::uint64_t kind_and_vendor, std::uint64_t code) const noexcept;
     void find_sqlstate(std::string_view sqlstate, RuleMatch& best) const noexcept;
-    const NameEntry* find_name(std::uint64_t hash, std::string_view name,
-                               const std::array<std::uint64_t, 2>& leading_words) const noexcept;
+    const NameEntry* find_name(std::uint64_t hash, std::string_view name) const noexcept;
     void find_error_type(std::string_view type, RuleMatch& best) const noexcept;
     void find_message(std::string_view message, RuleMatch& best) const noexcept;
 
