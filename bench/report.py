@@ -308,8 +308,8 @@ characters (the hash step is a bijection of its word, so nothing else can differ
 `memcmp` only beyond. No library function is called for a type of up to 24 characters.
 
 The walk also stops early. The policy keeps, beside its table of rule names, a filter of two bits
-per slot (512 slots, chosen by a hash's top nine bits) that says with one load whether a prefix
-may be a rule name and whether a rule name may continue it. The table is probed only for a
+per slot (512 slots of one byte, chosen by a hash's top nine bits) that says with one load, and
+no shift or mask, whether a prefix may be a rule name and whether a rule name may continue it. The table is probed only for a
 possible rule name, and the walk ends at the first prefix that no rule name continues: nothing
 longer can match. `types50_miss_every_prefix` now ends at its first prefix (`svc`), and
 `types50_hit_deep` below its rule, instead of looking up every prefix whose length some rule has.

@@ -153,11 +153,13 @@ template <bool kMayCall>
             return stop(category, matched(), DecisionReason::ServerDelayTooLong);
         }
         if (policy.has_late_steps_) {
+            // elapsed + delay + min_attempt_budget > deadline, with the policy's side precomputed:
+            // the saturated sum exceeds the deadline exactly when elapsed + delay, saturated,
+            // exceeds deadline - min_attempt_budget (every term is at least 0, the deadline
+            // far below kDurationInfinity).
             if (spec.deadline) {
                 const Duration elapsed = std::max(context.elapsed, Duration{0});
-                const Duration next_start =
-                    saturating_add(saturating_add(elapsed, delay), spec.min_attempt_budget);
-                if (next_start > *spec.deadline) {
+                if (saturating_add(elapsed, delay) > policy.latest_retry_start_) {
                     return stop(category, matched(), DecisionReason::Deadline);
                 }
             }

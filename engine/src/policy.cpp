@@ -61,8 +61,8 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
     retries_.reserve(static_cast<std::size_t>(retries));
     for (int k = 1; k <= retries; ++k) {
         const Duration base = spec_.backoff.base_delay(k);
-        retries_.push_back(
-            RetryDelay{base, jitter_draw_range(spec_.jitter, spec_.backoff, base, Duration{0})});
+        const DelayRange draw = jitter_draw_range(spec_.jitter, spec_.backoff, base, Duration{0});
+        retries_.push_back(RetryDelay{base, draw, delay_count(draw)});
     }
     if (spec_.budget) {
         budget_ = options.budget ? options.budget : std::make_shared<RetryBudget>(*spec_.budget);
@@ -74,6 +74,9 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
         }
     }
     observes_first_attempt_ = breaker_ != nullptr || spec_.deadline.has_value();
+    if (spec_.deadline) {
+        latest_retry_start_ = *spec_.deadline - spec_.min_attempt_budget;  // both within 0..30 days
+    }
     has_late_steps_ = spec_.deadline.has_value() || budget_ != nullptr || !spec_.routes.empty();
     const bool draws_a_delay =
         spec_.jitter.type == JitterType::Decorrelated ||

@@ -47,6 +47,14 @@ std::uint64_t ascii_upper_bytes(std::uint64_t bytes) noexcept {
     return ascii_upper_bytes(bytes);
 }
 
+// Whether some byte of `bytes` has both 0x40 and 0x20 set (0x60 to 0x7F, 0xE0 to 0xFF): every
+// lower-case ASCII letter does, and no digit or upper-case letter, the characters of a SQLSTATE.
+// Three operations instead of ascii_upper_bytes' dozen.
+bool may_have_lower_case(std::uint64_t bytes) noexcept {
+    constexpr std::uint64_t kBit40 = 0x0101010101010101ULL * 0x40;
+    return (bytes & (bytes << 1) & kBit40) != 0;  // bit 0x20 moved onto bit 0x40
+}
+
 // pack_code for a five-character SQLSTATE on the hot path: two loads. The common upper-case
 // SQLSTATE is used as loaded, behind a well-predicted branch, so the hash probe that follows does
 // not wait for the case conversion.
@@ -58,7 +66,7 @@ std::uint64_t pack_sqlstate(std::string_view sqlstate) noexcept {
         bytes = pack_code(sqlstate.substr(0, 4));
     }
     bytes |= std::uint64_t{static_cast<unsigned char>(sqlstate[4])} << 32;
-    if (ascii_upper_bytes(bytes) != bytes) [[unlikely]] {
+    if (may_have_lower_case(bytes)) [[unlikely]] {
         return upper_case_sqlstate(bytes);
     }
     return bytes;
@@ -103,6 +111,18 @@ std::uint64_t name_word(std::string_view name, std::size_t at) noexcept {
     return word;
 }
 
+// name_word where the name has all eight bytes (at + 8 <= name.size()): one load, without the
+// tests for the name's end.
+std::uint64_t whole_word(std::string_view name, std::size_t at) noexcept {
+    if constexpr (std::endian::native == std::endian::little) {
+        std::uint64_t word = 0;
+        std::memcpy(&word, name.data() + at, sizeof word);
+        return word;
+    } else {
+        return name_word(name, at);
+    }
+}
+
 std::uint64_t name_hash(std::string_view name) noexcept {
     std::uint64_t state = kNameSeed;
     for (std::size_t at = 0; at < name.size(); at += 8) {
@@ -111,15 +131,22 @@ std::uint64_t name_hash(std::string_view name) noexcept {
     return state;
 }
 
-// Bit i set where byte i of `word` is a '.'. Exact (no false positives from borrows): the high bit
-// of each byte is set only where the byte equals '.', then the eight high bits are gathered into
-// the top byte by one multiplication whose partial products never overlap.
+// Bit i set where byte i of `word` is a '.'. With SSE2 one byte compare and one mask (the word in
+// the low half of a register, zeros above, which no '.' equals); otherwise exact bit arithmetic
+// (no false positives from borrows): the high bit of each byte is set only where the byte equals
+// '.', then the eight high bits are gathered into the top byte by one multiplication whose partial
+// products never overlap.
 std::uint32_t dot_bits(std::uint64_t word) noexcept {
+#if defined(__SSE2__)
+    const __m128i bytes = _mm_cvtsi64_si128(static_cast<long long>(word));
+    return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('.'))));
+#else
     constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
     constexpr std::uint64_t kLowSeven = kOnes * 0x7F;
     const std::uint64_t x = word ^ (kOnes * '.');
     const std::uint64_t zero_bytes = ~(((x & kLowSeven) + kLowSeven) | x) & (kOnes * 0x80);
     return static_cast<std::uint32_t>(((zero_bytes >> 7) * 0x0102040810204080ULL) >> 56);
+#endif
 }
 
 // Word with only its first `bytes` bytes kept (1 <= bytes <= 7).
@@ -143,92 +170,17 @@ void keep_lowest(RuleMatch& best, const RuleMatch& candidate) noexcept {
     best.retry_on = std::min(best.retry_on, candidate.retry_on);
 }
 
-// Whether `needle` (non-empty) occurs in `haystack`. With SSE2 it tests 16 start positions per
-// step for the needle's first and last characters together (W. Muła, "SIMD-friendly algorithms
-// for substring searching") and compares the middle only where both agree, which is rare; no
-// function call unless a candidate survives. A haystack of at least 16 bytes with fewer start
-// positions takes one such step. Without SSE2, or for a shorter haystack, the same test one
-// position at a time.
-// `first_repeated` and `last_repeated` hold the needle's first and last characters 16 times.
-bool contains(std::string_view haystack, std::string_view needle,
-              const std::array<char, 16>& first_repeated,
-              const std::array<char, 16>& last_repeated) noexcept {
-    const std::size_t length = needle.size();
-    if (length > haystack.size()) {
-        return false;
-    }
-    if (length == 1) {
-        return std::memchr(haystack.data(), needle.front(), haystack.size()) != nullptr;
-    }
-    const char* const text = haystack.data();
-    const char first = needle.front();
-    const char last = needle.back();
-    const std::size_t middle = length - 2;
-    const std::size_t positions = haystack.size() - length + 1;
-    const auto middle_matches = [&](std::size_t at) {
-        return std::memcmp(text + at + 1, needle.data() + 1, middle) == 0;
-    };
-    std::size_t at = 0;
-#if defined(__SSE2__)
-    constexpr std::size_t kBlock = 16;
-    if (positions >= kBlock) {
-        const __m128i firsts =
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_repeated.data()));
-        const __m128i lasts =
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(last_repeated.data()));
-        for (;;) {
-            // The last block may overlap the one before; testing a position twice is harmless.
-            at = std::min(at, positions - kBlock);
-            const __m128i starts = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text + at));
-            const __m128i ends =
-                _mm_loadu_si128(reinterpret_cast<const __m128i*>(text + at + length - 1));
-            auto candidates = static_cast<unsigned>(_mm_movemask_epi8(
-                _mm_and_si128(_mm_cmpeq_epi8(starts, firsts), _mm_cmpeq_epi8(ends, lasts))));
-            while (candidates != 0) {
-                if (middle_matches(at + static_cast<std::size_t>(std::countr_zero(candidates)))) {
-                    return true;
-                }
-                candidates &= candidates - 1;
-            }
-            if (at + kBlock >= positions) {
-                return false;
-            }
-            at += kBlock;
+// Whether the characters between the first and the last of `needle` are those that follow
+// `start`: the rest of a candidate whose first and last characters agree. A loop rather than
+// memcmp: candidates are rare, and a search that calls nothing keeps its values in registers
+// (with calls to memchr and memcmp it spilled and reloaded them around every message rule).
+bool middle_matches(const char* start, std::string_view needle) noexcept {
+    for (std::size_t i = 1; i + 1 < needle.size(); ++i) {
+        if (start[i] != needle[i]) {
+            return false;
         }
     }
-    if (haystack.size() >= kBlock) {
-        // Fewer than 16 start positions, but 16 bytes to load: the starts from the beginning,
-        // the ends from the last 16 bytes, whose bit i is the end of start position
-        // positions - 16 + i.
-        const __m128i firsts =
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_repeated.data()));
-        const __m128i lasts =
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(last_repeated.data()));
-        const __m128i starts = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text));
-        const __m128i ends =
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(text + haystack.size() - kBlock));
-        const auto start_bits =
-            static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(starts, firsts)));
-        const auto end_bits = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(ends, lasts)));
-        for (unsigned candidates =
-                 start_bits & (end_bits >> (kBlock - positions)) & ((1U << positions) - 1U);
-             candidates != 0; candidates &= candidates - 1) {
-            if (middle_matches(static_cast<std::size_t>(std::countr_zero(candidates)))) {
-                return true;
-            }
-        }
-        return false;
-    }
-#else
-    static_cast<void>(first_repeated);
-    static_cast<void>(last_repeated);
-#endif
-    for (; at < positions; ++at) {
-        if (text[at] == first && text[at + length - 1] == last && middle_matches(at)) {
-            return true;
-        }
-    }
-    return false;
+    return true;
 }
 
 }  // namespace
@@ -409,11 +361,6 @@ void RuleIndex::build_key_table(std::vector<KeyEntry> entries) {
     }
 }
 
-void RuleIndex::NameFilter::add(std::uint64_t hash, unsigned kind) noexcept {
-    const auto slot = static_cast<unsigned>(hash >> 55);
-    slots[slot / 32] |= std::uint64_t{kind} << (2 * (slot % 32));
-}
-
 // Hashes the rule names into the table and fills the two filters.
 void RuleIndex::build_name_table(const std::vector<NameEntry>& rule_names) {
     error_types_.assign(detail::flat_table_capacity(rule_names.size()), NameEntry{});
@@ -442,7 +389,10 @@ const RuleIndex::KeyEntry* RuleIndex::find_key(std::uint64_t kind_and_vendor,
         kKeySlotIsFree);
 }
 
-void RuleIndex::find_sqlstate(std::string_view sqlstate, RuleMatch& best) const noexcept {
+// Inlined into find_any, its one caller: out of line, the call and its set-up cost more than the
+// registers that inlining takes.
+[[gnu::always_inline]] inline void RuleIndex::find_sqlstate(std::string_view sqlstate,
+                                                            RuleMatch& best) const noexcept {
     const std::uint64_t packed = pack_sqlstate(sqlstate);
     const KeyEntry* const in_class =
         find_key(key_word(KeyKind::SqlStateClass), packed & kClassMask);
@@ -459,11 +409,9 @@ void RuleIndex::find_sqlstate(std::string_view sqlstate, RuleMatch& best) const 
     }
 }
 
-// The entry of the error type `name` whose hash (name_hash) is `hash`, or null. `leading_words`
-// holds name_word(name, 0) and name_word(name, 8) where the name has them (others unused).
+// The entry of the error type `name` whose hash (name_hash) is `hash`, or null.
 [[gnu::always_inline]] inline const RuleIndex::NameEntry* RuleIndex::find_name(
-    std::uint64_t hash, std::string_view name,
-    const std::array<std::uint64_t, 2>& leading_words) const noexcept {
+    std::uint64_t hash, std::string_view name) const noexcept {
     const std::size_t size = name.size();
     return detail::flat_table_find(
         std::span<const NameEntry>(error_types_),
@@ -477,13 +425,15 @@ void RuleIndex::find_sqlstate(std::string_view sqlstate, RuleMatch& best) const 
             if (size <= 8) {
                 return true;
             }
+            // Read from the name itself: past 8 characters it has its first word, past 16 its
+            // second.
             if (size <= 16) {
-                return e.leading_words[0] == leading_words[0];
+                return e.leading_words[0] == whole_word(name, 0);
             }
             if (size <= 24) {
                 // Word by word: std::array's == calls memcmp.
-                return e.leading_words[0] == leading_words[0] &&
-                       e.leading_words[1] == leading_words[1];
+                return e.leading_words[0] == whole_word(name, 0) &&
+                       e.leading_words[1] == whole_word(name, 8);
             }
             return std::memcmp(e.name.data(), name.data(), size) == 0;
         },
@@ -496,24 +446,19 @@ void RuleIndex::find_sqlstate(std::string_view sqlstate, RuleMatch& best) const 
 // the dots of each word are found together, and each prefix is looked at with the hash the walk
 // has at hand; the table is probed only for a hash the rule names' filter may hold.
 void RuleIndex::find_error_type(std::string_view type, RuleMatch& best) const noexcept {
-    std::array<std::uint64_t, 2> leading_words{};
     // Looks up the prefix of `length` when it may be a rule name; returns what it may be.
     const auto look_up = [&](std::uint64_t hash, std::size_t length) noexcept {
         const unsigned may_be = name_filter_.may_be(hash);
         if ((may_be & NameFilter::kRuleName) != 0) {
-            if (const NameEntry* const entry =
-                    find_name(hash, type.substr(0, length), leading_words)) {
+            if (const NameEntry* const entry = find_name(hash, type.substr(0, length))) {
                 keep_lowest(best, entry->rules);
             }
         }
         return may_be;
     };
     std::uint64_t state = kNameSeed;
-    for (std::size_t at = 0, k = 0; at < type.size(); at += 8, ++k) {
-        const std::uint64_t word = name_word(type, at);
-        if (k < leading_words.size()) {
-            leading_words[k] = word;  // a prefix that ends in this word compares only the earlier
-        }
+    // The prefixes that end in the word at `at`; false when the walk ends there.
+    const auto walk_word = [&](std::uint64_t word, std::size_t at) noexcept {
         for (std::uint32_t dots = dot_bits(word); dots != 0; dots &= dots - 1) {
             const auto offset = static_cast<unsigned>(std::countr_zero(dots));
             const std::size_t length = at + offset;
@@ -523,25 +468,105 @@ void RuleIndex::find_error_type(std::string_view type, RuleMatch& best) const no
                 continue;  // the empty prefix before a leading dot: no rule name is empty
             }
             if ((look_up(hash, length) & NameFilter::kPrefix) == 0) {
-                return;  // no rule name continues this prefix
+                return false;  // no rule name continues this prefix
             }
         }
         state = name_step(state, word);
+        return true;
+    };
+    // The whole words by plain loads, then the last, partial one: the loop carries no tail
+    // handling.
+    std::size_t at = 0;
+    for (; at + 8 <= type.size(); at += 8) {
+        if (!walk_word(whole_word(type, at), at)) {
+            return;
+        }
+    }
+    if (at < type.size() && !walk_word(name_word(type, at), at)) {
+        return;
     }
     look_up(state, type.size());
 }
 
+// With SSE2 it tests 16 start positions per step for the text's first and last characters
+// together (W. Muła, "SIMD-friendly algorithms for substring searching") and compares the middle
+// only where both agree, which is rare. A message of at least 16 bytes with fewer start positions
+// takes one such step. Without SSE2, or for a shorter message, the same test one position at a
+// time. Inlined into find_message, its one caller.
+[[gnu::always_inline]] inline bool RuleIndex::MessageEntry::occurs_in(
+    std::string_view message) const noexcept {
+    const std::size_t length = text.size();
+    if (length > message.size()) {
+        return false;
+    }
+    const char* const start = message.data();
+    const std::size_t positions = message.size() - length + 1;
+#if defined(__SSE2__)
+    constexpr std::size_t kBlock = 16;
+    if (message.size() >= kBlock) {
+        const __m128i firsts =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_repeated.data()));
+        const __m128i lasts =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(last_repeated.data()));
+        // Bit i: start position `at + i` has the text's first and last characters.
+        const auto candidates_at = [&](const char* at) noexcept {
+            const __m128i starts = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+            const __m128i ends = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + length - 1));
+            return static_cast<unsigned>(_mm_movemask_epi8(
+                _mm_and_si128(_mm_cmpeq_epi8(starts, firsts), _mm_cmpeq_epi8(ends, lasts))));
+        };
+        const auto any_matches = [&](const char* at, unsigned candidates) noexcept {
+            for (; candidates != 0; candidates &= candidates - 1) {
+                if (middle_matches(at + std::countr_zero(candidates), text)) {
+                    return true;
+                }
+            }
+            return false;
+        };
+        if (positions >= kBlock) {
+            // Whole blocks, then the last 16 positions, which may overlap the block before.
+            const char* const last_block = start + positions - kBlock;
+            for (const char* at = start; at < last_block; at += kBlock) {
+                if (any_matches(at, candidates_at(at))) {
+                    return true;
+                }
+            }
+            return any_matches(last_block, candidates_at(last_block));
+        }
+        // Fewer than 16 start positions, but 16 bytes to load: the starts from the beginning,
+        // the ends from the last 16 bytes, whose bit i is the end of start position
+        // positions - 16 + i.
+        const auto start_bits = static_cast<unsigned>(_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(start)), firsts)));
+        const auto end_bits = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(start + message.size() - kBlock)),
+            lasts)));
+        return any_matches(
+            start, start_bits & (end_bits >> (kBlock - positions)) & ((1U << positions) - 1U));
+    }
+#endif
+    for (std::size_t at = 0; at < positions; ++at) {
+        if (start[at] == text.front() && start[at + length - 1] == text.back() &&
+            middle_matches(start + at, text)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // Each list's message rules in rule order, so the first one found is its lowest; a never_retry_on
 // rule is sought only below the lowest the keys found, a retry_on rule only when no
-// never_retry_on rule matched, and only below the lowest retry_on rule found.
-void RuleIndex::find_message(std::string_view message, RuleMatch& best) const noexcept {
+// never_retry_on rule matched, and only below the lowest retry_on rule found. Out of line: inlined,
+// its saved registers would cost every find_any, with message rules or not.
+[[gnu::noinline]] void RuleIndex::find_message(std::string_view message,
+                                               RuleMatch& best) const noexcept {
     const auto first_found = [&](const std::vector<MessageEntry>& entries,
                                  std::uint32_t& lowest) noexcept {
         for (const MessageEntry& entry : entries) {
             if (entry.rule >= lowest) {
                 return;
             }
-            if (contains(message, entry.text, entry.first_repeated, entry.last_repeated)) {
+            if (entry.occurs_in(message)) {
                 lowest = entry.rule;
                 return;
             }
@@ -553,33 +578,33 @@ void RuleIndex::find_message(std::string_view message, RuleMatch& best) const no
     }
 }
 
+// Each of the error's fields is tested before the policy's table for it: an error carries few of
+// them, and a field is one load where a table's emptiness is two and a compare.
 RuleMatch RuleIndex::find_any(const ErrorDescription& error) const noexcept {
     RuleMatch best = by_category_[static_cast<std::size_t>(error.effective_category())];
-    if (key_kinds_ != 0) {
-        if (error.sqlstate.size() == 5 &&
-            (key_kinds_ & (1U << static_cast<unsigned>(KeyKind::SqlStateClass))) != 0) {
-            find_sqlstate(error.sqlstate, best);
-        }
-        if ((key_kinds_ & (1U << static_cast<unsigned>(KeyKind::Native))) != 0 && error.vendor &&
-            error.native_code) {
-            if (const KeyEntry* const native =
-                    find_key(key_word(KeyKind::Native, static_cast<std::uint8_t>(*error.vendor)),
-                             static_cast<std::uint64_t>(*error.native_code))) {
-                keep_lowest(best, native->rules);
-            }
+    if (error.sqlstate.size() == 5 &&
+        (key_kinds_ & (1U << static_cast<unsigned>(KeyKind::SqlStateClass))) != 0) {
+        find_sqlstate(error.sqlstate, best);
+    }
+    if (error.vendor && error.native_code &&
+        (key_kinds_ & (1U << static_cast<unsigned>(KeyKind::Native))) != 0) {
+        if (const KeyEntry* const native =
+                find_key(key_word(KeyKind::Native, static_cast<std::uint8_t>(*error.vendor)),
+                         static_cast<std::uint64_t>(*error.native_code))) {
+            keep_lowest(best, native->rules);
         }
     }
-    if (!error_types_.empty() && !error.error_type.empty()) {
+    if (!error.error_type.empty() && !error_types_.empty()) {
         find_error_type(error.error_type, best);
     }
-    if (!by_http_status_.empty() && error.http_status > 0 && error.http_status < kHttpStatusLimit) {
+    if (error.http_status > 0 && error.http_status < kHttpStatusLimit && !by_http_status_.empty()) {
         keep_lowest(best, by_http_status_[static_cast<std::size_t>(error.http_status)]);
     }
-    if (!by_grpc_status_.empty() && error.grpc_status &&
-        static_cast<std::size_t>(*error.grpc_status) < kGrpcStatusCount) {
+    if (error.grpc_status && static_cast<std::size_t>(*error.grpc_status) < kGrpcStatusCount &&
+        !by_grpc_status_.empty()) {
         keep_lowest(best, by_grpc_status_[static_cast<std::size_t>(*error.grpc_status)]);
     }
-    if (!(never_messages_.empty() && retry_messages_.empty()) && !error.message.empty()) {
+    if (!error.message.empty() && !(never_messages_.empty() && retry_messages_.empty())) {
         find_message(error.message, best);
     }
     if (best.never_retry_on != RuleMatch::kNone) {

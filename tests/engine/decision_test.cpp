@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <random>
+
 #include "rebound/decision.hpp"
 #include "rebound/testing.hpp"
 
@@ -167,6 +169,47 @@ TEST_CASE("step 6: the deadline, with exactly reaching it allowed", "[decision]"
     // An absurd elapsed time saturates instead of wrapping around.
     CHECK(decide(*policy, deadlock(), attempt(2, rebound::kDurationInfinity), random).reason ==
           DecisionReason::Deadline);
+}
+
+TEST_CASE("the deadline stops exactly where elapsed + delay + min_attempt_budget passes it",
+          "[decision]") {
+    // Against the rule as written, in saturating arithmetic: deadlines and budgets from 0 to 30
+    // days (a budget over the deadline included), elapsed times near the deadline and far past
+    // it, up to kDurationInfinity.
+    std::mt19937_64 generator(20261127);
+    const auto up_to = [&](std::int64_t limit) {
+        return rebound::Duration{
+            static_cast<std::int64_t>(generator() % static_cast<std::uint64_t>(limit + 1))};
+    };
+    const std::int64_t month = rebound::kMaxPolicyDuration.count();
+    for (int round = 0; round < 3000; ++round) {
+        const bool near = round % 2 == 0;  // values within a few microseconds of one another
+        const rebound::Duration deadline = near ? 1000us + up_to(8) : up_to(month);
+        const rebound::Duration budget = near ? 990us + up_to(20) : up_to(month);
+        const rebound::Duration delay = near ? up_to(8) : up_to(month);
+        const auto policy = PolicyBuilder("p")
+                                .max_attempts(3)
+                                .backoff(Backoff::fixed(delay))
+                                .jitter(Jitter::none())
+                                .deadline(deadline)
+                                .min_attempt_budget(budget)
+                                .try_build()
+                                .policy;
+        if (!policy) {
+            continue;  // a combination validation refuses
+        }
+        for (const rebound::Duration elapsed :
+             {up_to(near ? 16 : month), rebound::kDurationInfinity - up_to(month),
+              rebound::Duration{-1}}) {
+            const rebound::Duration next_start = rebound::saturating_add(
+                rebound::saturating_add(std::max(elapsed, rebound::Duration{0}), delay), budget);
+            ScriptedRandomSource random{0.0};
+            INFO("deadline " << deadline.count() << " budget " << budget.count() << " delay "
+                             << delay.count() << " elapsed " << elapsed.count());
+            REQUIRE(decide(*policy, deadlock(), attempt(1, elapsed), random).reason ==
+                    (next_start > deadline ? DecisionReason::Deadline : DecisionReason::Retry));
+        }
+    }
 }
 
 TEST_CASE("the deadline check uses the jittered delay actually drawn", "[decision]") {

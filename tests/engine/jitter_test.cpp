@@ -1,8 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <random>
 
 #include "rebound/jitter.hpp"
+#include "rebound/policy.hpp"
 #include "rebound/testing.hpp"
 
 using namespace std::chrono_literals;
@@ -196,4 +198,82 @@ TEST_CASE("every jittered delay lies within the spec's bounds for random policie
                 break;
         }
     }
+}
+
+TEST_CASE("a compiled policy draws the delays jittered_delay draws", "[jitter][property]") {
+    // Policy::retry_delay draws from the interval and count precomputed at compile time
+    // (decorrelated: from the previous delay); jittered_delay computes the interval per draw.
+    // The same seed must give the same delays, and the same number of draws.
+    std::mt19937_64 policy_random(20261127);
+    std::uniform_int_distribution<std::int64_t> micros(0, std::chrono::microseconds(60s).count());
+    std::uniform_int_distribution<std::int64_t> small_micros(0, 3);
+    std::uniform_real_distribution<double> factors(0.0001, 1.0);
+    std::uniform_int_distribution<int> kinds(0, 5);
+    int compared = 0;
+    for (int trial = 0; trial < 5000; ++trial) {
+        // Some intervals of one point or none (initial 0, amounts of a few microseconds).
+        const bool tiny = trial % 4 == 0;
+        const Duration initial{tiny ? small_micros(policy_random) : micros(policy_random)};
+        const Duration max = initial + Duration{micros(policy_random)};
+        const Jitter jitter = [&] {
+            switch (kinds(policy_random)) {
+                case 0:
+                    return Jitter::none();
+                case 1:
+                    return Jitter::full();
+                case 2:
+                    return Jitter::equal();
+                case 3:
+                    return Jitter::decorrelated();
+                case 4:
+                    return Jitter::bounded(
+                        Duration{tiny ? small_micros(policy_random) : micros(policy_random)});
+                default:
+                    return Jitter::proportional(factors(policy_random));
+            }
+        }();
+        const auto policy = rebound::PolicyBuilder("random")
+                                .max_attempts(10)
+                                .backoff(Backoff::exponential(initial, 2.0, max))
+                                .jitter(jitter)
+                                .try_build()
+                                .policy;
+        if (!policy) {
+            continue;  // a combination validation refuses
+        }
+        ++compared;
+        rebound::SeededRandomSource policy_draws(static_cast<std::uint64_t>(trial));
+        rebound::SeededRandomSource reference_draws(static_cast<std::uint64_t>(trial));
+        for (int k = 1; k < 10; ++k) {
+            const Duration previous{tiny ? small_micros(policy_random) : micros(policy_random)};
+            INFO("trial " << trial << " jitter " << rebound::to_string(jitter.type) << " retry "
+                          << k);
+            REQUIRE(policy->retry_delay(k, previous, policy_draws) ==
+                    jittered_delay(jitter, policy->spec().backoff, policy->base_delay(k), previous,
+                                   reference_draws));
+        }
+        REQUIRE(policy_draws.next() == reference_draws.next());  // as many draws on each side
+    }
+    CHECK(compared > 4000);
+}
+
+TEST_CASE("uniform_between maps a draw onto any interval, the whole of int64 included",
+          "[jitter]") {
+    constexpr std::int64_t kLowest = std::numeric_limits<std::int64_t>::min();
+    constexpr std::int64_t kHighest = std::numeric_limits<std::int64_t>::max();
+    ScriptedRandomSource random{0.0, 0.5, 0.75};
+    // The whole range: the draw itself is the offset.
+    CHECK(rebound::uniform_between(random, kLowest, kHighest) == kLowest);
+    CHECK(rebound::uniform_between(random, kLowest, kHighest) == 0);
+    CHECK(rebound::uniform_between(random, kLowest, kHighest) == kHighest / 2 + 1);
+    // One point or none: no draw.
+    CHECK(rebound::uniform_between(random, 7, 7) == 7);
+    CHECK(rebound::uniform_between(random, 7, 3) == 7);
+    CHECK(random.draws() == 3);
+    CHECK(rebound::uniform_between(random, -10, 9) == -10);  // 0.0
+    CHECK(rebound::uniform_between(random, -10, 9) == 0);    // 0.5 of 20 values
+    CHECK(rebound::uniform_between(random, -10, 9) == 5);    // 0.75 of 20 values
+    CHECK(rebound::uniform_below(random, 4) == 0);
+    CHECK(rebound::uniform_below(random, 4) == 2);
+    CHECK(rebound::uniform_below(random, 4) == 3);
 }

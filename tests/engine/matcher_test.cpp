@@ -70,6 +70,37 @@ TEST_CASE("sqlstate and sqlstate class matchers are case-insensitive", "[matcher
     CHECK(list[1].to_string() == "sqlstate_class:08");
 }
 
+TEST_CASE("a sqlstate matches exactly where its ASCII upper case equals the rule's", "[matcher]") {
+    // Every byte value at every position: the lookup tells upper case from lower case without
+    // converting, so the bytes next to the letters (0x40, 0x5B, 0x60, 0x7B, 0xC1, 0xE1) are
+    // checked against the plain definition. Upper-case letters of both halves of the alphabet
+    // (0x41 to 0x4F, 0x50 to 0x5A) and digits around them, so that no other character of the
+    // SQLSTATE hides a wrong test of the one that changes.
+    const std::vector<Matcher> list{Matcher::sqlstate("HC0A1"), Matcher::sqlstate_class("ZP")};
+    const auto upper = [](std::string text) {
+        for (char& c : text) {
+            c = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
+        }
+        return text;
+    };
+    for (const std::string_view base : {"HC0A1", "ZP999", "00000"}) {
+        for (std::size_t position = 0; position < base.size(); ++position) {
+            for (int byte = 0; byte < 256; ++byte) {
+                std::string sqlstate(base);
+                sqlstate[position] = static_cast<char>(byte);
+                std::optional<std::size_t> expected;
+                if (upper(sqlstate) == "HC0A1") {
+                    expected = 0;
+                } else if (upper(sqlstate).substr(0, 2) == "ZP") {
+                    expected = 1;
+                }
+                INFO("sqlstate byte " << byte << " at " << position << " of " << base);
+                REQUIRE(find(list, with_sqlstate(sqlstate)) == expected);
+            }
+        }
+    }
+}
+
 TEST_CASE("vendor native matchers need both vendor and code to be equal", "[matcher]") {
     const std::vector<Matcher> list{Matcher::native(Vendor::MySql, 1213)};
     ErrorDescription e;

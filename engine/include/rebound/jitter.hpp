@@ -66,6 +66,14 @@ struct DelayRange {
     friend bool operator==(const DelayRange&, const DelayRange&) = default;
 };
 
+// The number of delays a draw from `range` can give, max - min + 1, and 1 when max <= min (no
+// draw: the delay is min). Precondition: both ends are non-negative, so the count fits.
+constexpr std::uint64_t delay_count(const DelayRange& range) noexcept {
+    return range.max <= range.min
+               ? 1
+               : static_cast<std::uint64_t>(range.max.count() - range.min.count()) + 1;
+}
+
 // Decorrelated jitter draws from [initial, kDecorrelatedGrowth * previous].
 inline constexpr double kDecorrelatedGrowth = 3.0;
 

@@ -154,21 +154,30 @@ class Policy {
     // the decision skips the bounds checks and clamps of the public accessors (decision.cpp).
     friend class DecisionSteps;  // decide()'s steps (decision.cpp)
 
-    // What retry k needs, precomputed: its base delay and the interval its jitter draws from.
+    // What retry k needs, precomputed: its base delay, the interval its jitter draws from and the
+    // number of delays in it (delay_count: 1 takes no draw).
     struct RetryDelay {
         Duration base{0};
         DelayRange draw;
+        std::uint64_t draw_count = 1;
     };
 
+    // The draw uniform_between makes from retry.draw (the same delay, the same number of draws),
+    // clamped to the cap. The interval's count is precomputed except for decorrelated jitter,
+    // whose ceiling depends on `previous`.
     Duration draw_delay(const RetryDelay& retry, Duration previous,
                         RandomSource& random) const noexcept {
-        DelayRange range = retry.draw;
+        const Duration floor = retry.draw.min;
+        std::uint64_t count = retry.draw_count;
         if (spec_.jitter.type == JitterType::Decorrelated) {
-            // Decorrelated: [floor, 3 * max(previous, floor)], floor = range.min.
-            range.max = decorrelated_ceiling(std::max(previous, range.min));
+            // Decorrelated: [floor, 3 * max(previous, floor)].
+            count = delay_count({floor, decorrelated_ceiling(std::max(previous, floor))});
         }
-        const std::int64_t drawn = uniform_between(random, range.min.count(), range.max.count());
-        return std::min(Duration{drawn}, delay_cap_);
+        Duration drawn = floor;
+        if (count > 1) {
+            drawn += Duration{static_cast<std::int64_t>(uniform_below(random, count))};
+        }
+        return std::min(drawn, delay_cap_);
     }
 
     static std::string_view text_at(const std::vector<std::string>& texts,
@@ -190,6 +199,10 @@ class Policy {
     bool decides_without_calls_ = false;
     bool observes_first_attempt_ = false;  // a breaker or a deadline
     Duration delay_cap_ = kDurationInfinity;
+    // Step 7 with the policy's side subtracted once: deadline - min_attempt_budget, the latest
+    // start (since the first attempt's) that leaves the next attempt its budget; negative when
+    // none does. Unused without a deadline.
+    Duration latest_retry_start_{0};
     std::vector<RetryDelay> retries_;  // entry k - 1 for retry k
     int retry_count_ = 1;              // retries_.size(), kept to spare a division per decision
     std::vector<std::string> retry_on_texts_;

@@ -24,20 +24,24 @@ inline double next_unit(RandomSource& source) noexcept {
     return static_cast<double>(source.next() >> 11) * 0x1.0p-53;
 }
 
+// A uniform integer in [0, count) from one draw (count >= 1). Lemire's multiply-shift maps 64
+// random bits onto the range without division (the 128-bit product is a GCC and Clang
+// extension). Inline: it runs on every jittered decision.
+inline std::uint64_t uniform_below(RandomSource& source, std::uint64_t count) noexcept {
+    __extension__ using Uint128 = unsigned __int128;
+    return static_cast<std::uint64_t>((static_cast<Uint128>(source.next()) * count) >> 64);
+}
+
 // A uniform integer in [low, high] (inclusive); returns `low` without a draw when high <= low.
-// Inline: it runs on every jittered decision.
 inline std::int64_t uniform_between(RandomSource& source, std::int64_t low,
                                     std::int64_t high) noexcept {
     if (high <= low) {
         return low;
     }
-    // Lemire's multiply-shift maps 64 random bits onto [0, span) without division (the 128-bit
-    // product is a GCC and Clang extension).
-    __extension__ using Uint128 = unsigned __int128;
-    const auto span =
-        static_cast<Uint128>(static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low)) +
-        1;
-    const auto offset = static_cast<std::uint64_t>((source.next() * span) >> 64);
+    const std::uint64_t widest = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
+    // All 2^64 values: every draw is an offset, which is what the multiply-shift by 2^64 gives.
+    const std::uint64_t offset =
+        widest == UINT64_MAX ? source.next() : uniform_below(source, widest + 1);
     return static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + offset);
 }
 

@@ -105,18 +105,16 @@ class RuleIndex {
     };
     // What a name hash may be: a rule name (kRuleName), a dotted prefix of one, without the dot
     // (kPrefix). Two Bloom filters of 512 one-bit slots chosen by the hash's top nine bits, kept
-    // side by side so that one load answers both: a "no" is certain, a "maybe" costs a probe of
-    // the table (kRuleName) or one more step of the walk (kPrefix).
+    // in one byte per slot so that one load, with no shifts or masks, answers both: a "no" is
+    // certain, a "maybe" costs a probe of the table (kRuleName) or one more step of the walk
+    // (kPrefix).
     struct NameFilter {
         static constexpr unsigned kRuleName = 1;
         static constexpr unsigned kPrefix = 2;
-        std::array<std::uint64_t, 16> slots{};  // two bits per slot
+        std::array<std::uint8_t, 512> slots{};
 
-        void add(std::uint64_t hash, unsigned kind) noexcept;
-        unsigned may_be(std::uint64_t hash) const noexcept {
-            const auto slot = static_cast<unsigned>(hash >> 55);
-            return static_cast<unsigned>(slots[slot / 32] >> (2 * (slot % 32))) & 3U;
-        }
+        void add(std::uint64_t hash, std::uint8_t kind) noexcept { slots[hash >> 55] |= kind; }
+        unsigned may_be(std::uint64_t hash) const noexcept { return slots[hash >> 55]; }
     };
     // A message substring and the index of its rule in one list; each list's entries are kept
     // in rule order, so the first one found is that list's lowest.
@@ -126,6 +124,9 @@ class RuleIndex {
         // The first and last characters repeated over 16 bytes, for the vectorised search.
         std::array<char, 16> first_repeated{};
         std::array<char, 16> last_repeated{};
+
+        // Whether `text` (non-empty) occurs in `message`.
+        bool occurs_in(std::string_view message) const noexcept;
     };
     static constexpr int kHttpStatusLimit = 600;
 
@@ -142,8 +143,7 @@ class RuleIndex {
     RuleMatch find_any(const ErrorDescription& error) const noexcept;
     const KeyEntry* find_key(std::uint64_t kind_and_vendor, std::uint64_t code) const noexcept;
     void find_sqlstate(std::string_view sqlstate, RuleMatch& best) const noexcept;
-    const NameEntry* find_name(std::uint64_t hash, std::string_view name,
-                               const std::array<std::uint64_t, 2>& leading_words) const noexcept;
+    const NameEntry* find_name(std::uint64_t hash, std::string_view name) const noexcept;
     void find_error_type(std::string_view type, RuleMatch& best) const noexcept;
     void find_message(std::string_view message, RuleMatch& best) const noexcept;
 
