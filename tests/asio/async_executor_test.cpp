@@ -362,11 +362,12 @@ TEST_CASE("a run that succeeds at once records its success with the policy's bud
 
 namespace {
 
-// Three attempts 50ms apart, each cut off after 20ms, retrying statement_timeout.
-std::shared_ptr<const rebound::Policy> timeout_policy() {
+// `attempts` attempts `delay` apart, each cut off after 20ms, retrying statement_timeout.
+std::shared_ptr<const rebound::Policy> timeout_policy(int attempts = 3,
+                                                      rebound::Duration delay = 50ms) {
     return rebound::PolicyBuilder("bounded")
-        .max_attempts(3)
-        .backoff(rebound::Backoff::fixed(50ms))
+        .max_attempts(attempts)
+        .backoff(rebound::Backoff::fixed(delay))
         .jitter(rebound::Jitter::none())
         .attempt_timeout(20ms)
         .retry_on(rebound::Matcher::of_category(ErrorCategory::StatementTimeout))
@@ -834,14 +835,7 @@ TEST_CASE("an initiating function completing with (error_code, T) is retried on 
 TEST_CASE("an initiating function that takes the attempt and completes with (error_code) alone",
           "[asio][initiating]") {
     const rebound::asio::RetryExecutor executor;
-    const auto policy =
-        rebound::PolicyBuilder("bounded")
-            .max_attempts(2)
-            .backoff(rebound::Backoff::fixed(1ms))
-            .jitter(rebound::Jitter::none())
-            .attempt_timeout(20ms)
-            .retry_on(rebound::Matcher::of_category(ErrorCategory::StatementTimeout))
-            .build();
+    const auto policy = timeout_policy(2, 1ms);
     asio::io_context io;
     asio::steady_timer timer(io);
     std::vector<int> attempts;
