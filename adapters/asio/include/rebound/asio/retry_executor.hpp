@@ -440,8 +440,8 @@ template <typename T, typename State>
     if constexpr (!std::is_void_v<T>) {
         // The value itself, not the std::optional: copying the optional as a whole reads it in
         // one load wider than the two stores that just wrote it (the value and its flag), which
-        // the CPU cannot forward and stalls on: about 5 ns, a tenth of a run that succeeds at
-        // once (perf, bench/async_bench.cpp's executor_run).
+        // the CPU cannot forward and stalls on (perf put a tenth of bench/async_bench.cpp's
+        // executor_run on that load; the run's measured time hardly moved without it).
         if (state.result_succeeded() && value.has_value()) {
             result.value.emplace(std::move(*value));
         }
