@@ -77,17 +77,20 @@ constexpr std::uint64_t kGoldenRatio = 0x9E3779B97F4A7C15ULL;
 // Error type names are hashed eight bytes at a time, so that one pass over a name gives the hash of
 // every prefix of it, and so of every dotted prefix that find_error_type looks up:
 //   state(0) = kNameSeed, state(k + 1) = name_step(state(k), word k),
-// word k being bytes [8k, 8k + 8) of the name, zero past its end. The hash of a name is the state
-// after its last word. A prefix that ends inside word k hashes as name_step(state(k), word k with
-// the bytes past the prefix cleared), and one that ends where word k begins is state(k): both are
-// at hand while the walk is at word k. name_step is a bijection of its word for a given state, so
-// two names of one length whose hashes are equal and whose words agree up to the last are equal:
-// names of up to 24 characters are told apart by their first two words and the hash alone.
+// word k being bytes [8k, 8k + 8) of the name. A name of 8k + r characters (0 <= r < 8) hashes as
+// name_step(state(k), its last r bytes, zero above): a prefix that ends inside word k, or where it
+// begins (r = 0), is word k with the bytes past the prefix cleared, under the state the walk has at
+// word k. name_step is a bijection of its word for a given state, so two names of one length whose
+// hashes are equal and whose whole words agree are equal: names of up to 24 characters are told
+// apart by their first two words and the hash alone.
 constexpr std::uint64_t kNameSeed = 0x243F6A8885A308D3ULL;
 
 constexpr std::uint64_t name_step(std::uint64_t state, std::uint64_t word) noexcept {
     return (std::rotl(state, 23) ^ word) * kGoldenRatio;
 }
+
+constexpr std::uint64_t kEmptyNameHash = name_step(kNameSeed, 0);
+static_assert(kEmptyNameHash != 0, "the empty name must not hash as a free slot");
 
 // Bytes [at, at + 8) of `name`, the first in the low byte, zero past its end. Precondition:
 // at < name.size(). Reads no byte outside the name.
@@ -123,12 +126,19 @@ std::uint64_t whole_word(std::string_view name, std::size_t at) noexcept {
     }
 }
 
+// The name's last, partial word: bytes [at, size), fewer than eight, zero above; 0 when at is the
+// name's end.
+std::uint64_t last_word(std::string_view name, std::size_t at) noexcept {
+    return at < name.size() ? name_word(name, at) : 0;
+}
+
 std::uint64_t name_hash(std::string_view name) noexcept {
     std::uint64_t state = kNameSeed;
-    for (std::size_t at = 0; at < name.size(); at += 8) {
-        state = name_step(state, name_word(name, at));
+    std::size_t at = 0;
+    for (; at + 8 <= name.size(); at += 8) {
+        state = name_step(state, whole_word(name, at));
     }
-    return state;
+    return name_step(state, last_word(name, at));
 }
 
 // Bit i set where byte i of `word` is a '.'. With SSE2 one byte compare and one mask (the word in
@@ -149,7 +159,7 @@ std::uint32_t dot_bits(std::uint64_t word) noexcept {
 #endif
 }
 
-// Word with only its first `bytes` bytes kept (1 <= bytes <= 7).
+// Word with only its first `bytes` bytes kept (0 <= bytes <= 7).
 std::uint64_t first_bytes(std::uint64_t word, unsigned bytes) noexcept {
     return word & ((std::uint64_t{1} << (8 * bytes)) - 1);
 }
@@ -442,50 +452,45 @@ const RuleIndex::KeyEntry* RuleIndex::find_key(std::uint64_t kind_and_vendor,
 
 // The type's dotted prefixes from the shortest, then the type itself: io, io.timeout,
 // io.timeout.read. The walk ends at the first prefix that no rule name continues (name_filter_),
-// since no longer prefix can then be a rule name. One pass, eight bytes at a time:
-// the dots of each word are found together, and each prefix is looked at with the hash the walk
-// has at hand; the table is probed only for a hash the rule names' filter may hold.
+// since no longer prefix can then be a rule name. One pass, eight bytes at a time: the ends of the
+// prefixes in a word (its dots, and in the last word the type's end) are found together, each
+// prefix is looked at with the hash the walk has at hand, and the table is probed only for a hash
+// the rule names' filter may hold. One loop for whole and last words, and one probe in it: each
+// copy of the probe would take registers that the walk needs.
+//
+// A leading dot gives the empty prefix, which needs no test of its own: its hash is in the filter
+// as a prefix only when a rule name begins with a dot (build_name_table adds it then), and a probe
+// for it finds nothing, since only a free slot has size 0 and a free slot's hash, 0, is not the
+// empty name's (kEmptyNameHash).
 void RuleIndex::find_error_type(std::string_view type, RuleMatch& best) const noexcept {
-    // Looks up the prefix of `length` when it may be a rule name; returns what it may be.
-    const auto look_up = [&](std::uint64_t hash, std::size_t length) noexcept {
-        const unsigned may_be = name_filter_.may_be(hash);
-        if ((may_be & NameFilter::kRuleName) != 0) {
-            if (const NameEntry* const entry = find_name(hash, type.substr(0, length))) {
-                keep_lowest(best, entry->rules);
-            }
-        }
-        return may_be;
-    };
+    const std::size_t size = type.size();
     std::uint64_t state = kNameSeed;
-    // The prefixes that end in the word at `at`; false when the walk ends there.
-    const auto walk_word = [&](std::uint64_t word, std::size_t at) noexcept {
-        for (std::uint32_t dots = dot_bits(word); dots != 0; dots &= dots - 1) {
-            const auto offset = static_cast<unsigned>(std::countr_zero(dots));
-            const std::size_t length = at + offset;
-            const std::uint64_t hash =
-                offset == 0 ? state : name_step(state, first_bytes(word, offset));
-            if (length == 0) {
-                continue;  // the empty prefix before a leading dot: no rule name is empty
+    for (std::size_t at = 0;; at += 8) {
+        const bool is_last = size - at < 8;
+        const std::uint64_t word = is_last ? last_word(type, at) : whole_word(type, at);
+        std::uint32_t ends = dot_bits(word);
+        if (is_last) {
+            ends |= 1U << (size - at);
+        }
+        for (; ends != 0; ends &= ends - 1) {
+            const auto offset = static_cast<unsigned>(std::countr_zero(ends));
+            const std::uint64_t hash = name_step(state, first_bytes(word, offset));
+            const unsigned may_be = name_filter_.may_be(hash);
+            if ((may_be & NameFilter::kRuleName) != 0) {
+                if (const NameEntry* const entry =
+                        find_name(hash, std::string_view(type.data(), at + offset))) {
+                    keep_lowest(best, entry->rules);
+                }
             }
-            if ((look_up(hash, length) & NameFilter::kPrefix) == 0) {
-                return false;  // no rule name continues this prefix
+            if ((may_be & NameFilter::kPrefix) == 0) {
+                return;  // no rule name continues this prefix (or the type has ended)
             }
         }
-        state = name_step(state, word);
-        return true;
-    };
-    // The whole words by plain loads, then the last, partial one: the loop carries no tail
-    // handling.
-    std::size_t at = 0;
-    for (; at + 8 <= type.size(); at += 8) {
-        if (!walk_word(whole_word(type, at), at)) {
+        if (is_last) {
             return;
         }
+        state = name_step(state, word);
     }
-    if (at < type.size() && !walk_word(name_word(type, at), at)) {
-        return;
-    }
-    look_up(state, type.size());
 }
 
 // With SSE2 it tests 16 start positions per step for the text's first and last characters

@@ -328,16 +328,27 @@ std::uint64_t word_at(std::string_view name, std::size_t at) {
     return word;
 }
 
-std::uint64_t restated_hash(std::string_view name) {
+std::uint64_t step(std::uint64_t state, std::uint64_t word) {
+    return (std::rotl(state, 23) ^ word) * kMultiplier;
+}
+
+// The state after the name's whole words.
+std::uint64_t whole_words_state(std::string_view name) {
     std::uint64_t state = kNameSeed;
-    for (std::size_t at = 0; at < name.size(); at += 8) {
-        state = (std::rotl(state, 23) ^ word_at(name, at)) * kMultiplier;
+    for (std::size_t at = 0; at + 8 <= name.size(); at += 8) {
+        state = step(state, word_at(name, at));
     }
     return state;
 }
 
+// One more step with the bytes after the whole words (none: a zero word).
+std::uint64_t restated_hash(std::string_view name) {
+    return step(whole_words_state(name), word_at(name, name.size() / 8 * 8));
+}
+
 // A name of `target`'s length (a multiple of 8) whose words all differ from target's but whose
-// hash is target's: the last word is solved for.
+// hash is target's: its last word is solved for target's state after the whole words, from which
+// both hashes take the same last step.
 std::string colliding_name(const std::string& target) {
     std::uint64_t inverse = kMultiplier;  // Newton's iteration for the inverse modulo 2^64
     for (int i = 0; i < 5; ++i) {
@@ -349,9 +360,9 @@ std::string colliding_name(const std::string& target) {
         for (std::size_t i = 0; i < 8; ++i) {
             name[at + i] = static_cast<char>(target[at + i] ^ 0x20);
         }
-        state = (std::rotl(state, 23) ^ word_at(name, at)) * kMultiplier;
+        state = step(state, word_at(name, at));
     }
-    const std::uint64_t last = std::rotl(state, 23) ^ (restated_hash(target) * inverse);
+    const std::uint64_t last = std::rotl(state, 23) ^ (whole_words_state(target) * inverse);
     for (std::size_t i = 0; i < 8; ++i) {
         name[target.size() - 8 + i] = static_cast<char>((last >> (8 * i)) & 0xFF);
     }
@@ -362,7 +373,8 @@ std::string colliding_name(const std::string& target) {
 
 TEST_CASE("error types whose hashes collide stay apart", "[matcher]") {
     for (const std::string_view name :
-         {"a", "io.timeout", "payments.alpha.timeout", "auth.oauth2.token_endpoint.throttled"}) {
+         {"a", "io.timeout", "servicea.timeout", "payments.alpha.timeout",
+          "auth.oauth2.token_endpoint.throttled"}) {
         REQUIRE(restated_hash(name) == RuleIndex::error_type_hash(name));
     }
     // 16, 24 and 32 characters: told apart by the first word, the first two, and memcmp.

@@ -96,9 +96,12 @@ Decision decide_with_calls(const Policy& policy, const ErrorDescription& error,
 }  // namespace detail
 
 // Inline only to choose the path: a path without calls is built without saving registers, which
-// a call from one shared entry would cost back (an sret result rules out a tail call).
-inline Decision decide(const Policy& policy, const ErrorDescription& error,
-                       const AttemptContext& context, RandomSource& random) noexcept {
+// a call from one shared entry would cost back (an sret result rules out a tail call). Always
+// inlined: left to itself, GCC keeps it out of line in a caller with several calls to it, and each
+// decision then pays a call that only passes its arguments on.
+[[gnu::always_inline]] inline Decision decide(const Policy& policy, const ErrorDescription& error,
+                                              const AttemptContext& context,
+                                              RandomSource& random) noexcept {
     if (policy.decides_without_calls(error)) {
         return detail::decide_without_calls(policy, error, context);
     }
