@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "rule_index_find.hpp"
+
 namespace rebound {
 namespace {
 
@@ -104,7 +106,7 @@ template <bool kMayCall>
     const ErrorCategory category = error.effective_category();
 
     const RuleMatch match =
-        kMayCall ? policy.rules_.find(error) : policy.rules_.find_by_category(error);
+        kMayCall ? policy.rules_.find_inline(error) : policy.rules_.find_by_category(error);
     if (match.never_retry_on != RuleMatch::kNone) {
         return stop(category, policy.never_retry_on_text(match.never_retry_on),
                     DecisionReason::NonRetryable);

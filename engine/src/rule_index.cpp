@@ -6,12 +6,19 @@
 #include <utility>
 
 #include "flat_table.hpp"
+#include "rule_index_find.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 namespace rebound {
+
+using detail::kClassMask;
+using detail::keep_lowest;
+using detail::kGoldenRatio;
+using detail::kKeySlotIsFree;
+
 namespace {
 
 constexpr char ascii_upper(char c) noexcept {
@@ -28,8 +35,6 @@ std::uint64_t pack_code(std::string_view code) noexcept {
     return key;
 }
 
-constexpr std::uint64_t kClassMask = 0xFFFF;
-
 // Upper-cases the ASCII letters of all eight bytes at once (bytes of 0x80 and above are left
 // alone, as ascii_upper does).
 std::uint64_t ascii_upper_bytes(std::uint64_t bytes) noexcept {
@@ -41,38 +46,6 @@ std::uint64_t ascii_upper_bytes(std::uint64_t bytes) noexcept {
     const std::uint64_t lower_case = at_least_a & ~above_z & ~bytes;
     return bytes ^ (lower_case >> 2);  // clears 0x20 in each lower-case letter
 }
-
-// Out of line and cold: SQLSTATEs come upper-case from every driver.
-[[gnu::noinline, gnu::cold]] std::uint64_t upper_case_sqlstate(std::uint64_t bytes) noexcept {
-    return ascii_upper_bytes(bytes);
-}
-
-// Whether some byte of `bytes` has both 0x40 and 0x20 set (0x60 to 0x7F, 0xE0 to 0xFF): every
-// lower-case ASCII letter does, and no digit or upper-case letter, the characters of a SQLSTATE.
-// Three operations instead of ascii_upper_bytes' dozen.
-bool may_have_lower_case(std::uint64_t bytes) noexcept {
-    constexpr std::uint64_t kBit40 = 0x0101010101010101ULL * 0x40;
-    return (bytes & (bytes << 1) & kBit40) != 0;  // bit 0x20 moved onto bit 0x40
-}
-
-// pack_code for a five-character SQLSTATE on the hot path: two loads. The common upper-case
-// SQLSTATE is used as loaded, behind a well-predicted branch, so the hash probe that follows does
-// not wait for the case conversion.
-std::uint64_t pack_sqlstate(std::string_view sqlstate) noexcept {
-    std::uint32_t first_four = 0;
-    std::memcpy(&first_four, sqlstate.data(), sizeof first_four);
-    std::uint64_t bytes = first_four;
-    if constexpr (std::endian::native == std::endian::big) {
-        bytes = pack_code(sqlstate.substr(0, 4));
-    }
-    bytes |= std::uint64_t{static_cast<unsigned char>(sqlstate[4])} << 32;
-    if (may_have_lower_case(bytes)) [[unlikely]] {
-        return upper_case_sqlstate(bytes);
-    }
-    return bytes;
-}
-
-constexpr std::uint64_t kGoldenRatio = 0x9E3779B97F4A7C15ULL;
 
 // Error type names are hashed eight bytes at a time, so that one pass over a name gives the hash of
 // every prefix of it, and so of every dotted prefix that find_error_type looks up:
@@ -164,20 +137,11 @@ std::uint64_t first_bytes(std::uint64_t word, unsigned bytes) noexcept {
     return word & ((std::uint64_t{1} << (8 * bytes)) - 1);
 }
 
-// Free slots of the key table and of the error-type table (generic: the entry types are private).
-constexpr auto kKeySlotIsFree = [](const auto& entry) noexcept {
-    return entry.kind_and_vendor == 0;
-};
 constexpr auto kNameSlotIsFree = [](const auto& entry) noexcept { return entry.size == 0; };
 
 void keep_lowest(RuleMatch& slot, bool never, std::uint32_t index) noexcept {
     std::uint32_t& target = never ? slot.never_retry_on : slot.retry_on;
     target = std::min(target, index);
-}
-
-void keep_lowest(RuleMatch& best, const RuleMatch& candidate) noexcept {
-    best.never_retry_on = std::min(best.never_retry_on, candidate.never_retry_on);
-    best.retry_on = std::min(best.retry_on, candidate.retry_on);
 }
 
 // Whether the characters between the first and the last of `needle` are those that follow
@@ -195,15 +159,13 @@ bool middle_matches(const char* start, std::string_view needle) noexcept {
 
 }  // namespace
 
-std::uint64_t RuleIndex::key_word(KeyKind kind, std::uint8_t vendor) noexcept {
-    return static_cast<std::uint64_t>(kind) | (std::uint64_t{vendor} << 8);
+namespace detail {
+
+std::uint64_t upper_case_sqlstate(std::uint64_t bytes) noexcept {
+    return ascii_upper_bytes(bytes);
 }
 
-// One multiplication: the keys are short and regular (packed codes, small native numbers), and
-// the table (flat_table.hpp) takes the well-mixed top bits.
-std::uint64_t RuleIndex::key_hash(std::uint64_t kind_and_vendor, std::uint64_t code) noexcept {
-    return (code ^ std::rotl(kind_and_vendor, 48)) * kGoldenRatio;
-}
+}  // namespace detail
 
 std::uint64_t RuleIndex::error_type_hash(std::string_view name) noexcept {
     return name_hash(name);
@@ -388,37 +350,6 @@ void RuleIndex::build_name_table(const std::vector<NameEntry>& rule_names) {
     }
 }
 
-const RuleIndex::KeyEntry* RuleIndex::find_key(std::uint64_t kind_and_vendor,
-                                               std::uint64_t code) const noexcept {
-    return detail::flat_table_find(
-        std::span<const KeyEntry>(keys_), detail::FlatTableProbe::Ref{key_mask_, key_shift_},
-        key_hash(kind_and_vendor, code),
-        [&](const KeyEntry& entry) {
-            return entry.kind_and_vendor == kind_and_vendor && entry.code == code;
-        },
-        kKeySlotIsFree);
-}
-
-// Inlined into find_any, its one caller: out of line, the call and its set-up cost more than the
-// registers that inlining takes.
-[[gnu::always_inline]] inline void RuleIndex::find_sqlstate(std::string_view sqlstate,
-                                                            RuleMatch& best) const noexcept {
-    const std::uint64_t packed = pack_sqlstate(sqlstate);
-    const KeyEntry* const in_class =
-        find_key(key_word(KeyKind::SqlStateClass), packed & kClassMask);
-    if (in_class == nullptr) {
-        return;
-    }
-    keep_lowest(best, in_class->rules);
-    const auto group = std::span(sqlstates_).subspan(in_class->first, in_class->count);
-    for (const SqlStateEntry& entry : group) {
-        if (entry.code == packed) {
-            keep_lowest(best, entry.rules);
-            return;
-        }
-    }
-}
-
 // The entry of the error type `name` whose hash (name_hash) is `hash`, or null.
 [[gnu::always_inline]] inline const RuleIndex::NameEntry* RuleIndex::find_name(
     std::uint64_t hash, std::string_view name) const noexcept {
@@ -583,39 +514,8 @@ void RuleIndex::find_error_type(std::string_view type, RuleMatch& best) const no
     }
 }
 
-// Each of the error's fields is tested before the policy's table for it: an error carries few of
-// them, and a field is one load where a table's emptiness is two and a compare.
 RuleMatch RuleIndex::find_any(const ErrorDescription& error) const noexcept {
-    RuleMatch best = by_category_[static_cast<std::size_t>(error.effective_category())];
-    if (error.sqlstate.size() == 5 &&
-        (key_kinds_ & (1U << static_cast<unsigned>(KeyKind::SqlStateClass))) != 0) {
-        find_sqlstate(error.sqlstate, best);
-    }
-    if (error.vendor && error.native_code &&
-        (key_kinds_ & (1U << static_cast<unsigned>(KeyKind::Native))) != 0) {
-        if (const KeyEntry* const native =
-                find_key(key_word(KeyKind::Native, static_cast<std::uint8_t>(*error.vendor)),
-                         static_cast<std::uint64_t>(*error.native_code))) {
-            keep_lowest(best, native->rules);
-        }
-    }
-    if (!error.error_type.empty() && !error_types_.empty()) {
-        find_error_type(error.error_type, best);
-    }
-    if (error.http_status > 0 && error.http_status < kHttpStatusLimit && !by_http_status_.empty()) {
-        keep_lowest(best, by_http_status_[static_cast<std::size_t>(error.http_status)]);
-    }
-    if (error.grpc_status && static_cast<std::size_t>(*error.grpc_status) < kGrpcStatusCount &&
-        !by_grpc_status_.empty()) {
-        keep_lowest(best, by_grpc_status_[static_cast<std::size_t>(*error.grpc_status)]);
-    }
-    if (!error.message.empty() && !(never_messages_.empty() && retry_messages_.empty())) {
-        find_message(error.message, best);
-    }
-    if (best.never_retry_on != RuleMatch::kNone) {
-        best.retry_on = RuleMatch::kNone;
-    }
-    return best;
+    return find_any_inline(error);
 }
 
 }  // namespace rebound

@@ -130,8 +130,13 @@ class RuleIndex {
     };
     static constexpr int kHttpStatusLimit = 600;
 
-    static std::uint64_t key_word(KeyKind kind, std::uint8_t vendor = 0) noexcept;
-    static std::uint64_t key_hash(std::uint64_t kind_and_vendor, std::uint64_t code) noexcept;
+    // The search's key functions and steps marked inline are defined in
+    // engine/src/rule_index_find.hpp, which rule_index.cpp and the decision (decision.cpp) include:
+    // decide() inlines the search into its steps (find_inline, for its friend DecisionSteps).
+    friend class DecisionSteps;
+    static inline std::uint64_t key_word(KeyKind kind, std::uint8_t vendor = 0) noexcept;
+    static inline std::uint64_t key_hash(std::uint64_t kind_and_vendor,
+                                         std::uint64_t code) noexcept;
     RuleMatch* key_slot(std::uint64_t kind_and_vendor, std::uint64_t code);
     static NameEntry name_entry(std::string_view name);
     RuleMatch* name_slot(std::string_view name);
@@ -140,9 +145,12 @@ class RuleIndex {
     void build_key_table(std::vector<KeyEntry> entries);
     void build_name_table(const std::vector<NameEntry>& rule_names);
 
-    RuleMatch find_any(const ErrorDescription& error) const noexcept;
-    const KeyEntry* find_key(std::uint64_t kind_and_vendor, std::uint64_t code) const noexcept;
-    void find_sqlstate(std::string_view sqlstate, RuleMatch& best) const noexcept;
+    inline RuleMatch find_inline(const ErrorDescription& error) const noexcept;  // find()
+    RuleMatch find_any(const ErrorDescription& error) const noexcept;            // out of line
+    inline RuleMatch find_any_inline(const ErrorDescription& error) const noexcept;
+    inline const KeyEntry* find_key(std::uint64_t kind_and_vendor,
+                                    std::uint64_t code) const noexcept;
+    inline void find_sqlstate(std::string_view sqlstate, RuleMatch& best) const noexcept;
     const NameEntry* find_name(std::uint64_t hash, std::string_view name) const noexcept;
     void find_error_type(std::string_view type, RuleMatch& best) const noexcept;
     void find_message(std::string_view message, RuleMatch& best) const noexcept;
