@@ -158,12 +158,11 @@ template <bool kMayCall>
             // elapsed + delay + min_attempt_budget > deadline, with the policy's side precomputed:
             // the saturated sum exceeds the deadline exactly when elapsed + delay, saturated,
             // exceeds deadline - min_attempt_budget (every term is at least 0, the deadline
-            // far below kDurationInfinity).
-            if (spec.deadline) {
-                const Duration elapsed = std::max(context.elapsed, Duration{0});
-                if (saturating_add(elapsed, delay) > policy.latest_retry_start_) {
-                    return stop(category, matched(), DecisionReason::Deadline);
-                }
+            // far below kDurationInfinity). Without a deadline the bound is kDurationInfinity,
+            // which nothing exceeds: no test of the deadline itself.
+            const Duration elapsed = std::max(context.elapsed, Duration{0});
+            if (saturating_add(elapsed, delay) > policy.latest_retry_start_) {
+                return stop(category, matched(), DecisionReason::Deadline);
             }
             if (RetryBudget* budget = policy.budget();
                 budget != nullptr && !budget->record_failure_and_check()) {

@@ -74,9 +74,8 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
         }
     }
     observes_first_attempt_ = breaker_ != nullptr || spec_.deadline.has_value();
-    if (spec_.deadline) {
-        latest_retry_start_ = *spec_.deadline - spec_.min_attempt_budget;  // both within 0..30 days
-    }
+    latest_retry_start_ = spec_.deadline ? *spec_.deadline - spec_.min_attempt_budget  // 0..30 days
+                                         : kDurationInfinity;
     has_late_steps_ = spec_.deadline.has_value() || budget_ != nullptr || !spec_.routes.empty();
     const bool draws_a_delay =
         spec_.jitter.type == JitterType::Decorrelated ||

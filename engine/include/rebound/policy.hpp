@@ -201,8 +201,8 @@ class Policy {
     Duration delay_cap_ = kDurationInfinity;
     // Step 7 with the policy's side subtracted once: deadline - min_attempt_budget, the latest
     // start (since the first attempt's) that leaves the next attempt its budget; negative when
-    // none does. Unused without a deadline.
-    Duration latest_retry_start_{0};
+    // none does; kDurationInfinity without a deadline, which no saturated sum exceeds.
+    Duration latest_retry_start_ = kDurationInfinity;
     std::vector<RetryDelay> retries_;  // entry k - 1 for retry k
     int retry_count_ = 1;              // retries_.size(), kept to spare a division per decision
     std::vector<std::string> retry_on_texts_;
