@@ -16,8 +16,8 @@ using rebound::jittered_delay;
 using rebound::testing::ScriptedRandomSource;
 
 namespace {
-const Backoff kExponential = Backoff::exponential(100ms, 2.0, 1s);
-const Backoff kFixed = Backoff::fixed(1s);
+constexpr Backoff kExponential = Backoff::exponential(100ms, 2.0, 1s);
+constexpr Backoff kFixed = Backoff::fixed(1s);
 }  // namespace
 
 TEST_CASE("no jitter returns the base delay without drawing", "[jitter]") {

@@ -395,7 +395,7 @@ TEST_CASE("error types whose hashes collide stay apart", "[matcher]") {
 TEST_CASE("many rules of every kind are all found", "[matcher]") {
     std::vector<Matcher> list;
     for (int i = 0; i < 300; ++i) {
-        list.push_back(Matcher::native(Vendor::PostgreSql, i * 7919));
+        list.push_back(Matcher::native(Vendor::PostgreSql, std::int64_t{i} * 7919));
         list.push_back(Matcher::error_type("app.e" + std::to_string(i)));
     }
     for (std::size_t i = 0; i < 300; ++i) {
