@@ -139,7 +139,7 @@ inline const RuleIndex::KeyEntry* RuleIndex::find_key(std::uint64_t kind_and_ven
         !by_grpc_status_.empty()) {
         detail::keep_lowest(best, by_grpc_status_[static_cast<std::size_t>(*error.grpc_status)]);
     }
-    if (!error.message.empty() && !(never_messages_.empty() && retry_messages_.empty())) {
+    if (!error.message.empty() && message_search_ != MessageSearch::None) {
         find_message(error.message, best);
     }
     if (best.never_retry_on != RuleMatch::kNone) {

@@ -9,7 +9,8 @@
 // one probe per kind of key (category, SQLSTATE, SQLSTATE class, vendor and native code, error
 // type and each of its dotted prefixes, HTTP status) answers both lists at once; the walk over a
 // type's prefixes stops at the first that no rule name continues. Message substrings are tried
-// last, and only those whose rules could still beat what the keys found.
+// last, and only those whose rules could still beat what the keys found, with AVX2 where compile
+// finds it on the CPU.
 //
 // `find` reports the first rule of each list in the original order (lowest index) that matches,
 // so explain and logs name the rule a reader would pick by reading the list top to bottom.
@@ -43,13 +44,21 @@ struct RuleMatch {
 
 class RuleIndex {
   public:
+    // How find() seeks message substrings: None when no rule has a message; Portable with SSE2
+    // where the build targets it (a plain loop otherwise); Avx2 on an x86 CPU that has it, from a
+    // build for any x86 target by GCC or Clang.
+    enum class MessageSearch : std::uint8_t { None, Portable, Avx2 };
+
     RuleIndex() = default;  // matches nothing
 
     // Compiles both lists; `error_types` (optional) adds registered subtypes to error matchers.
+    // `widest` caps the message search, which is chosen here, once, for the CPU that runs this:
+    // the tests pass Portable to cover the search that other CPUs take.
     // Preconditions: every matcher passed validation (validate_matcher).
     static RuleIndex compile(std::span<const Matcher> never_retry_on,
                              std::span<const Matcher> retry_on,
-                             const ErrorTypeRegistry* error_types = nullptr);
+                             const ErrorTypeRegistry* error_types = nullptr,
+                             MessageSearch widest = MessageSearch::Avx2);
 
     RuleMatch find(const ErrorDescription& error) const noexcept {
         if (!categories_only_) {
@@ -60,6 +69,9 @@ class RuleIndex {
 
     // Whether every rule is a category: find() is then one table read, find_by_category().
     bool categories_only() const noexcept { return categories_only_; }
+
+    // The message search that compile chose (for the tests, which check that they cover it).
+    MessageSearch message_search() const noexcept { return message_search_; }
 
     // find() for an index whose rules are categories only (precondition: categories_only()).
     // Inline for the common small policy: one table read.
@@ -121,11 +133,13 @@ class RuleIndex {
     struct MessageEntry {
         std::string text;
         std::uint32_t rule = RuleMatch::kNone;
-        // The first and last characters repeated over 16 bytes, for the vectorised search.
+        // The first and last characters repeated over 16 bytes, for the vectorised search (AVX2
+        // repeats them into both halves of its register).
         std::array<char, 16> first_repeated{};
         std::array<char, 16> last_repeated{};
 
-        // Whether `text` (non-empty) occurs in `message`.
+        // Whether `text` (non-empty) occurs in `message`, sought `Search`'s way (rule_index.cpp).
+        template <typename Search>
         bool occurs_in(std::string_view message) const noexcept;
     };
     static constexpr int kHttpStatusLimit = 600;
@@ -154,6 +168,11 @@ class RuleIndex {
     const NameEntry* find_name(std::uint64_t hash, std::string_view name) const noexcept;
     void find_error_type(std::string_view type, RuleMatch& best) const noexcept;
     void find_message(std::string_view message, RuleMatch& best) const noexcept;
+    template <typename Search>
+    void find_message_with(std::string_view message, RuleMatch& best) const noexcept;
+    void find_message_portable(std::string_view message, RuleMatch& best) const noexcept;
+    // Defined, and called, only where the compiler can target AVX2 (REBOUND_AVX2_SEARCH).
+    void find_message_avx2(std::string_view message, RuleMatch& best) const noexcept;
 
     bool categories_only_ = true;
     std::array<RuleMatch, kCategoryCount> by_category_{};
@@ -174,6 +193,10 @@ class RuleIndex {
     // The message rules of each list, in rule order.
     std::vector<MessageEntry> never_messages_;
     std::vector<MessageEntry> retry_messages_;
+    MessageSearch message_search_ = MessageSearch::None;
+    // The shortest message that the AVX2 search takes: one AVX2 block where compile chose it,
+    // none otherwise. find_message's one compare.
+    std::size_t avx2_from_ = SIZE_MAX;
 };
 
 }  // namespace rebound
