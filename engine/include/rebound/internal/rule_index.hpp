@@ -167,10 +167,9 @@ class RuleIndex {
     inline void find_sqlstate(std::string_view sqlstate, RuleMatch& best) const noexcept;
     const NameEntry* find_name(std::uint64_t hash, std::string_view name) const noexcept;
     void find_error_type(std::string_view type, RuleMatch& best) const noexcept;
-    void find_message(std::string_view message, RuleMatch& best) const noexcept;
+    inline void find_message(std::string_view message, RuleMatch& best) const noexcept;
     template <typename Search>
     void find_message_with(std::string_view message, RuleMatch& best) const noexcept;
-    void find_message_portable(std::string_view message, RuleMatch& best) const noexcept;
     // Defined, and called, only where the compiler can target AVX2 (REBOUND_AVX2_SEARCH).
     void find_message_avx2(std::string_view message, RuleMatch& best) const noexcept;
 
