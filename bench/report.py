@@ -351,7 +351,7 @@ column: the difference is an uncontended lock and unlock against the two compare
 WHERE_TIME_GOES = """\
 ### Where the time goes
 
-`perf record` (cpu-clock sampling; the VM has no hardware counters) guided two rounds of changes.
+`perf record` (cpu-clock sampling; the VM has no hardware counters) guided four rounds of changes.
 
 First round, on the first version of the engine:
 
@@ -405,9 +405,44 @@ Third round (issue "decide() keeps its speed goals on any machine"):
   through memory rules out a tail call under GCC 12). `jitter_none`: 110 to 82 instructions,
   5.7-5.9 to 4.0-4.2 ns (two builds in turns, load 1.8); the other cases take one more test.
 
-What is left: in `rules64_miss` about 45% of the engine's samples are the message search (four
-message rules over a 56-character message, none of which can be skipped because nothing else
-matched) and about 35% the SQLSTATE packing and the three hash probes.
+Fourth round (the same issue; instructions per decision by `bench/decision_instructions.sh`, from
+before the round to after it: `rules64_hit` 519 to 380, `rules64_hit_error_type` 566 to 404,
+`rules64_miss` 577 to 364, `types50_hit_deep` 535 to 374, `types50_hit_shared_head_tail` 503 to
+377, `jitter_full` 162 to 146):
+
+- **The search is inlined into the decision.** The field tests, the SQLSTATE and native-code
+  probes and the portable message search are defined in `engine/src/rule_index_find.hpp`, which
+  `decide()` inlines: no call, no second set of saved registers, and the match stays in the
+  decision's own frame. `decide()` itself is forced inline (GCC kept it out of line in a caller
+  with several calls to it). Two parts stay out of line: the AVX2 message search, since code for
+  AVX2 cannot be inlined into a function built for the default target, and the error-type walk,
+  which inlined saved a few instructions in some cases and cost a few in others.
+- **AVX2 message search.** On a CPU with AVX2 a message of 32 bytes or more is searched 32 start
+  positions per step, in a function compiled for AVX2 by attribute (the library keeps the default
+  target). `RuleIndex::compile` asks the CPU once and keeps the choice in the index, so a decision
+  compares the message's size with one member. Shorter messages and other CPUs keep the SSE2
+  search (`rules64_miss`: four message rules over 56 characters, 400 to 361 instructions).
+- **The message search calls nothing:** no `memchr` or `memcmp`, so its values stay in registers.
+- **The error-type walk** is one loop over whole words and the last, partial one, with the type's
+  end as one more end of a prefix. A name's hash ends with a step over its partial word, which is
+  empty when the name fills its last word, so a prefix that ends at a word boundary or a leading
+  dot needs no case of its own. The filter keeps one byte per slot (one load answers both its
+  questions), dots are found with one SSE2 compare per word, whole words are loaded directly, and
+  a table entry is confirmed against the type's own words.
+- **Smaller steps.** Lower case in a SQLSTATE is detected with one mask; each retry keeps its
+  count of possible delays, so the jitter draw is one multiplication; step 7 compares with
+  `deadline - min_attempt_budget`, computed when the policy is compiled (`kDurationInfinity`
+  without a deadline, so no test of the deadline itself), and saturates with the add's overflow
+  flag.
+
+What is left: the named cases are now bound more by chains of dependent loads than by their
+instruction count. `perf` puts most of `rules64_hit_error_type`'s walk samples on the load of the
+filter byte, whose address is a hash of the prefix, and `rules64_hit`'s on the probe of the
+SQLSTATE class. Between the builds before and after this round, run in turns on one machine,
+`rules64_hit_error_type` went from 23.1-24.0 to 20.7-22.2 ns (instructions: -14%). Two changes
+that shortened the walk's dependency chain or its memory round trip were measured slower and
+dropped: the walk returning its match by value instead of updating the caller's, and dots found
+with integer arithmetic instead of the SSE2 compare.
 """
 
 

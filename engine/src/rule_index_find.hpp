@@ -1,10 +1,12 @@
 // RuleIndex's search (rule_index.hpp), as inline definitions: rule_index.cpp builds RuleIndex::find
 // from them, and decide() (decision.cpp) inlines the search into its own steps, which spares the
-// decision a call, a second set of saved registers and the result's trip through memory (about 15
-// instructions of 400; docs/performance.md, Decision). Private to the engine and not installed.
+// decision a call, a second set of saved registers and the result's trip through memory (about 20
+// instructions of 400, 15 more with a message rule; docs/performance.md, Decision). Private to the
+// engine and not installed.
 //
-// The error-type walk and the message search stay out of line (rule_index.cpp): inlined, their
-// saved registers would cost every decision, with such rules or not.
+// Two parts stay out of line (rule_index.cpp): the error-type walk, which inlined saved a few
+// instructions in some cases and cost a few in others, and the AVX2 message search, since code for
+// AVX2 cannot be inlined into a function built for the default target.
 #pragma once
 
 #include <algorithm>
