@@ -138,7 +138,8 @@ class RuleIndex {
         std::array<char, 16> first_repeated{};
         std::array<char, 16> last_repeated{};
 
-        // Whether `text` (non-empty) occurs in `message`, sought `Search`'s way (engine/src/rule_index_find.hpp).
+        // Whether `text` (non-empty) occurs in `message`, sought `Search`'s way
+        // (engine/src/rule_index_find.hpp).
         template <typename Search>
         bool occurs_in(std::string_view message) const noexcept;
     };
