@@ -117,13 +117,14 @@ std::uint64_t name_hash(std::string_view name) noexcept {
     return name_step(state, last_word(name, at));
 }
 
-// Bit i set where byte i of `word` is a '.'. With SSE2 one byte compare and one mask (the word in
-// the low half of a register, zeros above, which no '.' equals); otherwise exact bit arithmetic
+// Bit i set where byte i of `word` is a '.'. With SSE2 on x86-64 (moving a 64-bit word into a
+// vector register needs it) one byte compare and one mask (the word in the low half of a
+// register, zeros above, which no '.' equals); otherwise exact bit arithmetic
 // (no false positives from borrows): the high bit of each byte is set only where the byte equals
 // '.', then the eight high bits are gathered into the top byte by one multiplication whose partial
 // products never overlap.
 std::uint32_t dot_bits(std::uint64_t word) noexcept {
-#if defined(__SSE2__)
+#if defined(__SSE2__) && defined(__x86_64__)
     const __m128i bytes = _mm_cvtsi64_si128(static_cast<long long>(word));
     return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('.'))));
 #else
