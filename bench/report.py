@@ -811,9 +811,15 @@ def section_async_http(report, program):
                     + (fmt_ratio(median_ns(call) / median_ns(bare)) if bare and call else "-")
                     + ")", ratio <= ASYNC_HTTP_GOAL_RATIO)
     elif bare and call and median_ns(bare) and median_ns(call):
+        # Without the paired case the two separate medians stand in, and the report says so: they
+        # carry the server's drift between the two cases, which the goal was not meant to judge.
         ratio = median_ns(call) / median_ns(bare)
+        report.add("`async_http/paired` did not run (or reported no figures): the goal below is "
+                   "judged on the two separate medians, which the server's drift between the "
+                   "cases moves by several percent.")
+        report.add()
         report.goal("HTTP on Asio", "call <= 1.02x the bare transfer",
-                    f"{fmt_ratio(ratio)} ({fmt_ns(median_ns(call))} against "
+                    f"{fmt_ratio(ratio)} unpaired ({fmt_ns(median_ns(call))} against "
                     f"{fmt_ns(median_ns(bare))}; cv {fmt_cv(call)} and {fmt_cv(bare)})",
                     ratio <= ASYNC_HTTP_GOAL_RATIO)
 
