@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "periodic_turn.hpp"
 #include "rebound/clock.hpp"
 #include "rebound/decision.hpp"
 #include "rebound/exception_classifier.hpp"
@@ -213,24 +214,28 @@ class TransactionScope {
 // One worker thread's connection, store and claim counter.
 class WorkerThread {
   public:
+    // Thread `index` of the pool's options.threads.
     WorkerThread(const std::shared_ptr<const odbc::Environment>& environment,
                  const QueueHandlers& handlers, const WorkerOptions& options,
                  WorkerMetrics& metrics, detail::HeldClaims* held_claims,
-                 detail::WakeSchedule& wake_schedule, std::string owner_prefix)
+                 detail::WakeSchedule& wake_schedule, detail::PeriodicTurn& settle_turn, int index)
         : environment_(environment),
           handlers_(handlers),
           options_(options),
           metrics_(metrics),
           held_claims_(held_claims),
           wake_schedule_(wake_schedule),
-          owner_prefix_(std::move(owner_prefix)),
-          names_(handlers.names()) {}
+          settle_turn_(settle_turn),
+          owner_prefix_(options.name + "/" + std::to_string(index) + "/"),
+          names_(handlers.names()),
+          index_(index) {}
 
     void run(const std::stop_token& stop) {
-        const Duration settle_every = std::clamp<Duration>(
-            options_.lease / 4, std::chrono::milliseconds(10), std::chrono::seconds(5));
-        Clock::TimePoint last_settle{};
-        Clock::TimePoint last_replan = default_clock().now();
+        // Each thread re-prepares its own statements, at its own point of the period: the
+        // threads' re-preparations are spread over it rather than all at once.
+        Clock::TimePoint last_replan =
+            default_clock().now() - std::chrono::duration_cast<Duration>(kReplanEvery) * index_ /
+                                        std::max(options_.threads, 1);
         while (!stop.stop_requested()) {
             try {
                 ensure_connected();
@@ -239,9 +244,8 @@ class WorkerThread {
                     connection_->release_prepared_statements();
                     last_replan = now;
                 }
-                if (last_settle == Clock::TimePoint{} || now - last_settle >= settle_every) {
+                if (settle_turn_.take(now)) {
                     settle_expired_leases();
-                    last_settle = now;
                 }
                 if (!claim_and_run(stop)) {
                     wait_for_work(stop);
@@ -570,8 +574,10 @@ class WorkerThread {
     WorkerMetrics& metrics_;
     detail::HeldClaims* held_claims_;  // null without lease renewal
     detail::WakeSchedule& wake_schedule_;
+    detail::PeriodicTurn& settle_turn_;
     std::string owner_prefix_;
     std::vector<std::string> names_;
+    int index_;
     std::optional<Connection> connection_;
     std::optional<QueueStore> store_;
     std::uint64_t claims_ = 0;
@@ -603,6 +609,9 @@ WorkerPool::WorkerPool(std::shared_ptr<const odbc::Environment> environment,
       metrics_(std::make_unique<WorkerMetrics>()),
       wake_schedule_(std::make_unique<detail::WakeSchedule>()) {
     check_options(options_, handlers_.get());
+    // Expired leases are settled once per quarter lease by the pool, by whichever thread is free.
+    settle_turn_ = std::make_unique<detail::PeriodicTurn>(std::clamp<Duration>(
+        options_.lease / 4, std::chrono::milliseconds(10), std::chrono::seconds(5)));
     if (options_.renew_leases) {
         held_claims_ = std::make_unique<detail::HeldClaims>();
     }
@@ -644,7 +653,7 @@ void WorkerPool::stop() noexcept {
 
 void WorkerPool::run_thread(const std::stop_token& stop, int index) {
     WorkerThread worker(environment_, *handlers_, options_, *metrics_, held_claims_.get(),
-                        *wake_schedule_, options_.name + "/" + std::to_string(index) + "/");
+                        *wake_schedule_, *settle_turn_, index);
     worker.run(stop);
 }
 

@@ -46,6 +46,7 @@ namespace rebound::queue {
 namespace detail {
 class HeldClaims;    // the lease owners of the claims the threads are working through
 class WakeSchedule;  // when idle threads wake for the retries the pool wrote
+class PeriodicTurn;  // which thread settles the expired leases, once per quarter lease
 }  // namespace detail
 
 struct WorkerOptions {
@@ -107,6 +108,7 @@ class WorkerPool {
     std::unique_ptr<WorkerMetrics> metrics_;
     std::unique_ptr<detail::HeldClaims> held_claims_;  // null without renew_leases
     std::unique_ptr<detail::WakeSchedule> wake_schedule_;
+    std::unique_ptr<detail::PeriodicTurn> settle_turn_;
     std::vector<std::jthread> threads_;  // the workers, then the renewer
 };
 
