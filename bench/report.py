@@ -501,7 +501,9 @@ def section_decision(report, program, instructions):
                      f"{allocs[0]:g} / {allocs[1]:g}", f"{fmt_cv(engine)} / {fmt_cv(baseline)}"])
     report.add("### Results")
     report.add()
-    report.add("Median real time of the repetitions; ratio = rebound / baseline; cv = stddev / mean "
+    report.add("Median real time of the repetitions, which run in random order across the cases "
+               "(`--benchmark_enable_random_interleaving`), so that a case and its baseline meet "
+               "the machine's slow spells alike; ratio = rebound / baseline; cv = stddev / mean "
                f"over the repetitions. The margins are to the goals of {DECISION_GOAL_NS:g} ns and "
                f"{DECISION_GOAL_RATIO:g}x (positive: under the goal); **near** marks a case within "
                "10% of a goal, so that the next regression shows before it is a miss. Cases marked "

@@ -92,10 +92,11 @@ PY
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 # --- Google Benchmark programs ----------------------------------------------------------------
-# benchmark_program NAME [RESULT_NAME]
+# benchmark_program NAME [RESULT_NAME [EXTRA_ARGUMENT...]]
 benchmark_program() {
   local name=$1
   local result_name=${2:-$1}
+  shift $(( $# < 2 ? $# : 2 ))
   local binary="$build_dir/bench/$name"
   if [ ! -x "$binary" ]; then
     note "skipped $name: $binary is not built"
@@ -107,7 +108,7 @@ benchmark_program() {
   run_recorded "$binary" --benchmark_repetitions="$repetitions" \
     --benchmark_min_time="$min_time" --benchmark_report_aggregates_only=true \
     --benchmark_format=json --benchmark_out_format=json \
-    --benchmark_out="$results/$result_name.json" >/dev/null || status=$?
+    --benchmark_out="$results/$result_name.json" "$@" >/dev/null || status=$?
   if [ "$status" -ne 0 ]; then
     note "failed $result_name (exit status $status)"
     rm -f "$results/$result_name.json"
@@ -115,7 +116,11 @@ benchmark_program() {
   record_load "$result_name"
 }
 
-benchmark_program rebound_decision_bench
+# The decisions' repetitions in random order across all cases, each a separate timed run: a case
+# and its baseline sample the machine's slow and fast spells alike, where one after the other a
+# spell could fall on one side's ten repetitions only.
+benchmark_program rebound_decision_bench rebound_decision_bench \
+  --benchmark_enable_random_interleaving=true
 # Instructions per decision: a figure other load does not move (needs valgrind; about 40 s).
 if command -v valgrind >/dev/null && [ -x "$build_dir/bench/rebound_decision_bench" ]; then
   run_recorded bash "$source_dir/bench/decision_instructions.sh" "$build_dir" \
