@@ -24,6 +24,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -32,6 +33,7 @@
 #include <vector>
 
 #include "bank/embedded_policy.hpp"
+#include "common/temporary_directory.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/dsl/vendor_map_loader.hpp"
 #include "rebound/handler_registry.hpp"
@@ -154,26 +156,6 @@ std::shared_ptr<const rebound::PolicySet> load_policies(const Options& options) 
               << '\n';
     return loaded.policy_set;
 }
-
-class TemporaryDirectory {
-  public:
-    TemporaryDirectory() {
-        std::random_device seed;
-        path_ = std::filesystem::temp_directory_path() /
-                ("rebound-bank-" + std::to_string(seed()) + std::to_string(seed()));
-        std::filesystem::create_directories(path_);
-    }
-    TemporaryDirectory(const TemporaryDirectory&) = delete;
-    TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
-    ~TemporaryDirectory() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    const std::filesystem::path& path() const noexcept { return path_; }
-
-  private:
-    std::filesystem::path path_;
-};
 
 // Tells `listener` what one run of the runner did, as the executor's events (attempt started,
 // retry scheduled, succeeded or stopped), so the engine's RetryMetrics counts transactions too.
@@ -367,10 +349,10 @@ int run(const Options& options) {
     const auto classifier = rebound::dsl::load_vendor_maps_or_throw(options.vendor_maps);
     const auto environment = rebound::odbc::Environment::create();
 
-    std::optional<TemporaryDirectory> directory;
+    std::optional<examples::TemporaryDirectory> directory;
     std::string dsn = options.dsn;
     if (dsn.empty()) {
-        directory.emplace();
+        directory.emplace("rebound-bank");
         // Busy timeout 1 ms: a locked database fails almost at once; the policy does the waiting.
         // WAL with synchronous=NORMAL commits without an fsync each: with the rollback journal a
         // commit cost about 15 ms here, and a transfer could starve behind the others' commits.

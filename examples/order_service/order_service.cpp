@@ -10,11 +10,11 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
-#include <random>
 #include <string>
 #include <string_view>
 #include <thread>
 
+#include "common/temporary_directory.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/dsl/vendor_map_loader.hpp"
 #include "rebound/odbc/command_deduplication.hpp"
@@ -112,32 +112,12 @@ void print_report(std::string_view handler, const rebound::HandlerResolution& re
     std::cout << '\n';
 }
 
-class TemporaryDirectory {
-  public:
-    TemporaryDirectory() {
-        std::random_device seed;
-        path_ = std::filesystem::temp_directory_path() /
-                ("rebound-order-service-" + std::to_string(seed()));
-        std::filesystem::create_directories(path_);
-    }
-    TemporaryDirectory(const TemporaryDirectory&) = delete;
-    TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
-    ~TemporaryDirectory() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    const std::filesystem::path& path() const noexcept { return path_; }
-
-  private:
-    std::filesystem::path path_;
-};
-
 int run(const Options& options) {
     const auto policies = load_policies(options);
     const auto classifier = rebound::dsl::load_vendor_maps_or_throw(options.vendor_maps);
     const auto environment = rebound::odbc::Environment::create();
 
-    TemporaryDirectory directory;
+    const examples::TemporaryDirectory directory("rebound-order-service");
     // Busy timeout 1 ms: a locked database fails almost at once and the policy does the waiting.
     const std::string connection_string =
         "Driver={SQLite3};Database=" + (directory.path() / "orders.db").string() + ";Timeout=1";
