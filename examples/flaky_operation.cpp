@@ -4,9 +4,9 @@
 // loop below is the essence of what the executor does: run, classify, decide, wait, run again.
 //
 //   rebound_example_flaky_operation [--seed N]
+#include <CLI/CLI.hpp>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string>
 
@@ -45,14 +45,15 @@ double milliseconds(rebound::Duration d) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    CLI::App app{"Drives a flaky operation through a retry policy and prints what happened."};
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // last wins
     std::uint64_t seed = 1;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
-            seed = std::strtoull(argv[++i], nullptr, 10);
-        } else {
-            std::fprintf(stderr, "usage: %s [--seed N]\n", argv[0]);
-            return 2;
-        }
+    app.add_option("--seed", seed, "Seed of the random source that draws the jitter")
+        ->capture_default_str();
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        return app.exit(error) == 0 ? 0 : 2;  // --help: 0; a bad argument: its message, then 2
     }
 
     const auto policy =
