@@ -7,7 +7,8 @@
 // code is walked through in docs/executor.md.
 #include <unistd.h>
 
-#include <cstdio>
+#include <CLI/CLI.hpp>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -64,15 +65,23 @@ struct ApproveCase {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc > 2) {
-        std::fprintf(stderr, "usage: %s [POLICY_DIRECTORY]\n", argv[0]);
-        return 2;
+    CLI::App app{
+        "Runs a command handler through a RetryExecutor, under the policies of a directory "
+        "kept current by a file watcher."};
+    std::optional<std::filesystem::path> policy_directory;
+    app.add_option("POLICY_DIRECTORY", policy_directory,
+                   "Directory of policy files (default: a temporary copy of the embedded "
+                   "examples/policies/payments.yaml)");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        return app.exit(error) == 0 ? 0 : 2;  // --help: 0; a bad argument: its message, then 2
     }
     std::optional<EmbeddedPolicyDirectory> embedded;
-    if (argc == 1) {
+    if (!policy_directory) {
         embedded.emplace();
     }
-    const std::filesystem::path directory = embedded ? embedded->path() : argv[1];
+    const std::filesystem::path directory = embedded ? embedded->path() : *policy_directory;
 
     // 1. Registration, once at start-up.
     rebound::HandlerRegistry handlers;
