@@ -11,13 +11,14 @@
 // example:embedding_guide_doc).
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -111,14 +112,22 @@ bool expect(bool condition, const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc > 2) {
-        std::fprintf(stderr, "usage: %s [WORK_DIRECTORY]\n", argv[0]);
-        return 2;
+    CLI::App app{
+        "The program of docs/embedding.md: runs its steps and checks that every outcome is "
+        "the one the guide describes."};
+    std::optional<std::filesystem::path> work_directory;
+    app.add_option("WORK_DIRECTORY", work_directory,
+                   "Where to write the policy files, in WORK_DIRECTORY/policies (default: a "
+                   "temporary directory removed at the end)");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        return app.exit(error) == 0 ? 0 : 2;  // --help: 0; a bad argument: its message, then 2
     }
     const std::filesystem::path work =
-        argc == 2 ? std::filesystem::path(argv[1])
-                  : std::filesystem::temp_directory_path() /
-                        ("rebound-embedding-guide-" + std::to_string(::getpid()));
+        work_directory ? *work_directory
+                       : std::filesystem::temp_directory_path() /
+                             ("rebound-embedding-guide-" + std::to_string(::getpid()));
     const std::filesystem::path directory = work / "policies";
     std::filesystem::remove_all(directory);
     std::filesystem::create_directories(directory);
@@ -248,7 +257,7 @@ int main(int argc, char** argv) {
     // guide: end
     std::cout << (ok ? "embedding guide: all steps behaved as documented\n"
                      : "embedding guide: FAILED\n");
-    if (argc == 1) {
+    if (!work_directory) {
         std::error_code ignored;
         std::filesystem::remove_all(work, ignored);
     }
