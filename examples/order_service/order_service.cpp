@@ -7,6 +7,7 @@
 //   rebound_example_order_service [--policy FILE] [--vendor-maps DIR]
 //
 // Without --policy the embedded default policy (the text below) is used.
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -50,19 +51,16 @@ struct Options {
     std::string vendor_maps = REBOUND_EXAMPLE_VENDOR_MAP_DIR;
 };
 
-Options parse_options(int argc, char** argv) {
-    Options options;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view argument = argv[i];
-        if (argument == "--policy" && i + 1 < argc) {
-            options.policy_file = argv[++i];
-        } else if (argument == "--vendor-maps" && i + 1 < argc) {
-            options.vendor_maps = argv[++i];
-        } else {
-            throw std::invalid_argument("usage: order_service [--policy FILE] [--vendor-maps DIR]");
-        }
-    }
-    return options;
+// The command line's options, described for --help.
+void add_options(CLI::App& app, Options& options) {
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // last wins
+    app.add_option("--policy", options.policy_file,
+                   "Policy file of the service (default: the policy embedded in this program)")
+        ->type_name("FILE");
+    app.add_option("--vendor-maps", options.vendor_maps,
+                   "Directory of the vendor maps that classify the database's errors")
+        ->type_name("DIR")
+        ->capture_default_str();
 }
 
 std::shared_ptr<const rebound::PolicySet> load_policies(const Options& options) {
@@ -195,8 +193,18 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    CLI::App app{
+        "Example order service: runs orders through the ODBC TransactionalRunner against "
+        "SQLite, under the retry policies of a policy file."};
+    Options options;
+    add_options(app, options);
     try {
-        return run(parse_options(argc, argv));
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        return app.exit(error) == 0 ? 0 : 2;  // --help: 0; a bad argument: its message, then 2
+    }
+    try {
+        return run(options);
     } catch (const std::exception& error) {
         std::cerr << "order service: " << error.what() << '\n';
         return 2;
