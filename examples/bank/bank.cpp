@@ -16,12 +16,14 @@
 // each, 10 accounts. Exit status 0 when the invariant holds, 1 when not, 2 on a setup error. With
 // --dsn (e.g. "Driver={PostgreSQL Unicode};Server=...;Database=...;Uid=...;Pwd=...") the tables
 // bank_accounts and bank_commands of that database are dropped and created again.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -100,43 +102,32 @@ struct Options {
     int accounts = 10;
 };
 
-constexpr std::string_view kUsage =
-    "usage: rebound_example_bank [--policy FILE] [--dsn CONNECTION_STRING] [--threads N] "
-    "[--transfers N] [--accounts N] [--vendor-maps DIR]";
-
-int positive(std::string_view name, const char* text) {
-    const int value = std::stoi(text);
-    if (value < 1) {
-        throw std::invalid_argument(std::string(name) + " must be at least 1");
-    }
-    return value;
-}
-
-Options parse_options(int argc, char** argv) {
-    Options options;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view argument = argv[i];
-        if (i + 1 >= argc) {
-            throw std::invalid_argument(std::string(kUsage));
-        }
-        const char* value = argv[++i];
-        if (argument == "--policy") {
-            options.policy_file = value;
-        } else if (argument == "--dsn") {
-            options.dsn = value;
-        } else if (argument == "--vendor-maps") {
-            options.vendor_maps = value;
-        } else if (argument == "--threads") {
-            options.threads = positive(argument, value);
-        } else if (argument == "--transfers") {
-            options.transfers = positive(argument, value);
-        } else if (argument == "--accounts") {
-            options.accounts = std::max(2, positive(argument, value));
-        } else {
-            throw std::invalid_argument(std::string(kUsage));
-        }
-    }
-    return options;
+// The command line's options, described for --help.
+void add_options(CLI::App& app, Options& options) {
+    constexpr int kMax = std::numeric_limits<int>::max();
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // last wins
+    app.add_option("--policy", options.policy_file,
+                   "Policy file of the service (default: the embedded copy of "
+                   "examples/bank/bank.yaml)")
+        ->type_name("FILE");
+    app.add_option("--dsn", options.dsn,
+                   "ODBC connection string of the database whose tables bank_accounts and "
+                   "bank_commands are dropped and created again (default: SQLite in a temporary "
+                   "file)")
+        ->type_name("CONNECTION_STRING");
+    app.add_option("--threads", options.threads, "Worker threads")
+        ->check(CLI::Range(1, kMax))
+        ->capture_default_str();
+    app.add_option("--transfers", options.transfers, "Transfers per thread")
+        ->check(CLI::Range(1, kMax))
+        ->capture_default_str();
+    app.add_option("--accounts", options.accounts, "Accounts (1 counts as 2: a transfer needs two)")
+        ->check(CLI::Range(1, kMax))
+        ->capture_default_str();
+    app.add_option("--vendor-maps", options.vendor_maps,
+                   "Directory of the vendor maps that classify the database's errors")
+        ->type_name("DIR")
+        ->capture_default_str();
 }
 
 std::shared_ptr<const rebound::PolicySet> load_policies(const Options& options) {
@@ -441,8 +432,19 @@ int run(const Options& options) {
 }  // namespace bank
 
 int main(int argc, char** argv) {
+    CLI::App app{
+        "Example bank service: worker threads move money between accounts through the ODBC "
+        "TransactionalRunner, under the retry policies of a policy file."};
+    bank::Options options;
+    bank::add_options(app, options);
     try {
-        return bank::run(bank::parse_options(argc, argv));
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        return app.exit(error) == 0 ? 0 : 2;  // --help: 0; a bad argument: its message, then 2
+    }
+    options.accounts = std::max(2, options.accounts);  // a transfer needs two accounts
+    try {
+        return bank::run(options);
     } catch (const std::exception& error) {
         std::cerr << "bank: " << error.what() << '\n';
         return 2;
