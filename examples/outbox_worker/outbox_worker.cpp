@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -59,44 +60,27 @@ struct Options {
     int workers = 2;
 };
 
-constexpr const char* kUsage =
-    "usage: rebound_example_outbox_worker [--policy FILE] [--dsn CONNECTION_STRING] [--orders N] "
-    "[--workers N] [--vendor-maps DIR]";
-
-std::optional<Options> parse_options(int argc, char** argv) {
-    Options options;
-    for (int i = 1; i < argc; ++i) {
-        const std::string argument = argv[i];
-        if (i + 1 >= argc) {
-            std::cerr << "missing value after " << argument << '\n' << kUsage << '\n';
-            return std::nullopt;
-        }
-        const std::string value = argv[++i];
-        if (argument == "--policy") {
-            options.policy_file = value;
-        } else if (argument == "--dsn") {
-            options.dsn = value;
-        } else if (argument == "--vendor-maps") {
-            options.vendor_maps = value;
-        } else if (argument == "--orders" || argument == "--workers") {
-            int number = 0;
-            try {
-                number = std::stoi(value);
-            } catch (const std::exception&) {
-                number = 0;
-            }
-            if (number < 1 || number > 100000) {
-                std::cerr << argument << ": expected a number from 1 to 100000, got '" << value
-                          << "'\n";
-                return std::nullopt;
-            }
-            (argument == "--orders" ? options.orders : options.workers) = number;
-        } else {
-            std::cerr << "unknown option " << argument << '\n' << kUsage << '\n';
-            return std::nullopt;
-        }
-    }
-    return options;
+// The command line's options, described for --help.
+void add_options(CLI::App& app, Options& options) {
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // last wins
+    app.add_option("--policy", options.policy_file,
+                   "Policy file of the service (default: the embedded copy of "
+                   "examples/outbox_worker/outbox_worker.yaml)")
+        ->type_name("FILE");
+    app.add_option("--dsn", options.dsn,
+                   "ODBC connection string of a PostgreSQL or MariaDB database whose tables "
+                   "orders and shipments are replaced (default: SQLite in a temporary directory)")
+        ->type_name("CONNECTION_STRING");
+    app.add_option("--orders", options.orders, "Orders to place")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    app.add_option("--workers", options.workers, "Queue worker threads")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    app.add_option("--vendor-maps", options.vendor_maps,
+                   "Directory of the vendor maps that classify the database's errors")
+        ->type_name("DIR")
+        ->capture_default_str();
 }
 
 // The flaky shipping dependency: one request line `SHIP <order>` per connection.
@@ -347,12 +331,18 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::optional<Options> options = parse_options(argc, argv);
-    if (!options) {
-        return 2;
+    CLI::App app{
+        "The outbox worker: orders written with their order.placed message in one transaction, "
+        "queue workers delivering them to a flaky dependency."};
+    Options options;
+    add_options(app, options);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        return app.exit(error) == 0 ? 0 : 2;  // --help: 0; a bad argument: its message, then 2
     }
     try {
-        return run(*options);
+        return run(options);
     } catch (const std::exception& error) {
         std::cerr << "outbox worker: " << error.what() << '\n';
         return 1;
