@@ -19,6 +19,7 @@
 // Asio allocate coroutine frames the same way (rebound/curl/async_http_client.hpp).
 #include <cstdlib>
 
+#include <CLI/CLI.hpp>
 #include <asio/buffer.hpp>
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
@@ -152,8 +153,8 @@ asio::awaitable<void> client(const rebound::asio::RetryExecutor& executor,
     }
 }
 
-std::shared_ptr<const rebound::PolicySet> load_policies(int argc, char** argv) {
-    const std::string file = argc == 3 && std::string(argv[1]) == "--policy" ? argv[2] : "";
+// The policies of `file`, or the embedded ones when it is empty; nullptr after reporting errors.
+std::shared_ptr<const rebound::PolicySet> load_policies(const std::string& file) {
     rebound::dsl::LoadResult loaded =
         file.empty()
             ? rebound::dsl::load_text(async_gateway::kEmbeddedPolicy,
@@ -168,11 +169,21 @@ std::shared_ptr<const rebound::PolicySet> load_policies(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 1 && !(argc == 3 && std::string(argv[1]) == "--policy")) {
-        std::cerr << "usage: rebound_example_async_gateway [--policy FILE]\n";
-        return 2;
+    CLI::App app{
+        "The asynchronous gateway: an Asio service calling two flaky loopback HTTP "
+        "dependencies at once, each under a retry policy and a circuit breaker."};
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // last wins
+    std::string policy_file;
+    app.add_option("--policy", policy_file,
+                   "Policy file of the service (default: the embedded copy of "
+                   "examples/async_gateway/async_gateway.yaml)")
+        ->type_name("FILE");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        return app.exit(error) == 0 ? 0 : 2;  // --help: 0; a bad argument: its message, then 2
     }
-    const auto policies = load_policies(argc, argv);
+    const auto policies = load_policies(policy_file);
     if (!policies) {
         return 2;
     }
