@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
         asio::co_spawn(io,
                        client(executor, http, pricing, inventory, c * kRequestsPerClient,
                               kRequestsPerClient, summary),
-                       [&](std::exception_ptr error) {
+                       [&](const std::exception_ptr& error) {
                            if (error) {
                                std::cerr << "a client failed\n";
                            }

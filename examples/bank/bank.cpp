@@ -220,11 +220,10 @@ class Service {
         if (connection.vendor() == rebound::Vendor::PostgreSql) {
             options.isolation = rebound::odbc::IsolationLevel::RepeatableRead;
         }
-        const auto result =
-            runner_.run(connection, *resolution.policy, options,
-                        [&](Connection& c, const rebound::odbc::TransactionAttempt&) {
-                            return Handler{}(c, arguments...);
-                        });
+        auto result = runner_.run(connection, *resolution.policy, options,
+                                  [&](Connection& c, const rebound::odbc::TransactionAttempt&) {
+                                      return Handler{}(c, arguments...);
+                                  });
         publish(metrics_, name, *resolution.policy, result);
         return result;
     }
@@ -367,6 +366,7 @@ int run(const Options& options) {
     const auto started = std::chrono::steady_clock::now();
     {
         std::vector<std::jthread> workers;
+        workers.reserve(static_cast<std::size_t>(options.threads));
         for (int worker = 0; worker < options.threads; ++worker) {
             workers.emplace_back([&, worker] {
                 try {

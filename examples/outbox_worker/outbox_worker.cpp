@@ -99,7 +99,7 @@ class ShippingDependency {
             throw std::runtime_error(std::string("shipping dependency: ") + std::strerror(errno));
         }
         port_ = ntohs(address.sin_port);
-        server_ = std::jthread([this](std::stop_token stop) { serve(stop); });
+        server_ = std::jthread([this](const std::stop_token& stop) { serve(stop); });
     }
     ~ShippingDependency() {
         server_.request_stop();
