@@ -5,14 +5,13 @@
 //
 // Without an argument it runs on its embedded copy of examples/policies/payments.yaml. The same
 // code is walked through in docs/executor.md.
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
 
+#include "common/temporary_directory.hpp"
 #include "executor_service/embedded_policy.hpp"
 #include "rebound/dsl/policy_directory.hpp"
 #include "rebound/dsl/policy_file_watcher.hpp"
@@ -21,29 +20,6 @@
 #include "rebound/retry_metrics.hpp"
 
 namespace {
-
-// The embedded policy written to a fresh directory, for a run without an argument: the store and
-// its watcher read files. Removed when the service ends.
-class EmbeddedPolicyDirectory {
-  public:
-    EmbeddedPolicyDirectory()
-        : path_(std::filesystem::temp_directory_path() /
-                ("rebound-executor-service-" + std::to_string(::getpid()))) {
-        std::filesystem::remove_all(path_);
-        std::filesystem::create_directories(path_);
-        std::ofstream(path_ / "payments.yaml") << executor_service::kEmbeddedPolicy;
-    }
-    ~EmbeddedPolicyDirectory() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    EmbeddedPolicyDirectory(const EmbeddedPolicyDirectory&) = delete;
-    EmbeddedPolicyDirectory& operator=(const EmbeddedPolicyDirectory&) = delete;
-    const std::filesystem::path& path() const noexcept { return path_; }
-
-  private:
-    std::filesystem::path path_;
-};
 
 // A command handler: its name and retry tier sit next to its definition, like an annotation.
 struct ApproveCase {
@@ -77,9 +53,12 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& error) {
         return app.exit(error) == 0 ? 0 : 2;  // --help: 0; a bad argument: its message, then 2
     }
-    std::optional<EmbeddedPolicyDirectory> embedded;
+    // Without an argument, the embedded policy in a directory of its own, removed when the
+    // service ends: the store and its watcher read files.
+    std::optional<examples::TemporaryDirectory> embedded;
     if (!policy_directory) {
-        embedded.emplace();
+        embedded.emplace("rebound-executor-service");
+        std::ofstream(embedded->path() / "payments.yaml") << executor_service::kEmbeddedPolicy;
     }
     const std::filesystem::path directory = embedded ? embedded->path() : *policy_directory;
 

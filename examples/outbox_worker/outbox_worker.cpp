@@ -35,10 +35,12 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
 
+#include "common/temporary_directory.hpp"
 #include "outbox_worker/embedded_policy.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/dsl/vendor_map_loader.hpp"
@@ -243,13 +245,12 @@ int run(const Options& options) {
     }
     const auto classifier = rebound::dsl::load_vendor_maps_or_throw(options.vendor_maps);
     const auto environment = rebound::odbc::Environment::create();
-    std::filesystem::path directory;
+    std::optional<examples::TemporaryDirectory> directory;
     std::string dsn = options.dsn;
     if (dsn.empty()) {
-        directory =
-            std::filesystem::temp_directory_path() / ("rebound-outbox-" + std::to_string(getpid()));
-        std::filesystem::create_directories(directory);
-        dsn = "Driver={SQLite3};Database=" + (directory / "orders.db").string() + ";Timeout=5000";
+        directory.emplace("rebound-outbox");
+        dsn = "Driver={SQLite3};Database=" + (directory->path() / "orders.db").string() +
+              ";Timeout=5000";
     }
     rebound::odbc::Connection connection(environment, classifier, dsn);
     std::cout << "database: " << connection.dbms_name() << '\n';
@@ -321,10 +322,6 @@ int run(const Options& options) {
               << " orders, shipments " << shipments << " (distinct " << distinct
               << "), dependency shipped " << dependency.shipped() << " (repeated deliveries "
               << dependency.repeated() << ") -> " << (ok ? "OK" : "VIOLATED") << '\n';
-    if (!directory.empty()) {
-        std::error_code ignored;
-        std::filesystem::remove_all(directory, ignored);
-    }
     return ok ? 0 : 1;
 }
 
