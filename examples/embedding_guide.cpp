@@ -9,8 +9,6 @@
 // as the guide says. The blocks between `// guide: NAME` and
 // `// guide: end` appear verbatim in docs/embedding.md (checked by ctest
 // example:embedding_guide_doc).
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <condition_variable>
@@ -22,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "common/command_line.hpp"
+#include "common/temporary_directory.hpp"
 #include "rebound/dsl/policy_directory.hpp"
 #include "rebound/dsl/policy_file_watcher.hpp"
 #include "rebound/observability/json_log_listener.hpp"
@@ -119,15 +119,15 @@ int main(int argc, char** argv) {
     app.add_option("WORK_DIRECTORY", work_directory,
                    "Where to write the policy files, in WORK_DIRECTORY/policies (default: a "
                    "temporary directory removed at the end)");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& error) {
-        return app.exit(error) == 0 ? 0 : 2;  // --help: 0; a bad argument: its message, then 2
+    if (const std::optional<int> status = examples::parse_command_line(app, argc, argv)) {
+        return *status;
     }
-    const std::filesystem::path work =
-        work_directory ? *work_directory
-                       : std::filesystem::temp_directory_path() /
-                             ("rebound-embedding-guide-" + std::to_string(::getpid()));
+    // Without an argument, a directory of its own, removed when the program ends.
+    std::optional<examples::TemporaryDirectory> temporary;
+    if (!work_directory) {
+        temporary.emplace("rebound-embedding-guide");
+    }
+    const std::filesystem::path work = temporary ? temporary->path() : *work_directory;
     const std::filesystem::path directory = work / "policies";
     std::filesystem::remove_all(directory);
     std::filesystem::create_directories(directory);
@@ -257,9 +257,5 @@ int main(int argc, char** argv) {
     // guide: end
     std::cout << (ok ? "embedding guide: all steps behaved as documented\n"
                      : "embedding guide: FAILED\n");
-    if (!work_directory) {
-        std::error_code ignored;
-        std::filesystem::remove_all(work, ignored);
-    }
     return ok ? 0 : 1;
 }

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <optional>
 
+#include "common/command_line.hpp"
 #include "common/temporary_directory.hpp"
 #include "executor_service/embedded_policy.hpp"
 #include "rebound/dsl/policy_directory.hpp"
@@ -48,10 +49,8 @@ int main(int argc, char** argv) {
     app.add_option("POLICY_DIRECTORY", policy_directory,
                    "Directory of policy files (default: a temporary copy of the embedded "
                    "examples/policies/payments.yaml)");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& error) {
-        return app.exit(error) == 0 ? 0 : 2;  // --help: 0; a bad argument: its message, then 2
+    if (const std::optional<int> status = examples::parse_command_line(app, argc, argv)) {
+        return *status;
     }
     // Without an argument, the embedded policy in a directory of its own, removed when the
     // service ends: the store and its watcher read files.

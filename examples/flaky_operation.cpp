@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "common/command_line.hpp"
 #include "rebound/clock.hpp"
 #include "rebound/decision.hpp"
 #include "rebound/sleeper.hpp"
@@ -50,10 +51,8 @@ int main(int argc, char** argv) {
     std::uint64_t seed = 1;
     app.add_option("--seed", seed, "Seed of the random source that draws the jitter")
         ->capture_default_str();
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& error) {
-        return app.exit(error) == 0 ? 0 : 2;  // --help: 0; a bad argument: its message, then 2
+    if (const std::optional<int> status = examples::parse_command_line(app, argc, argv)) {
+        return *status;
     }
 
     const auto policy =

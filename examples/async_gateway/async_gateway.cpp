@@ -35,6 +35,7 @@
 #include <string>
 
 #include "async_gateway/embedded_policy.hpp"
+#include "common/command_line.hpp"
 #include "rebound/asio.hpp"
 #include "rebound/curl/async_http_client.hpp"
 #include "rebound/dsl/load.hpp"
@@ -178,10 +179,8 @@ int main(int argc, char** argv) {
                    "Policy file of the service (default: the embedded copy of "
                    "examples/async_gateway/async_gateway.yaml)")
         ->type_name("FILE");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& error) {
-        return app.exit(error) == 0 ? 0 : 2;  // --help: 0; a bad argument: its message, then 2
+    if (const std::optional<int> status = examples::parse_command_line(app, argc, argv)) {
+        return *status;
     }
     const auto policies = load_policies(policy_file);
     if (!policies) {

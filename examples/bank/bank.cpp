@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "bank/embedded_policy.hpp"
+#include "common/command_line.hpp"
 #include "common/temporary_directory.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/dsl/vendor_map_loader.hpp"
@@ -437,10 +438,8 @@ int main(int argc, char** argv) {
         "TransactionalRunner, under the retry policies of a policy file."};
     bank::Options options;
     bank::add_options(app, options);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& error) {
-        return app.exit(error) == 0 ? 0 : 2;  // --help: 0; a bad argument: its message, then 2
+    if (const std::optional<int> status = examples::parse_command_line(app, argc, argv)) {
+        return *status;
     }
     options.accounts = std::max(2, options.accounts);  // a transfer needs two accounts
     try {

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <thread>
 
+#include "common/command_line.hpp"
 #include "common/temporary_directory.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/dsl/vendor_map_loader.hpp"
@@ -198,10 +199,8 @@ int main(int argc, char** argv) {
         "SQLite, under the retry policies of a policy file."};
     Options options;
     add_options(app, options);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& error) {
-        return app.exit(error) == 0 ? 0 : 2;  // --help: 0; a bad argument: its message, then 2
+    if (const std::optional<int> status = examples::parse_command_line(app, argc, argv)) {
+        return *status;
     }
     try {
         return run(options);

@@ -40,6 +40,7 @@
 #include <string>
 #include <thread>
 
+#include "common/command_line.hpp"
 #include "common/temporary_directory.hpp"
 #include "outbox_worker/embedded_policy.hpp"
 #include "rebound/dsl/load.hpp"
@@ -333,10 +334,8 @@ int main(int argc, char** argv) {
         "queue workers delivering them to a flaky dependency."};
     Options options;
     add_options(app, options);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& error) {
-        return app.exit(error) == 0 ? 0 : 2;  // --help: 0; a bad argument: its message, then 2
+    if (const std::optional<int> status = examples::parse_command_line(app, argc, argv)) {
+        return *status;
     }
     try {
         return run(options);
