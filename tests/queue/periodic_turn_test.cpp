@@ -1,5 +1,5 @@
 // PeriodicTurn (adapters/queue/src/periodic_turn.hpp): one thread of a pool settles the expired
-// leases per period (docs/queue.md, "Worker threads"). Run under ThreadSanitizer in CI (label
+// leases per period (docs/queue.md, "Lease expiry"). Run under ThreadSanitizer in CI (label
 // concurrency).
 #include <catch2/catch.hpp>
 

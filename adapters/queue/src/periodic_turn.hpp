@@ -1,5 +1,5 @@
 // PeriodicTurn: a step that one pool does once per period, whichever of its threads is free first
-// (docs/queue.md, "Worker threads"). The pool settles expired leases this way: once per quarter
+// (docs/queue.md, "Lease expiry"). The pool settles expired leases this way: once per quarter
 // lease for the whole pool, not once per thread, so that its threads do not settle the same
 // leases at the same moments and leave claims waiting behind them.
 #pragma once
