@@ -26,6 +26,17 @@ from datetime import datetime, timezone
 # Reading the results
 
 
+def steal_by_phase(samples):
+    """[(phase, steal %)] from run.sh's samples ("phase load steal total", ticks since boot, the
+    first named "start"); empty for results recorded before run.sh sampled steal."""
+    ticks = [(sample[0], int(sample[2]), int(sample[3])) for sample in samples if len(sample) >= 4]
+    shares = []
+    for (_, steal_before, total_before), (phase, steal, total) in zip(ticks, ticks[1:]):
+        if total > total_before:
+            shares.append((phase, 100.0 * (steal - steal_before) / (total - total_before)))
+    return shares
+
+
 def load_benchmarks(path):
     """Google Benchmark aggregates by run name: median/mean/stddev/cv of real and cpu time (in
     ns), and the median of every counter."""
@@ -1645,12 +1656,20 @@ def main():
              f"{machine.get('min_time')} s each; tables show medians. Contention: "
              f"{machine.get('contention_rounds')} rounds, medians. Fewer repetitions than a "
              f"quiet lab would use, to keep the whole run under about 10 minutes.")
-    phases = machine.get("load_by_phase", [])
+    samples = machine.get("load_by_phase", [])
+    phases = [sample for sample in samples if sample[0] != "start"]
     if phases:
         head.add("- 1-minute load average after each phase: " + ", ".join(
-            f"{phase} {load}" for phase, load in phases) + ". The contention experiment itself "
-            "runs 16 client threads and 16 PostgreSQL backends, which raises the load average it "
-            "is followed by.")
+            f"{sample[0]} {sample[1]}" for sample in phases) + ". The contention experiment "
+            "itself runs 16 client threads and 16 PostgreSQL backends, which raises the load "
+            "average it is followed by.")
+    steal = steal_by_phase(samples)
+    if steal:
+        head.add("- CPU time the hypervisor gave to other guests (steal) in each phase: " +
+                 ", ".join(f"{phase} {share:.1f}%" for phase, share in steal) + ". A busy host "
+                 "shows here when it holds the virtual CPUs off; another guest on the same "
+                 "physical core (the other hardware thread) does not, and shows only as slower "
+                 "baselines.")
     before = " / ".join(machine.get("load_before", []))
     after = " / ".join(machine.get("load_after", []))
     head.add(f"- Load average (1 / 5 / 15 min) before the run: {before}; after: {after} "

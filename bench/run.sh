@@ -41,11 +41,17 @@ notes="$results/notes.txt"
 : >"$commands"
 : >"$notes"
 
-# Samples the 1-minute load average after a phase (the report shows how busy the machine was).
+# Samples the 1-minute load average after a phase, and the CPU time the hypervisor gave to others
+# (steal, /proc/stat's eighth field) against all CPU time so far, in clock ticks: the report shows
+# how busy the machine was, and what share of each phase's CPU time the host took away. Steal counts
+# only a virtual CPU held off its physical one, not a physical core shared with another guest.
 load_log="$results/load.txt"
-: >"$load_log"
+cpu_ticks() {  # "STEAL TOTAL" of all CPUs since boot
+  awk '$1 == "cpu" { total = 0; for (i = 2; i <= 9; i++) total += $i; print $9, total; exit }' /proc/stat
+}
+echo "start 0 $(cpu_ticks)" >"$load_log"
 record_load() {
-  echo "$1 $(cut -d' ' -f1 /proc/loadavg)" >>"$load_log"
+  echo "$1 $(cut -d' ' -f1 /proc/loadavg) $(cpu_ticks)" >>"$load_log"
 }
 
 note() {
