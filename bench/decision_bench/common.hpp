@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "rebound/decision.hpp"
 #include "rebound/policy.hpp"
