@@ -133,46 +133,46 @@ bool verify_rule_texts(const rebound::Policy& policy) {
     return ok;
 }
 
-// Adds the fastest repetition (aggregate "min") to the mean, median and spread Google Benchmark
-// reports: noise from the machine only ever slows a repetition, so a median well above the
-// fastest shows repetitions that the host slowed, not a slower decision (bench/report.py says so
-// per case; the goals stay on the median).
-void report_fastest(benchmark::internal::Benchmark* benchmark) {
-    benchmark->ComputeStatistics("min", [](const std::vector<double>& times) {
-        return times.empty() ? 0.0 : *std::min_element(times.begin(), times.end());
-    });
+// Registers the benchmark `name` running `body(state)`, with the fastest repetition (statistic
+// "min") beside the mean, median and spread Google Benchmark reports: noise from the machine only
+// ever slows a repetition, so a median well above the fastest shows repetitions that the host
+// slowed, not a slower decision (bench/report.py says so per case; the goals stay on the median).
+template <typename Body>
+void register_timed(const std::string& name, Body body) {
+    benchmark::RegisterBenchmark(name.c_str(), std::move(body))
+        ->ComputeStatistics("min", [](const std::vector<double>& times) {
+            return *std::min_element(times.begin(), times.end());  // never empty
+        });
 }
 
 // Registers `<name>/rebound` and `<name>/baseline`. The baseline is a template argument so that
 // both sides make a direct call.
 template <BaselineFunction* kBaseline, bool kWithBudget>
 void register_benchmarks(const Case& c) {
-    report_fastest(
-        benchmark::RegisterBenchmark((c.name + "/rebound").c_str(), [c](benchmark::State& state) {
-            run(
-                state,
-                [&c](const AttemptContext& context, SeededRandomSource& random) {
-                    return rebound::decide(*c.policy, c.error, context, random);
-                },
-                [&c] {
-                    if constexpr (kWithBudget) {
-                        c.policy->record_success();
-                    }
-                });
-        }));
-    report_fastest(
-        benchmark::RegisterBenchmark((c.name + "/baseline").c_str(), [c](benchmark::State& state) {
-            run(
-                state,
-                [&c](const AttemptContext& context, SeededRandomSource& random) {
-                    return kBaseline(c.error, context, random);
-                },
-                [] {
-                    if constexpr (kWithBudget) {
-                        hand::g_budget.give();
-                    }
-                });
-        }));
+    register_timed(c.name + "/rebound", [c](benchmark::State& state) {
+        run(
+            state,
+            [&c](const AttemptContext& context, SeededRandomSource& random) {
+                return rebound::decide(*c.policy, c.error, context, random);
+            },
+            [&c] {
+                if constexpr (kWithBudget) {
+                    c.policy->record_success();
+                }
+            });
+    });
+    register_timed(c.name + "/baseline", [c](benchmark::State& state) {
+        run(
+            state,
+            [&c](const AttemptContext& context, SeededRandomSource& random) {
+                return kBaseline(c.error, context, random);
+            },
+            [] {
+                if constexpr (kWithBudget) {
+                    hand::g_budget.give();
+                }
+            });
+    });
 }
 
 // A model must take the engine's retry/stop decisions (retry flag, reason, next attempt,
@@ -221,7 +221,7 @@ bool in_full_jitter_range(const AttemptContext& context, const Decision& d, cons
 // Registers `name`; `make_model()` builds the model's state in the benchmark's thread.
 template <typename MakeModel, typename OnSuccess>
 void register_model(const std::string& name, MakeModel make_model, OnSuccess on_success) {
-    benchmark::RegisterBenchmark(name.c_str(), [make_model, on_success](benchmark::State& state) {
+    register_timed(name, [make_model, on_success](benchmark::State& state) {
         auto model = make_model();
         run(state, std::move(model), on_success);
     });

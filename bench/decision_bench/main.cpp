@@ -45,7 +45,8 @@
 //
 // The global allocation functions are the counting ones of tests/support/allocation_counter.cpp:
 // each case reports the allocations made by its thread inside the timed loop as the counter
-// `allocs_per_op`.
+// `allocs_per_op`. Besides the mean, median and spread of the repetitions, every case reports its
+// fastest repetition as the statistic `min` (harness.hpp, register_timed).
 //
 // The parts: engine_cases.hpp and error_type_cases.hpp (the policies and errors, through the
 // engine; the latter also its hand-written side),
