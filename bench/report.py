@@ -441,10 +441,11 @@ before the round to after it: `rules64_hit` 519 to 380, `rules64_hit_error_type`
   questions), dots are found with one SSE2 compare per word, whole words are loaded directly, and
   a table entry is confirmed against the type's own words.
 - **Smaller steps.** Lower case in a SQLSTATE is detected with one mask; each retry keeps its
-  count of possible delays, so the jitter draw is one multiplication; step 7 compares with
-  `deadline - min_attempt_budget`, computed when the policy is compiled (`kDurationInfinity`
-  without a deadline, so no test of the deadline itself), and saturates with the add's overflow
-  flag.
+  count of possible delays, so the jitter draw is one multiplication; step 7 adds elapsed time
+  and delay as unsigned numbers (both are at least 0, so the sum cannot wrap) and compares the sum
+  with `deadline - min_attempt_budget + 1`, computed when the policy is compiled (the largest
+  unsigned value without a deadline, so no test of the deadline itself): six instructions fewer
+  than the saturating add it replaced, on every case whose policy has a deadline (session 14).
 
 What is left: the named cases are now bound more by chains of dependent loads than by their
 instruction count. `perf` puts most of `rules64_hit_error_type`'s walk samples on the load of the

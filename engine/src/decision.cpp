@@ -155,13 +155,12 @@ template <bool kMayCall>
             return stop(category, matched(), DecisionReason::ServerDelayTooLong);
         }
         if (policy.has_late_steps_) {
-            // elapsed + delay + min_attempt_budget > deadline, with the policy's side precomputed:
-            // the saturated sum exceeds the deadline exactly when elapsed + delay, saturated,
-            // exceeds deadline - min_attempt_budget (every term is at least 0, the deadline
-            // far below kDurationInfinity). Without a deadline the bound is kDurationInfinity,
-            // which nothing exceeds: no test of the deadline itself.
-            const Duration elapsed = std::max(context.elapsed, Duration{0});
-            if (saturating_add(elapsed, delay) > policy.latest_retry_start_) {
+            // elapsed + delay + min_attempt_budget > deadline, with the policy's side precomputed
+            // (Policy::retry_start_limit_). Unsigned: both terms are at least 0, so the sum
+            // cannot wrap, and no add can saturate.
+            const auto elapsed =
+                static_cast<std::uint64_t>(std::max(context.elapsed.count(), std::int64_t{0}));
+            if (elapsed + static_cast<std::uint64_t>(delay.count()) >= policy.retry_start_limit_) {
                 return stop(category, matched(), DecisionReason::Deadline);
             }
             if (RetryBudget* budget = policy.budget();

@@ -74,8 +74,11 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
         }
     }
     observes_first_attempt_ = breaker_ != nullptr || spec_.deadline.has_value();
-    latest_retry_start_ = spec_.deadline ? *spec_.deadline - spec_.min_attempt_budget  // 0..30 days
-                                         : kDurationInfinity;
+    if (spec_.deadline) {
+        const Duration latest_start = *spec_.deadline - spec_.min_attempt_budget;  // +-30 days
+        retry_start_limit_ =
+            latest_start.count() < 0 ? 0 : static_cast<std::uint64_t>(latest_start.count()) + 1;
+    }
     has_late_steps_ = spec_.deadline.has_value() || budget_ != nullptr || !spec_.routes.empty();
     const bool draws_a_delay =
         spec_.jitter.type == JitterType::Decorrelated ||

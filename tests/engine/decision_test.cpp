@@ -171,6 +171,23 @@ TEST_CASE("step 6: the deadline, with exactly reaching it allowed", "[decision]"
           DecisionReason::Deadline);
 }
 
+TEST_CASE("without a deadline no elapsed time stops a retry, even with a budget", "[decision]") {
+    // The budget turns on the late steps (7 to 9); without a deadline, step 7 never stops, even
+    // when elapsed + delay would overflow.
+    const auto policy = PolicyBuilder("p")
+                            .max_attempts(5)
+                            .backoff(Backoff::fixed(rebound::kMaxPolicyDuration))
+                            .jitter(Jitter::none())
+                            .budget({100, 0.5})
+                            .build();
+    ScriptedRandomSource random{0.5};
+    for (const rebound::Duration elapsed :
+         {rebound::Duration{0}, rebound::kDurationInfinity - 1us, rebound::kDurationInfinity}) {
+        CHECK(decide(*policy, deadlock(), attempt(2, elapsed), random).reason ==
+              DecisionReason::Retry);
+    }
+}
+
 TEST_CASE("the deadline stops exactly where elapsed + delay + min_attempt_budget passes it",
           "[decision]") {
     // Against the rule as written, in saturating arithmetic: deadlines and budgets from 0 to 30

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -199,10 +200,11 @@ class Policy {
     bool decides_without_calls_ = false;
     bool observes_first_attempt_ = false;  // a breaker or a deadline
     Duration delay_cap_ = kDurationInfinity;
-    // Step 7 with the policy's side subtracted once: deadline - min_attempt_budget, the latest
-    // start (since the first attempt's) that leaves the next attempt its budget; negative when
-    // none does; kDurationInfinity without a deadline, which no saturated sum exceeds.
-    Duration latest_retry_start_ = kDurationInfinity;
+    // Step 7 with the policy's side subtracted once: a retry starting at elapsed + delay (both
+    // at least 0) leaves the next attempt its budget when their sum is below this limit:
+    // deadline - min_attempt_budget + 1, 0 when no start does; without a deadline the largest
+    // value, which no sum of two durations reaches.
+    std::uint64_t retry_start_limit_ = UINT64_MAX;
     std::vector<RetryDelay> retries_;  // entry k - 1 for retry k
     int retry_count_ = 1;              // retries_.size(), kept to spare a division per decision
     std::vector<std::string> retry_on_texts_;
