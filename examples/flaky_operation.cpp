@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
     app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // last wins
     std::uint64_t seed = 1;
     app.add_option("--seed", seed, "Seed of the random source that draws the jitter")
+        ->check(examples::decimal_whole_number<std::uint64_t>())
         ->capture_default_str();
     if (const std::optional<int> status = examples::parse_command_line(app, argc, argv)) {
         return *status;

@@ -117,12 +117,15 @@ void add_options(CLI::App& app, Options& options) {
                    "file)")
         ->type_name("CONNECTION_STRING");
     app.add_option("--threads", options.threads, "Worker threads")
+        ->check(examples::decimal_whole_number<int>())
         ->check(CLI::Range(1, kMax))
         ->capture_default_str();
     app.add_option("--transfers", options.transfers, "Transfers per thread")
+        ->check(examples::decimal_whole_number<int>())
         ->check(CLI::Range(1, kMax))
         ->capture_default_str();
     app.add_option("--accounts", options.accounts, "Accounts (1 counts as 2: a transfer needs two)")
+        ->check(examples::decimal_whole_number<int>())
         ->check(CLI::Range(1, kMax))
         ->capture_default_str();
     app.add_option("--vendor-maps", options.vendor_maps,

@@ -3,7 +3,12 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <limits>
 #include <optional>
+#include <string>
+#include <system_error>
+#include <type_traits>
 
 namespace examples {
 
@@ -16,6 +21,32 @@ inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** arg
         return app.exit(error) == 0 ? 0 : 2;
     }
     return std::nullopt;
+}
+
+// A whole number of type T written in decimal: one or more digits, no sign, no leading zero ("0"
+// alone is allowed), at most T's largest value. Checked before the option's own conversion,
+// CLI11's base-0 strtoll, which reads "010" as 8 and "0x10" as 16, "-1" into an unsigned option as
+// its largest value, and a number past the largest as the largest: a reader of the command line
+// expects 10 from the first and an error from the others. Added before a range check, which
+// converts the same way. No description: the option's help already names its type.
+template <typename T>
+CLI::Validator decimal_whole_number() {
+    static_assert(std::is_integral_v<T>);
+    return CLI::Validator(
+        [](const std::string& text) -> std::string {
+            T value{};
+            const char* const end = text.data() + text.size();
+            const bool decimal = !text.empty() && text.front() != '-' && text.front() != '+' &&
+                                 (text.size() == 1 || text.front() != '0');
+            const auto [stop, error] = std::from_chars(text.data(), end, value);
+            if (decimal && error == std::errc{} && stop == end) {
+                return {};
+            }
+            return "expected a whole number from 0 to " +
+                   std::to_string(std::numeric_limits<T>::max()) +
+                   " in decimal digits (no sign, no leading zero), got '" + text + "'";
+        },
+        "");
 }
 
 }  // namespace examples

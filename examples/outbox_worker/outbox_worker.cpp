@@ -75,9 +75,11 @@ void add_options(CLI::App& app, Options& options) {
                    "orders and shipments are replaced (default: SQLite in a temporary directory)")
         ->type_name("CONNECTION_STRING");
     app.add_option("--orders", options.orders, "Orders to place")
+        ->check(examples::decimal_whole_number<int>())
         ->check(CLI::Range(1, 100000))
         ->capture_default_str();
     app.add_option("--workers", options.workers, "Queue worker threads")
+        ->check(examples::decimal_whole_number<int>())
         ->check(CLI::Range(1, 100000))
         ->capture_default_str();
     app.add_option("--vendor-maps", options.vendor_maps,
