@@ -465,7 +465,7 @@ rule the keys found (`rules64_hit` -2, `rules64_hit_error_type` +4, `types50_hit
 decision of `rules64_hit` (callgrind): about 230 instructions in `decide()` itself with the
 inlined search, 92 in the AVX2 search of its 96-character message for the one `never_retry_on`
 message rule (three 32-position steps and no false candidate), 22 in the random draw and 28 in
-the benchmark loop; of `rules64_hit_error_type`, 200 in `decide()` and 145 in the walk over the
+the benchmark loop; of `rules64_hit_error_type`, about 200 in `decide()` and 145 in the walk over the
 three prefixes of `io.timeout.read`.
 
 How much the host moves these figures, measured on the 2-vCPU VM that produced this report:

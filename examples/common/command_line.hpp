@@ -34,12 +34,12 @@ CLI::Validator decimal_whole_number() {
     static_assert(std::is_integral_v<T>);
     return CLI::Validator(
         [](const std::string& text) -> std::string {
-            T value{};
-            const char* const end = text.data() + text.size();
-            const bool decimal = !text.empty() && text.front() != '-' && text.front() != '+' &&
-                                 (text.size() == 1 || text.front() != '0');
-            const auto [stop, error] = std::from_chars(text.data(), end, value);
-            if (decimal && error == std::errc{} && stop == end) {
+            const bool digits_only =
+                !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+            const bool leading_zero = text.size() > 1 && text.front() == '0';
+            T value{};  // digits only: from_chars reads them all, or fails past T's largest
+            if (digits_only && !leading_zero &&
+                std::from_chars(text.data(), text.data() + text.size(), value).ec == std::errc{}) {
                 return {};
             }
             return "expected a whole number from 0 to " +
