@@ -21,7 +21,7 @@ Decision stop(ErrorCategory category, std::string_view matched, DecisionReason r
     return decision;
 }
 
-// Step 3 for an error no retry_on rule matched: the index of the first retry_if predicate that
+// Step 4 for an error no retry_on rule matched: the index of the first retry_if predicate that
 // admits it, or RuleMatch::kNone.
 std::uint32_t admitting_predicate(const Policy& policy, const ErrorDescription& error) noexcept {
     const auto& predicates = policy.predicates();
@@ -122,7 +122,7 @@ template <bool kMayCall>
             return stop(category, {}, DecisionReason::ServerRefused);
         }
     }
-    // Step 3: the text of the retry_on rule or retry_if predicate that admits the error; none
+    // Step 4: the text of the retry_on rule or retry_if predicate that admits the error; none
     // without include rules (match.retry_on is then kNone: retry_on is empty). A pointer, so that
     // one register carries it across the random draw; RuleIndex reports only indices of the
     // policy's own retry_on rules, and predicate indices are those of retry_if.
