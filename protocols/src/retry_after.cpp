@@ -9,6 +9,9 @@ namespace {
 
 using std::chrono::sys_seconds;
 
+constexpr std::int64_t kMaxRetryAfterSeconds =
+    std::chrono::duration_cast<std::chrono::seconds>(kMaxRetryAfter).count();
+
 constexpr std::array<std::string_view, 7> kShortDays{"Mon", "Tue", "Wed", "Thu",
                                                      "Fri", "Sat", "Sun"};
 constexpr std::array<std::string_view, 7> kLongDays{"Monday", "Tuesday",  "Wednesday", "Thursday",
@@ -199,7 +202,7 @@ constexpr std::optional<Duration> read_delay_seconds(std::string_view text) noex
     if (text.empty()) {
         return std::nullopt;
     }
-    constexpr std::int64_t kLimit = std::int64_t{1} << 31;
+    constexpr std::int64_t kLimit = kMaxRetryAfterSeconds;
     std::int64_t seconds = 0;
     for (const char c : text) {
         if (c < '0' || c > '9') {
@@ -208,6 +211,33 @@ constexpr std::optional<Duration> read_delay_seconds(std::string_view text) noex
         seconds = seconds >= kLimit ? kLimit : seconds * 10 + (c - '0');
     }
     return seconds >= kLimit ? kMaxRetryAfter : Duration(std::chrono::seconds(seconds));
+}
+
+// `date` - `received`, clamped to [0, kMaxRetryAfter]. system_clock counts nanoseconds, which end
+// in 2262, so the difference is taken in whole seconds first (any 4-digit year against any
+// receive time fits), and only a difference of at most kMaxRetryAfter goes to finer units.
+Duration delay_until(sys_seconds date, std::chrono::system_clock::time_point received) noexcept {
+    // received = received_seconds + fraction, 0 <= fraction < 1 s, without leaving the clock's
+    // range (a cast truncates toward zero, so it never overflows; floor could, near the minimum).
+    const std::chrono::system_clock::duration since_epoch = received.time_since_epoch();
+    std::int64_t received_seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count();
+    std::chrono::system_clock::duration fraction =
+        since_epoch - std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                          std::chrono::seconds(received_seconds));
+    if (fraction < fraction.zero()) {
+        received_seconds -= 1;
+        fraction += std::chrono::seconds(1);
+    }
+    const std::int64_t whole_seconds = date.time_since_epoch().count() - received_seconds;
+    if (whole_seconds <= 0) {
+        return Duration::zero();  // past, or within the second already begun
+    }
+    if (whole_seconds > kMaxRetryAfterSeconds) {
+        return kMaxRetryAfter;  // beyond it even after the part of a second already gone
+    }
+    // At most 2^31 s: 2.1e18 ns, within the clock's range.
+    return std::chrono::duration_cast<Duration>(std::chrono::seconds(whole_seconds) - fraction);
 }
 
 }  // namespace
@@ -246,11 +276,7 @@ std::optional<Duration> parse_retry_after(std::string_view value,
     if (!date) {
         return std::nullopt;
     }
-    const Duration delay = std::chrono::duration_cast<Duration>(*date - received);
-    if (delay <= Duration::zero()) {
-        return Duration::zero();
-    }
-    return delay > kMaxRetryAfter ? kMaxRetryAfter : delay;
+    return delay_until(*date, received);
 }
 
 std::optional<Duration> retry_after_hint(std::span<const Header> headers,

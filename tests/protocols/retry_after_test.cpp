@@ -1,6 +1,10 @@
 // Retry-After (docs/protocols.md): every format of RFC 9110 section 10.2.3 and its edge cases.
+#include <array>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "rebound/http/retry_after.hpp"
@@ -117,4 +121,100 @@ TEST_CASE("The Retry-After header is found in any case, and two different values
     CHECK_FALSE(retry_after_hint(different, kReceived).has_value());
     const std::vector<Header> none{{"Retry-Afterward", "5"}};
     CHECK_FALSE(retry_after_hint(none, kReceived).has_value());
+}
+
+namespace {
+
+// `t` as an IMF-fixdate (the day name is not checked by the parser; any one will do).
+std::string imf_fixdate(std::chrono::sys_seconds t) {
+    static constexpr std::array<const char*, 12> kMonths{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                         "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    const auto day = std::chrono::floor<std::chrono::days>(t);
+    const std::chrono::year_month_day date{day};
+    const std::chrono::hh_mm_ss time{t - day};
+    char text[64];
+    std::snprintf(text, sizeof text, "Mon, %02u %s %04d %02d:%02d:%02d GMT",
+                  static_cast<unsigned>(date.day()),
+                  kMonths[static_cast<unsigned>(date.month()) - 1], static_cast<int>(date.year()),
+                  static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
+                  static_cast<int>(time.seconds().count()));
+    return text;
+}
+
+constexpr std::int64_t kMaxSeconds = std::int64_t{1} << 31;
+
+}  // namespace
+
+TEST_CASE("Retry-After delay-seconds saturate at the limit, its neighbours and any length",
+          "[protocols][retry-after]") {
+    CHECK(after("2147483647") == Duration(std::chrono::seconds(kMaxSeconds - 1)));
+    CHECK(after("2147483648") == rebound::http::kMaxRetryAfter);
+    CHECK(after("2147483649") == rebound::http::kMaxRetryAfter);
+    // The 64-bit limits of the nanosecond clock and of an integer, and their neighbours.
+    for (const std::string_view big :
+         {"9223372036", "9223372037", "9223372036854775807", "9223372036854775808",
+          "18446744073709551615", "18446744073709551616"}) {
+        INFO("value " << big);
+        CHECK(after(big) == rebound::http::kMaxRetryAfter);
+    }
+    // As many digits as a header line holds (curl's limit is 100 kB).
+    CHECK(after(std::string(100'000, '9')) == rebound::http::kMaxRetryAfter);
+}
+
+TEST_CASE("Retry-After dates up to 9999 saturate instead of overflowing the clock",
+          "[protocols][retry-after]") {
+    using std::chrono::sys_seconds;
+    // The issue's value: "not for a long time", once read as 0 ms or a random delay.
+    CHECK(after("Fri, 31 Dec 9999 23:59:59 GMT") == rebound::http::kMaxRetryAfter);
+    CHECK(after("Fri Dec 31 23:59:59 9999") == rebound::http::kMaxRetryAfter);
+    // Where system_clock's nanoseconds end (2262-04-11 23:47:16.854775807) and its neighbours.
+    for (const std::string_view date :
+         {"Fri, 11 Apr 2262 23:47:15 GMT", "Fri, 11 Apr 2262 23:47:16 GMT",
+          "Fri, 11 Apr 2262 23:47:17 GMT"}) {
+        INFO("date " << date);
+        CHECK(after(date) == rebound::http::kMaxRetryAfter);
+    }
+
+    // The saturation boundary: 2^31 s after the receive time, and its neighbours, with and
+    // without a fraction of a second already gone.
+    const sys_seconds received = std::chrono::floor<std::chrono::seconds>(kReceived);
+    const auto at = [&](std::int64_t seconds, std::chrono::nanoseconds fraction) {
+        return parse_retry_after(imf_fixdate(received + std::chrono::seconds(seconds)),
+                                 kReceived + fraction);
+    };
+    CHECK(at(kMaxSeconds - 1, {}) == Duration(std::chrono::seconds(kMaxSeconds - 1)));
+    CHECK(at(kMaxSeconds, {}) == rebound::http::kMaxRetryAfter);
+    CHECK(at(kMaxSeconds + 1, {}) == rebound::http::kMaxRetryAfter);
+    CHECK(at(kMaxSeconds, 250ms) == rebound::http::kMaxRetryAfter - Duration(250ms));
+    CHECK(at(kMaxSeconds + 1, 250ms) == rebound::http::kMaxRetryAfter);
+    CHECK(at(1, 999'999'999ns) == Duration(0));  // 1 ns left: less than a microsecond
+    CHECK(at(0, 1ns) == Duration(0));
+
+    // Every year from 1970 to 9999: the date minus the receive time, clamped to [0, 2^31 s].
+    for (int year = 1970; year <= 9999; ++year) {
+        const sys_seconds date{std::chrono::sys_days{std::chrono::year{year} / 6 / 15} + 12h};
+        const std::int64_t seconds = (date - received).count();
+        const Duration expected = seconds <= 0            ? Duration(0)
+                                  : seconds > kMaxSeconds ? rebound::http::kMaxRetryAfter
+                                                          : Duration(std::chrono::seconds(seconds));
+        INFO("year " << year);
+        REQUIRE(after(imf_fixdate(date)) == expected);
+    }
+}
+
+TEST_CASE("Retry-After dates against receive times at the ends of the clock",
+          "[protocols][retry-after]") {
+    using Clock = std::chrono::system_clock;
+    const Clock::time_point latest = Clock::time_point::max();    // 2262-04-11 23:47:16.854775807
+    const Clock::time_point earliest = Clock::time_point::min();  // 1677-09-21 00:12:43.145224192
+    CHECK(parse_retry_after("Fri, 31 Dec 9999 23:59:59 GMT", earliest) ==
+          rebound::http::kMaxRetryAfter);
+    CHECK(parse_retry_after("Thu, 01 Jan 1970 00:00:00 GMT", earliest) ==
+          rebound::http::kMaxRetryAfter);
+    CHECK(parse_retry_after("Thu, 01 Jan 1970 00:00:00 GMT", latest) == Duration(0));
+    CHECK(parse_retry_after("Fri, 11 Apr 2262 23:47:16 GMT", latest) == Duration(0));
+    // 1 s - 0.854775807 s, truncated to microseconds.
+    CHECK(parse_retry_after("Fri, 11 Apr 2262 23:47:17 GMT", latest) == Duration(145224));
+    CHECK(parse_retry_after("Tue, 21 Sep 1677 00:12:44 GMT", earliest) == Duration(854775));
+    CHECK(parse_retry_after("Tue, 21 Sep 1677 00:12:43 GMT", earliest) == Duration(0));
 }

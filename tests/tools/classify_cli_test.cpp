@@ -218,6 +218,9 @@ TEST_CASE("classify protocol usage errors exit 2 and say what is wrong", "[cli][
     usage({"--http", "503", "--grpc", "14"}, "not several");
     usage({"--http", "503", "--header", "Retry-After 5"}, "expected 'Name: value'");
     usage({"--http", "503", "--now", "yesterday"}, "expected an HTTP-date");
+    usage({"--http", "503", "--now", "Fri, 31 Dec 9999 23:59:59 GMT"}, "outside the receive times");
+    usage({"--http", "503", "--now", "Fri, 11 Apr 2262 23:47:17 GMT"}, "outside the receive times");
+    usage({"--http", "503", "--now", "Tue, 21 Sep 1677 00:12:43 GMT"}, "outside the receive times");
     usage({"--http", "503", "--sqlstate", "40001"}, "database error");
     usage({"--transport", "dns"}, "--transport");
     usage({"--http", "999"}, "--http");
@@ -257,4 +260,18 @@ TEST_CASE("decide --http reads Retry-After against --now", "[cli][protocols][dec
     CHECK(out["retry"] == true);
     CHECK(out["category"] == "service_unavailable");
     CHECK(out["delay_us"] == 90'000'000);
+}
+
+TEST_CASE("decide --http: a Retry-After date in 9999 is over the cap, not a retry now",
+          "[cli][protocols][decide]") {
+    // The default server_delay stops over its 5 min cap; the date once overflowed to 0 ms.
+    const json out = decide_json("orders.create", {"--http", "503", "--header",
+                                                   "Retry-After: Fri, 31 Dec 9999 23:59:59 GMT"});
+    CHECK(out["retry"] == false);
+    CHECK(out["reason"] == "server_delay_too_long");
+    // The last receive time the clock holds still gives the saturated hint.
+    const json latest = decide_json(
+        "orders.create", {"--http", "503", "--header", "Retry-After: Fri, 31 Dec 9999 23:59:59 GMT",
+                          "--now", "Fri, 11 Apr 2262 23:47:16 GMT"});
+    CHECK(latest["reason"] == "server_delay_too_long");
 }

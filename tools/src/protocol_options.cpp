@@ -38,7 +38,20 @@ std::optional<std::chrono::system_clock::time_point> received_time(std::string_v
                   << "': expected an HTTP-date such as 'Sun, 06 Nov 1994 08:49:37 GMT'\n";
         return std::nullopt;
     }
-    return *parsed;
+    // The clock counts nanoseconds from 1970 in 64 bits: 1677-09-21 to 2262-04-11. A cast toward
+    // zero keeps both ends inside that range.
+    using Clock = std::chrono::system_clock;
+    const auto earliest =
+        std::chrono::time_point_cast<std::chrono::seconds>(Clock::time_point::min());
+    const auto latest =
+        std::chrono::time_point_cast<std::chrono::seconds>(Clock::time_point::max());
+    if (*parsed < earliest || *parsed > latest) {
+        std::cerr << "rebound " << command << ": --now '" << options.now
+                  << "': outside the receive times the system clock holds (1677-09-21 to "
+                     "2262-04-11)\n";
+        return std::nullopt;
+    }
+    return Clock::time_point(*parsed);
 }
 
 std::optional<ProtocolClassification> classify_grpc(std::string_view command,

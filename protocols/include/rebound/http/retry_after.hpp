@@ -24,7 +24,8 @@ std::optional<std::chrono::sys_seconds> parse_http_date(
 
 // The hint one `Retry-After` value gives: delay-seconds (digits with optional spaces or tabs
 // around them, saturating at kMaxRetryAfter), or an HTTP-date minus `received` (0 when the date is
-// past). nullopt for anything else: empty, negative, fractional, garbage.
+// past, kMaxRetryAfter when it is further ahead; any date up to 9999 against any `received`, with
+// no overflow). nullopt for anything else: empty, negative, fractional, garbage.
 std::optional<Duration> parse_retry_after(std::string_view value,
                                           std::chrono::system_clock::time_point received) noexcept;
 
