@@ -1,5 +1,6 @@
 #include "rebound/grpc/classification.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -27,36 +28,52 @@ constexpr std::array<std::optional<ErrorCategory>, kGrpcStatusCount> kCategories
     ErrorCategory::AuthenticationFailed,  // UNAUTHENTICATED
 };
 
-constexpr std::int64_t kMaxPushbackMs = (std::int64_t{1} << 31) - 1;
+constexpr std::uint64_t kMaxPushbackMs = (std::uint64_t{1} << 31) - 1;
+constexpr std::uint64_t kMaxInt64 = (std::uint64_t{1} << 63) - 1;
 
 }  // namespace
 
 Pushback parse_pushback(std::string_view value) noexcept {
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
-        value.remove_prefix(1);
+    constexpr Pushback kRefused{std::nullopt, true};
+    // absl::ascii_isspace, which absl::SimpleAtoi skips on both sides.
+    constexpr std::string_view kSpace = " \t\n\v\f\r";
+    const std::size_t first = value.find_first_not_of(kSpace);
+    if (first == std::string_view::npos) {
+        return kRefused;
     }
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) {
-        value.remove_suffix(1);
-    }
-    const bool negative = !value.empty() && value.front() == '-';
-    if (negative) {
+    value = value.substr(first, value.find_last_not_of(kSpace) - first + 1);
+    const bool negative = value.front() == '-';
+    if (negative || value.front() == '+') {
         value.remove_prefix(1);
     }
     if (value.empty()) {
-        return Pushback{std::nullopt, true};
+        return kRefused;
     }
-    std::int64_t ms = 0;
+    // The magnitude, failing past what a signed 64-bit integer holds (2^63 for a negative value),
+    // as gRPC's parse fails.
+    const std::uint64_t limit = negative ? std::uint64_t{1} << 63 : kMaxInt64;
+    std::uint64_t magnitude = 0;
     for (const char c : value) {
         if (c < '0' || c > '9') {
-            return Pushback{std::nullopt, true};
+            return kRefused;
         }
-        ms = ms >= kMaxPushbackMs ? kMaxPushbackMs : ms * 10 + (c - '0');
+        const auto digit = static_cast<std::uint64_t>(c - '0');
+        if (magnitude > (limit - digit) / 10) {
+            return kRefused;
+        }
+        magnitude = magnitude * 10 + digit;
     }
-    if (negative && ms > 0) {
-        return Pushback{std::nullopt, true};
+    if (negative && magnitude > 0) {
+        return kRefused;
     }
-    return Pushback{Duration(std::chrono::milliseconds(ms < kMaxPushbackMs ? ms : kMaxPushbackMs)),
+    return Pushback{Duration(std::chrono::milliseconds(std::min(magnitude, kMaxPushbackMs))),
                     false};
+}
+
+void PushbackTrailers::add(std::string_view name, std::string_view value) noexcept {
+    if (http::name_equals(name, kPushbackTrailer)) {
+        value_ = value;
+    }
 }
 
 std::optional<ErrorCategory> category_of(GrpcStatus status) noexcept {

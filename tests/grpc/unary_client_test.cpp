@@ -130,12 +130,15 @@ TEST_CASE("grpc status: the pushback trailer becomes a hint or a refusal", "[grp
               .error()
               .server_refused);
 
-    // The same value twice counts once; two different values are not followed.
+    // Of several, the last counts (as gRPC keeps only the last it received).
     const std::string other_value = "300";
     CHECK(rebound::grpc::classify(unavailable, TrailingMetadata{{key, value}, {key, value}})
               .pushback.delay == Duration(250ms));
     CHECK(rebound::grpc::classify(unavailable, TrailingMetadata{{key, value}, {key, other_value}})
-              .pushback.refused);
+              .pushback.delay == Duration(300ms));
+    CHECK(
+        rebound::grpc::classify(unavailable, TrailingMetadata{{key, other_value}, {key, negative}})
+            .pushback.refused);
 
     // An OK call did not fail, whatever its trailers say.
     const auto ok = rebound::grpc::classify(::grpc::Status::OK, TrailingMetadata{{key, negative}});
@@ -289,4 +292,57 @@ TEST_CASE("grpc: prepare sets each attempt's context", "[grpc]") {
         });
     CHECK(r.run.succeeded());
     CHECK(f.server.tags() == std::vector<std::string>{"attempt 1", "attempt 2"});
+}
+
+TEST_CASE("grpc: over a real channel the adapter reads pushback as the CLI's shared reader does",
+          "[grpc]") {
+    // Each set of trailer values the server sends; what a client then sees is what gRPC makes of
+    // them (it parses this trailer itself, keeps the last, and re-encodes it), and the adapter
+    // must say what rebound::grpc::PushbackTrailers, which `rebound classify --grpc` uses, says
+    // of the values as sent.
+    struct Case {
+        std::vector<std::string> sent;
+        std::optional<Duration> delay;  // the expected hint; refused when absent
+    };
+    const std::vector<Case> cases{
+        {{"250"}, Duration(250ms)},
+        {{" 250 "}, Duration(250ms)},
+        {{"+5"}, Duration(5ms)},
+        {{"-0"}, Duration(0ms)},
+        {{"-1"}, std::nullopt},
+        {{"1.5"}, std::nullopt},
+        {{""}, std::nullopt},
+        {{"2147483648"}, Duration(2147483647ms)},
+        {{"9223372036854775807"}, Duration(2147483647ms)},
+        {{"9223372036854775808"}, std::nullopt},
+        {{"99999999999999999999"}, std::nullopt},  // 20 digits
+        {{"100", "200"}, Duration(200ms)},
+        {{"200", "100"}, Duration(100ms)},
+        {{"-1", "100"}, Duration(100ms)},
+        {{"100", "-1"}, std::nullopt},
+    };
+    for (const Case& c : cases) {
+        std::string sent;
+        rebound::grpc::PushbackTrailers shared;
+        for (const std::string& value : c.sent) {
+            sent += "'" + value + "' ";
+            shared.add(rebound::grpc::kPushbackTrailer, value);
+        }
+        INFO("trailers sent: " << sent);
+        const rebound::grpc::Pushback expected = rebound::grpc::parse_pushback(*shared.value());
+        CHECK(expected.delay == c.delay);
+        CHECK(expected.refused == !c.delay.has_value());
+
+        Fixture f({unavailable(c.sent)});
+        rebound::ServerDelaySettings hints;
+        hints.over_cap = rebound::OverCapAction::Ignore;  // every hint reaches the last error
+        f.policy = rebound::PolicyBuilder("one")
+                       .max_attempts(1)
+                       .retry_on(rebound::Matcher::transient())
+                       .server_delay(hints)
+                       .build();
+        const auto r = f.call();
+        CHECK(last_error(r).server_delay == expected.delay);
+        CHECK(last_error(r).server_refused == expected.refused);
+    }
 }

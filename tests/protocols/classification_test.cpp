@@ -147,8 +147,9 @@ TEST_CASE("grpc-retry-pushback-ms: a delay when >= 0, a refusal when negative or
     CHECK(grpc::parse_pushback("0").delay == Duration(0ms));
     CHECK(grpc::parse_pushback(" 7 ").delay == Duration(7ms));
     CHECK(grpc::parse_pushback("-0").delay == Duration(0ms));
-    CHECK(grpc::parse_pushback("99999999999999999999").delay == Duration(2147483647ms));
-    for (const std::string_view refused : {"-1", "-250", "", "abc", "1.5", "+5", "5ms"}) {
+    CHECK(grpc::parse_pushback("+5").delay == Duration(5ms));  // as gRPC reads it
+    for (const std::string_view refused :
+         {"-1", "-250", "", "abc", "1.5", "5ms", "+", "-", "+-5", "--5", "5 5"}) {
         INFO("trailer '" << refused << "'");
         const grpc::Pushback p = grpc::parse_pushback(refused);
         CHECK(p.refused);
@@ -159,4 +160,44 @@ TEST_CASE("grpc-retry-pushback-ms: a delay when >= 0, a refusal when negative or
     CHECK(e.grpc_status == GrpcStatus::Unavailable);
     CHECK(e.category == ErrorCategory::ServiceUnavailable);
     CHECK_FALSE(grpc::classify(GrpcStatus::Unavailable).error().server_refused);
+}
+
+TEST_CASE("grpc-retry-pushback-ms saturates within 64 bits and refuses beyond, as gRPC reads it",
+          "[protocols][grpc]") {
+    const Duration most = Duration(2147483647ms);
+    CHECK(grpc::parse_pushback("2147483646").delay == Duration(2147483646ms));
+    CHECK(grpc::parse_pushback("2147483647").delay == most);
+    CHECK(grpc::parse_pushback("2147483648").delay == most);
+    CHECK(grpc::parse_pushback("9223372036854775807").delay == most);  // the largest int64
+    CHECK(grpc::parse_pushback("+9223372036854775807").delay == most);
+    CHECK(grpc::parse_pushback(std::string(40, '0') + "42").delay == Duration(42ms));
+    CHECK(grpc::parse_pushback(" \t\r\n\v\f42 \t\r\n\v\f").delay == Duration(42ms));
+    CHECK(grpc::parse_pushback("-0000").delay == Duration(0ms));
+    // gRPC cannot hold these, and hands the client -9223372036854775808 instead: a refusal.
+    for (const std::string_view refused :
+         {"9223372036854775808", "99999999999999999999", "18446744073709551616",
+          "-9223372036854775808", "-9223372036854775809", "-99999999999999999999",
+          "-9223372036854775807"}) {
+        INFO("trailer '" << refused << "'");
+        const grpc::Pushback p = grpc::parse_pushback(refused);
+        CHECK(p.refused);
+        CHECK_FALSE(p.delay.has_value());
+    }
+    CHECK(grpc::parse_pushback(std::string(100'000, '9')).refused);
+}
+
+TEST_CASE("grpc pushback trailers: the last one counts, other names are ignored",
+          "[protocols][grpc]") {
+    grpc::PushbackTrailers none;
+    none.add("x-other", "5");
+    CHECK_FALSE(none.value().has_value());
+
+    grpc::PushbackTrailers several;
+    several.add("grpc-retry-pushback-ms", "100");
+    several.add("x-other", "5");
+    several.add("Grpc-Retry-Pushback-Ms", "-1");
+    several.add("grpc-retry-pushback-ms", "200");
+    CHECK(several.value() == "200");
+    CHECK(grpc::classify(GrpcStatus::Unavailable, several.value()).pushback.delay ==
+          Duration(200ms));
 }

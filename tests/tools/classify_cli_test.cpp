@@ -275,3 +275,22 @@ TEST_CASE("decide --http: a Retry-After date in 9999 is over the cap, not a retr
                           "--now", "Fri, 11 Apr 2262 23:47:16 GMT"});
     CHECK(latest["reason"] == "server_delay_too_long");
 }
+
+TEST_CASE("classify --grpc reads pushback trailers as the gRPC adapter does", "[cli][protocols]") {
+    const auto pushback = [](std::vector<std::string> values) {
+        std::vector<std::string> arguments{"--grpc", "UNAVAILABLE"};
+        for (const std::string& value : values) {
+            arguments.insert(arguments.end(), {"--header", "grpc-retry-pushback-ms: " + value});
+        }
+        return classify_json(arguments);
+    };
+    // Several: the last counts, as over a real gRPC channel (gRPC keeps only the last).
+    CHECK(pushback({"100", "200"})["server_delay_ms"] == 200);
+    CHECK(pushback({"100", "-1"})["server_refused"] == true);
+    // 20 digits do not fit gRPC's 64-bit integer: a refusal, as the adapter sees it.
+    const json twenty = pushback({"99999999999999999999"});
+    CHECK(twenty["server_refused"] == true);
+    CHECK(twenty["server_delay_ms"].is_null());
+    CHECK(pushback({"9223372036854775807"})["server_delay_ms"] == 2147483647);
+    CHECK(pushback({"+5"})["server_delay_ms"] == 5);
+}

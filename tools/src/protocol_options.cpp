@@ -63,13 +63,12 @@ std::optional<ProtocolClassification> classify_grpc(std::string_view command,
                   << "': expected a gRPC status name such as UNAVAILABLE or a code 0..16\n";
         return std::nullopt;
     }
-    std::optional<std::string_view> pushback;
+    // Read as the gRPC adapter reads a call's trailers, so that both say the same.
+    grpc::PushbackTrailers pushback;
     for (const http::Header& header : headers) {
-        if (http::name_equals(header.name, grpc::kPushbackTrailer)) {
-            pushback = header.value;
-        }
+        pushback.add(header.name, header.value);
     }
-    const grpc::Classification result = grpc::classify(*status, pushback);
+    const grpc::Classification result = grpc::classify(*status, pushback.value());
     return ProtocolClassification{"grpc", std::string(to_string(*status)), false, result.error()};
 }
 

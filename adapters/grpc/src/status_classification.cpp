@@ -11,18 +11,13 @@ GrpcStatus status_of(::grpc::StatusCode code) noexcept {
 }
 
 std::optional<std::string_view> pushback_trailer(const TrailingMetadata& trailers) noexcept {
-    const auto [first, last] =
-        trailers.equal_range(::grpc::string_ref(kPushbackTrailer.data(), kPushbackTrailer.size()));
-    if (first == last) {
-        return std::nullopt;
+    PushbackTrailers pushback;
+    // A multimap keeps the trailers of one name in the order they were inserted.
+    for (const auto& [name, value] : trailers) {
+        pushback.add(std::string_view(name.data(), name.size()),
+                     std::string_view(value.data(), value.size()));
     }
-    const std::string_view value(first->second.data(), first->second.size());
-    for (auto other = std::next(first); other != last; ++other) {
-        if (std::string_view(other->second.data(), other->second.size()) != value) {
-            return std::string_view{};
-        }
-    }
-    return value;
+    return pushback.value();
 }
 
 Classification classify(const ::grpc::Status& status, const TrailingMetadata& trailers) noexcept {

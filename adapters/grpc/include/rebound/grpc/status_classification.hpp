@@ -23,9 +23,9 @@ using TrailingMetadata = std::multimap<::grpc::string_ref, ::grpc::string_ref>;
 // protocol says a client must treat a code it does not know.
 GrpcStatus status_of(::grpc::StatusCode code) noexcept;
 
-// The value of the `grpc-retry-pushback-ms` trailer: absent without one; the value when every
-// occurrence has the same value; otherwise an empty view, which is no integer and so refuses
-// retries (a server that says two different things is not followed).
+// The value of the `grpc-retry-pushback-ms` trailer that counts (PushbackTrailers, the rule
+// `rebound classify --grpc` reads its --header lines with): absent without one; of several, the
+// last, as gRPC keeps.
 std::optional<std::string_view> pushback_trailer(const TrailingMetadata& trailers) noexcept;
 
 // `status` with the call's trailing metadata (a pushback trailer on an OK status is ignored, as
