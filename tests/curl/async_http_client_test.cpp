@@ -252,3 +252,25 @@ TEST_CASE("async curl: many concurrent requests run on one thread", "[async_curl
     // One after another the stalls alone would take 64 x 300 ms = 19.2 s.
     CHECK(elapsed < 10s);
 }
+
+TEST_CASE("async curl: a body over max_body_size fails the attempt as data_error", "[async_curl]") {
+    Fixture f(std::nullopt, {.limits = {.max_body_size = 1000}});
+    CHECK(f.send(f.request("GET", "/big/a?bytes=1000&chunked=1")).run.succeeded());
+    const CallResult r = f.send(f.request("GET", "/big/b?bytes=1001&chunked=1"));
+    CHECK(r.run.outcome == RetryOutcome::NonRetryable);
+    CHECK(last_category(r) == ErrorCategory::DataError);
+    CHECK(r.run.last_error->description().message ==
+          "response body larger than max_body_size (1000 bytes); HTTP status 200");
+    CHECK(r.response.body.empty());
+}
+
+TEST_CASE(
+    "async curl: without deadline or attempt_timeout a silent server is cut off by "
+    "default_timeout",
+    "[async_curl]") {
+    Fixture f(std::nullopt, {.limits = {.default_timeout = 200ms}});
+    const CallResult r = f.send(f.request("GET", "/silent/a"));
+    CHECK(r.run.outcome == RetryOutcome::Exhausted);
+    CHECK(r.run.attempts == 4);
+    CHECK(last_category(r) == ErrorCategory::ConnectionLost);
+}

@@ -4,8 +4,15 @@
 // timeout, and POSTs deduplicated by Idempotency-Key (docs/protocols.md).
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <ctime>
+#include <stdexcept>
 #include <string>
 
 #include "loopback_http_server.hpp"
@@ -41,6 +48,8 @@ std::shared_ptr<const rebound::Policy> calls_policy() {
 // The server, a recording sleeper (waits are recorded, not slept) and a client whose handler
 // `idempotent.call` is declared idempotent.
 struct Fixture {
+    explicit Fixture(rebound::curl::TransferLimits limits = {}) : client(executor, limits) {}
+
     rebound::testing::LoopbackHttpServer server{FLAKY_HTTP_SERVER};
     rebound::testing::RecordingSleeper sleeper;
     std::shared_ptr<const rebound::Policy> policy = calls_policy();
@@ -51,7 +60,7 @@ struct Fixture {
                                          r.idempotent = h == "idempotent.call";
                                          return r;
                                      }}};
-    HttpClient client{executor};
+    HttpClient client;
 
     rebound::curl::CallResult send(std::string method, const std::string& path,
                                    std::vector<std::pair<std::string, std::string>> headers = {},
@@ -259,4 +268,138 @@ TEST_CASE("curl: a POST with an Idempotency-Key uses the kept connection", "[cur
     const auto r = f.send("POST", "/ok/keyed", {{"Idempotency-Key", "k-2"}}, "pay 10");
     CHECK(r.run.succeeded());
     CHECK(connections(f) == 1);
+}
+
+namespace {
+
+// Retries transient failures up to 3 times, with neither deadline nor attempt_timeout: the policy
+// gives a transfer no time limit, as the built-in one does.
+std::shared_ptr<const rebound::Policy> unlimited_policy() {
+    return rebound::PolicyBuilder("unlimited")
+        .max_attempts(3)
+        .backoff(rebound::Backoff::fixed(10ms))
+        .jitter(rebound::Jitter::none())
+        .retry_on(rebound::Matcher::transient())
+        .build();
+}
+
+std::string last_message(const rebound::curl::CallResult& r) {
+    REQUIRE(r.run.last_error.has_value());
+    return std::string(r.run.last_error->description().message);
+}
+
+// A listening socket on 127.0.0.1 whose accept queue is full (backlog 0, never accepted, and
+// filled by connections of its own): the kernel drops further SYNs, so a connect to it never
+// completes. Closed with the object.
+class FullListener {
+  public:
+    FullListener() : listener_(::socket(AF_INET, SOCK_STREAM, 0)) {
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof address;
+        if (listener_ < 0 ||
+            ::bind(listener_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+            ::listen(listener_, 0) != 0 ||
+            ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+            throw std::runtime_error("no loopback listener");
+        }
+        port_ = ntohs(address.sin_port);
+        for (int& filler : fillers_) {
+            filler = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+            (void)::connect(filler, reinterpret_cast<sockaddr*>(&address), length);
+        }
+    }
+    ~FullListener() {
+        for (const int filler : fillers_) {
+            ::close(filler);
+        }
+        ::close(listener_);
+    }
+    FullListener(const FullListener&) = delete;
+    FullListener& operator=(const FullListener&) = delete;
+
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/x"; }
+
+  private:
+    int listener_;
+    int port_ = 0;
+    int fillers_[4]{-1, -1, -1, -1};
+};
+
+}  // namespace
+
+TEST_CASE("curl: a body up to max_body_size is kept, one byte more fails as data_error", "[curl]") {
+    Fixture f({.max_body_size = 1000});
+    for (const std::string chunked : {"0", "1"}) {
+        INFO("chunked=" << chunked);
+        const auto fits = f.send("GET", "/big/a?bytes=1000&chunked=" + chunked);
+        CHECK(fits.run.succeeded());
+        CHECK(fits.response.body == std::string(1000, 'x'));
+
+        // By its Content-Length before the body is read, or as a chunked body arrives.
+        const auto over = f.send("GET", "/big/b?bytes=1001&chunked=" + chunked);
+        CHECK(over.run.outcome == RetryOutcome::NonRetryable);
+        CHECK(over.run.attempts == 1);
+        CHECK(last_category(over) == ErrorCategory::DataError);
+        CHECK(over.run.last_error->description().http_status == 0);
+        CHECK(last_message(over) ==
+              "response body larger than max_body_size (1000 bytes); HTTP status 200");
+        CHECK(over.response.status == 200);
+        CHECK(over.response.body.empty());
+    }
+}
+
+TEST_CASE("curl: a large body stops at the default max_body_size", "[curl]") {
+    Fixture f;
+    CHECK(rebound::curl::TransferLimits{}.max_body_size == 64u << 20);
+    const auto r = f.send("GET", "/big/c?chunked=1&bytes=" + std::to_string((64u << 20) + 1));
+    CHECK(last_category(r) == ErrorCategory::DataError);
+    CHECK(r.response.body.empty());
+}
+
+TEST_CASE("curl: without deadline or attempt_timeout a silent server is cut off by default_timeout",
+          "[curl]") {
+    Fixture f({.default_timeout = 200ms});
+    f.policy = unlimited_policy();
+    // The server reads the GET and never answers: each attempt ends at the default timeout,
+    // after the request was sent (connection_lost, retried), instead of waiting for ever.
+    const auto r = f.send("GET", "/silent/a");
+    CHECK(r.run.outcome == RetryOutcome::Exhausted);
+    CHECK(r.run.attempts == 3);
+    CHECK(last_category(r) == ErrorCategory::ConnectionLost);
+    CHECK(last_message(r) == "Timeout was reached");
+}
+
+TEST_CASE("curl: the policy's attempt_timeout replaces default_timeout", "[curl]") {
+    // A default far shorter than the stall: the policy's 300 ms attempt_timeout governs, so the
+    // 100 ms stall completes.
+    Fixture f({.default_timeout = 1ms});
+    const auto r = f.send("GET", "/stall/b?fail=1&ms=100");
+    CHECK(r.run.succeeded());
+    CHECK(r.run.attempts == 1);
+}
+
+TEST_CASE("curl: a connect that never completes fails at connect_timeout as connection_failure",
+          "[curl]") {
+    const FullListener listener;
+    Fixture f({.connect_timeout = 100ms, .default_timeout = 30s});
+    f.policy = unlimited_policy();
+    HttpRequest request;
+    request.url = listener.url();
+    const auto r = f.client.call("call", request);
+    CHECK(r.run.outcome == RetryOutcome::Exhausted);
+    CHECK(r.run.attempts == 3);
+    CHECK(last_category(r) == ErrorCategory::ConnectionFailure);
+}
+
+TEST_CASE("curl: limits of zero are refused when the client is made", "[curl]") {
+    rebound::testing::RecordingSleeper sleeper;
+    const rebound::RetryExecutor executor({.sleeper = &sleeper});
+    CHECK_THROWS_WITH(HttpClient(executor, {.max_body_size = 0}),
+                      "rebound::curl: max_body_size must be at least 1 byte");
+    CHECK_THROWS_WITH(HttpClient(executor, {.connect_timeout = Duration(0)}),
+                      "rebound::curl: connect_timeout must be positive");
+    CHECK_THROWS_WITH(HttpClient(executor, {.default_timeout = Duration(-1)}),
+                      "rebound::curl: default_timeout must be positive (nullopt for none)");
 }

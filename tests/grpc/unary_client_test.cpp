@@ -346,3 +346,43 @@ TEST_CASE("grpc: over a real channel the adapter reads pushback as the CLI's sha
         CHECK(last_error(r).server_refused == expected.refused);
     }
 }
+
+TEST_CASE(
+    "grpc: without deadline or attempt_timeout a silent server is cut off by "
+    "default_timeout",
+    "[grpc]") {
+    FlakyGrpcServer server({ScriptedReply{Code::OK, {}, true}, ScriptedReply{Code::OK, {}, true}});
+    rebound::testing::RecordingSleeper sleeper;
+    // Neither deadline nor attempt_timeout, as the built-in policy; DEADLINE_EXCEEDED retried.
+    const auto policy = rebound::PolicyBuilder("unlimited")
+                            .max_attempts(2)
+                            .backoff(rebound::Backoff::fixed(10ms))
+                            .jitter(rebound::Jitter::none())
+                            .retry_on(rebound::Matcher::grpc_status(GrpcStatus::DeadlineExceeded))
+                            .build();
+    rebound::RetryExecutor executor{{.sleeper = &sleeper, .resolver = [&](std::string_view) {
+                                         rebound::HandlerResolution r;
+                                         r.policy = policy;
+                                         return r;
+                                     }}};
+    const rebound::grpc::UnaryClient client(
+        executor, ::grpc::CreateChannel(server.address(), ::grpc::InsecureChannelCredentials()),
+        {.default_timeout = 200ms});
+    // The server never answers either call: each ends at the default deadline instead of
+    // waiting for ever.
+    const auto r = client.call("ledger.pay", kMethod, bytes("x"));
+    CHECK(r.run.outcome == RetryOutcome::Exhausted);
+    CHECK(r.run.attempts == 2);
+    CHECK(r.status.error_code() == Code::DEADLINE_EXCEEDED);
+    CHECK(last_error(r).category == ErrorCategory::StatementTimeout);
+    CHECK(server.calls() == 2);
+}
+
+TEST_CASE("grpc: a default_timeout of zero is refused when the client is made", "[grpc]") {
+    rebound::testing::RecordingSleeper sleeper;
+    const rebound::RetryExecutor executor({.sleeper = &sleeper});
+    const auto channel = ::grpc::CreateChannel("127.0.0.1:1", ::grpc::InsecureChannelCredentials());
+    CHECK_THROWS_WITH(rebound::grpc::UnaryClient(executor, channel, {.default_timeout = 0ms}),
+                      "rebound::grpc: default_timeout must be positive (nullopt for none)");
+    CHECK(rebound::grpc::UnaryClientOptions{}.default_timeout == Duration(60s));
+}

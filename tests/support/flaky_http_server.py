@@ -12,6 +12,10 @@ is terminated (the test that started it sends SIGTERM). Every path is /MODE/ID w
   /reset-after/ID?fail=N          the first N requests are read and applied, then the connection
                                   is reset before any response
   /stall/ID?fail=N&ms=M           the first N requests wait M ms before the response
+  /big/ID?bytes=N&chunked=1       200 with a body of N bytes ('x'), with a Content-Length, or
+                                  chunked (no length known in advance) when chunked=1
+  /silent/ID                      reads the request and never answers (the connection stays
+                                  open until the client gives up or the server is stopped)
   /applied/ID                     200 with the number of times a request to ID was applied
   /connections/ID                 200 with the number of connections accepted so far (every
                                   ID; the connection of this request included)
@@ -98,6 +102,25 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def send_big(self, size, chunked):
+        self.send_response(200)
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(size))
+        self.end_headers()
+        block = b"x" * 65536
+        left = size
+        while left > 0:
+            part = block[:min(left, len(block))]
+            if chunked:
+                self.wfile.write(b"%x\r\n" % len(part) + part + b"\r\n")
+            else:
+                self.wfile.write(part)
+            left -= len(part)
+        if chunked:
+            self.wfile.write(b"0\r\n\r\n")
+
     def serve(self):
         url = urllib.parse.urlsplit(self.path)
         query = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
@@ -117,6 +140,13 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "connections":
             with lock:
                 self.respond(200, str(connections[0]).encode())
+            return
+        if mode == "big":
+            self.send_big(int(query.get("bytes", "0")), query.get("chunked") == "1")
+            return
+        if mode == "silent":
+            count(seen, ident)
+            threading.Event().wait()  # never set: no answer, ever
             return
         number = count(seen, ident)
         failing = number <= fail

@@ -14,6 +14,7 @@
 #include <asio/use_awaitable.hpp>
 #include <chrono>
 #include <new>
+#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 
@@ -34,18 +35,19 @@ std::optional<Duration> shorter(std::optional<Duration> a, std::optional<Duratio
 // the response being collected), and how its awaiting coroutine is woken. Shared by the
 // coroutine and the multi handle: either may be done with it first.
 struct Transfer {
-    Transfer(const ::asio::any_io_executor& waiter, HttpRequest request_to_own)
+    Transfer(const ::asio::any_io_executor& waiter, HttpRequest request_to_own,
+             const TransferLimits& limits)
         : request(std::move(request_to_own)),
           easy(detail::make_easy()),
           headers(detail::header_list(request)),
           signal(waiter, std::chrono::steady_clock::time_point::max()) {
-        detail::set_request(easy.get(), request, headers.get(), response);
+        detail::set_request(easy.get(), request, headers.get(), sink, limits);
     }
 
     HttpRequest request;
     detail::Easy easy;
     detail::HeaderList headers;
-    HttpResponse response;
+    detail::ResponseSink sink;
     AttemptOutcome outcome;
     // Expires (on the awaiting coroutine's executor) when the transfer is done.
     ::asio::steady_timer signal;
@@ -269,7 +271,7 @@ class AsyncHttpClient::Multi : public std::enable_shared_from_this<AsyncHttpClie
     // Records the outcome and wakes the transfer's coroutine on its own executor.
     static void finish(const std::shared_ptr<Transfer>& transfer, CURLcode code) {
         AttemptOutcome outcome = detail::finished_transfer(transfer->easy.get(), code,
-                                                           transfer->request, transfer->response);
+                                                           transfer->request, transfer->sink);
         ::asio::post(transfer->signal.get_executor(),
                      [transfer, outcome = std::move(outcome)]() mutable {
                          transfer->outcome = std::move(outcome);
@@ -287,7 +289,12 @@ class AsyncHttpClient::Multi : public std::enable_shared_from_this<AsyncHttpClie
 };
 
 AsyncHttpClient::AsyncHttpClient(::asio::any_io_executor executor, Options options)
-    : multi_(std::make_shared<Multi>(std::move(executor))), options_(options) {}
+    : multi_(std::make_shared<Multi>(std::move(executor))), options_(options) {
+    detail::check_limits(options_.limits);
+    if (options_.timeout && *options_.timeout <= Duration::zero()) {
+        throw std::invalid_argument("rebound::curl: timeout must be positive (nullopt for none)");
+    }
+}
 
 AsyncHttpClient::~AsyncHttpClient() {
     multi_->shut_down();
@@ -296,10 +303,11 @@ AsyncHttpClient::~AsyncHttpClient() {
 ::asio::awaitable<AttemptOutcome> AsyncHttpClient::perform(HttpRequest request,
                                                            std::optional<Duration> timeout,
                                                            bool declared_idempotent) const {
-    auto transfer =
-        std::make_shared<Transfer>(co_await ::asio::this_coro::executor, std::move(request));
+    auto transfer = std::make_shared<Transfer>(co_await ::asio::this_coro::executor,
+                                               std::move(request), options_.limits);
     curl_easy_setopt(transfer->easy.get(), CURLOPT_TIMEOUT_MS,
-                     detail::timeout_ms(shorter(timeout, options_.timeout)));
+                     detail::timeout_ms(shorter(detail::transfer_limit(timeout, options_.limits),
+                                                options_.timeout)));
     detail::set_connection_reuse(transfer->easy.get(), transfer->request, declared_idempotent);
     ::asio::dispatch(multi_->strand(), [multi = multi_, transfer] { multi->add(transfer); });
     std::error_code error;
@@ -327,11 +335,7 @@ AsyncHttpClient::~AsyncHttpClient() {
     if (!classified.failed()) {
         co_return std::nullopt;
     }
-    ErrorDescription description = classified.error();
-    if (outcome.code != CURLE_OK) {
-        description.message = curl_easy_strerror(outcome.code);  // a static string
-    }
-    co_return Error(description);
+    co_return detail::attempt_error(classified, outcome, options_.limits);
 }
 
 ::asio::awaitable<CallResult> AsyncHttpClient::call(const rebound::asio::RetryExecutor& executor,

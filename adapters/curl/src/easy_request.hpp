@@ -4,6 +4,7 @@
 
 #include <curl/curl.h>
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,8 @@
 
 #include "rebound/curl/http_client.hpp"
 #include "rebound/duration.hpp"
+#include "rebound/error_exception.hpp"
+#include "rebound/http/classification.hpp"
 #include "rebound/http/header.hpp"
 
 namespace rebound::curl::detail {
@@ -34,10 +37,33 @@ Easy make_easy();
 // The request's headers as curl takes them; throws std::bad_alloc.
 HeaderList header_list(const HttpRequest& request);
 
-// Sets the request's URL, method, headers and body, and collects the response into `response`.
-// The handle keeps pointers into `request`, `headers` and `response`, which must outlive its use.
-void set_request(CURL* easy, const HttpRequest& request, curl_slist* headers,
-                 HttpResponse& response);
+// Throws std::invalid_argument, naming the field, for a limit of 0 or less.
+void check_limits(const TransferLimits& limits);
+
+// Where a transfer's response goes: the response being collected, and whether its body went over
+// the limit (the write callback then ends the transfer).
+struct ResponseSink {
+    HttpResponse response;
+    std::size_t max_body_size = TransferLimits::kDefaultMaxBodySize;
+    bool body_too_large = false;
+
+    // Empties it for the next attempt on the same handle.
+    void clear() {
+        response = HttpResponse{};
+        body_too_large = false;
+    }
+};
+
+// Sets the request's URL, method, headers and body, the limits (connect timeout, largest body),
+// and collects the response into `sink`. The handle keeps pointers into `request`, `headers` and
+// `sink`, which must outlive its use.
+void set_request(CURL* easy, const HttpRequest& request, curl_slist* headers, ResponseSink& sink,
+                 const TransferLimits& limits);
+
+// The time limit of one transfer: the attempt's (attempt_time_limit), else the default for a
+// policy without one (TransferLimits::default_timeout).
+std::optional<Duration> transfer_limit(std::optional<Duration> attempt_limit,
+                                       const TransferLimits& limits) noexcept;
 
 // Views of header fields, for the classification (valid while `fields` lives).
 std::vector<http::Header> header_views(
@@ -56,9 +82,15 @@ void set_connection_reuse(CURL* easy, const HttpRequest& request, bool declared_
 // mean no limit to curl).
 long timeout_ms(std::optional<Duration> limit) noexcept;
 
-// What curl reported of a finished transfer of `request`: its code, how far it got and the
-// response's status (the headers and body are in the response set_request collected into).
+// What curl reported of a finished transfer of `request`: its code, how far it got, the
+// response's status, headers and body (from the sink set_request collected into), and whether
+// the body went over the limit.
 AttemptOutcome finished_transfer(CURL* easy, CURLcode code, const HttpRequest& request,
-                                 const HttpResponse& response);
+                                 const ResponseSink& sink);
+
+// The error of a classified attempt that failed (classify_attempt): curl's message for a failed
+// transfer, the limit for a body over it.
+Error attempt_error(const http::Classification& classified, const AttemptOutcome& outcome,
+                    const TransferLimits& limits);
 
 }  // namespace rebound::curl::detail

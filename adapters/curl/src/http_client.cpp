@@ -17,12 +17,13 @@ namespace {
 
 using detail::Easy;
 
-AttemptOutcome perform(CURL* easy, const HttpRequest& request, HttpResponse& response,
-                       const AttemptInfo& info) {
-    response = HttpResponse{};
-    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, detail::timeout_ms(attempt_time_limit(info)));
+AttemptOutcome perform(CURL* easy, const HttpRequest& request, detail::ResponseSink& sink,
+                       const AttemptInfo& info, const TransferLimits& limits) {
+    sink.clear();
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS,
+                     detail::timeout_ms(detail::transfer_limit(attempt_time_limit(info), limits)));
     const CURLcode code = curl_easy_perform(easy);
-    return detail::finished_transfer(easy, code, request, response);
+    return detail::finished_transfer(easy, code, request, sink);
 }
 
 }  // namespace
@@ -31,6 +32,13 @@ http::Classification classify_attempt(const HttpRequest& request, bool declared_
                                       const AttemptOutcome& outcome) {
     const std::vector<http::Header> request_headers = detail::header_views(request.headers);
     const http::Request classified{request.method, request_headers, declared_idempotent};
+    if (outcome.body_too_large) {
+        // The response was not received whole: its status does not decide.
+        http::Classification result;
+        result.idempotent = http::is_idempotent(classified);
+        result.category = ErrorCategory::DataError;
+        return result;
+    }
     if (outcome.code == CURLE_OK) {
         const std::vector<http::Header> response_headers =
             detail::header_views(outcome.response.headers);
@@ -94,8 +102,9 @@ class HttpClient::Handles {
     std::vector<Easy> idle_;
 };
 
-HttpClient::HttpClient(const RetryExecutor& executor)
-    : executor_(&executor), handles_(std::make_unique<Handles>()) {
+HttpClient::HttpClient(const RetryExecutor& executor, TransferLimits limits)
+    : executor_(&executor), limits_(limits), handles_(std::make_unique<Handles>()) {
+    detail::check_limits(limits_);
     detail::initialise_curl_once();
 }
 
@@ -107,17 +116,17 @@ CallResult HttpClient::call(std::string_view handler, const HttpRequest& request
     const bool declared_idempotent = resolution.idempotent;
     const Handles::Lease easy(*handles_);
     const detail::HeaderList headers = detail::header_list(request);
-    HttpResponse response;
+    detail::ResponseSink sink;
     // The options every attempt shares; the handle keeps pointers into `request`, `headers` and
-    // `response`, which outlive the call.
-    detail::set_request(easy.get(), request, headers.get(), response);
+    // `sink`, which outlive the call.
+    detail::set_request(easy.get(), request, headers.get(), sink, limits_);
     detail::set_connection_reuse(easy.get(), request, declared_idempotent);
 
     CallResult result;
     result.run = executor_->run(
         std::move(resolution), handler,
         [&](const AttemptInfo& info) -> std::optional<Error> {
-            const AttemptOutcome outcome = perform(easy.get(), request, response, info);
+            const AttemptOutcome outcome = perform(easy.get(), request, sink, info, limits_);
             if (outcome.response.status != 0) {
                 result.response = outcome.response;
             }
@@ -126,11 +135,7 @@ CallResult HttpClient::call(std::string_view handler, const HttpRequest& request
             if (!classified.failed()) {
                 return std::nullopt;
             }
-            ErrorDescription description = classified.error();
-            if (outcome.code != CURLE_OK) {
-                description.message = curl_easy_strerror(outcome.code);  // a static string
-            }
-            return Error(description);
+            return detail::attempt_error(classified, outcome, limits_);
         },
         options);
     return result;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <optional>
+#include <stdexcept>
 #include <stop_token>
 #include <utility>
 
@@ -48,18 +49,33 @@ struct AttemptOutcome {
     Classification classification;
 };
 
+// `now` + `limit`, saturating at the clock's end (which gRPC reads as no deadline): the clock
+// counts nanoseconds, and a limit of many years would overflow it.
+std::chrono::system_clock::time_point deadline_after(std::chrono::system_clock::time_point now,
+                                                     Duration limit) noexcept {
+    using Clock = std::chrono::system_clock;
+    const auto room = std::chrono::duration_cast<Duration>(Clock::time_point::max() - now);
+    if (limit >= room) {
+        return Clock::time_point::max();
+    }
+    return now + std::chrono::duration_cast<Clock::duration>(limit);
+}
+
 // One unary call, waited for on `queue` (the only operation on it, so the one event is ours).
 AttemptOutcome perform(::grpc::GenericStub& stub, ::grpc::CompletionQueue& queue,
                        const std::string& method, const ::grpc::ByteBuffer& request,
-                       const AttemptInfo& info, FunctionRef<void(::grpc::ClientContext&)> prepare) {
+                       const AttemptInfo& info, const UnaryClientOptions& options,
+                       FunctionRef<void(::grpc::ClientContext&)> prepare) {
     ::grpc::ClientContext context;
     if (prepare) {
         prepare(context);
     }
-    if (const std::optional<Duration> limit = attempt_time_limit(info)) {
-        context.set_deadline(
-            std::chrono::system_clock::now() +
-            std::chrono::duration_cast<std::chrono::system_clock::duration>(*limit));
+    std::optional<Duration> limit = attempt_time_limit(info);
+    if (!limit) {
+        limit = options.default_timeout;  // the policy has neither deadline nor attempt_timeout
+    }
+    if (limit) {
+        context.set_deadline(deadline_after(std::chrono::system_clock::now(), *limit));
     }
     // The run's stop token cancels the call in progress; the call then ends with CANCELLED.
     std::optional<std::stop_callback<CancelCall>> cancel_on_stop;
@@ -84,8 +100,14 @@ AttemptOutcome perform(::grpc::GenericStub& stub, ::grpc::CompletionQueue& queue
 }  // namespace
 
 UnaryClient::UnaryClient(const RetryExecutor& executor,
-                         std::shared_ptr<::grpc::ChannelInterface> channel)
-    : executor_(&executor), channel_(std::move(channel)) {}
+                         std::shared_ptr<::grpc::ChannelInterface> channel,
+                         UnaryClientOptions options)
+    : executor_(&executor), channel_(std::move(channel)), options_(options) {
+    if (options_.default_timeout && *options_.default_timeout <= Duration::zero()) {
+        throw std::invalid_argument(
+            "rebound::grpc: default_timeout must be positive (nullopt for none)");
+    }
+}
 
 CallResult UnaryClient::call(std::string_view handler, const std::string& method,
                              const ::grpc::ByteBuffer& request, const RunOptions& options,
@@ -96,7 +118,8 @@ CallResult UnaryClient::call(std::string_view handler, const std::string& method
     result.run = executor_->run(
         handler,
         [&](const AttemptInfo& info) -> std::optional<Error> {
-            AttemptOutcome outcome = perform(stub, queue.get(), method, request, info, prepare);
+            AttemptOutcome outcome =
+                perform(stub, queue.get(), method, request, info, options_, prepare);
             result.status = outcome.status;
             if (!outcome.classification.failed()) {
                 result.response.Swap(&outcome.response);  // ByteBuffer has no move assignment

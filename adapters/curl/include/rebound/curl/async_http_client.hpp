@@ -27,11 +27,12 @@
 // from the multi handle at once and ends the await with asio::error::operation_aborted.
 //
 // Timeouts: each transfer's timeout (CURLOPT_TIMEOUT_MS) is the attempt's time limit
-// (attempt_time_limit: attempt_timeout shortened to the deadline's time left) or Options::timeout,
-// whichever is shorter. When the policy has an attempt_timeout the asynchronous executor also
-// cancels the attempt then and fails it with statement_timeout, and it usually does so first; a
-// service that wants the transport rows instead (a GET that timed out after it was sent is
-// connection_lost, a POST commit_outcome_unknown) gives the client a shorter Options::timeout.
+// (attempt_time_limit: attempt_timeout shortened to the deadline's time left; without either,
+// Options::limits.default_timeout) or Options::timeout, whichever is shorter. When the policy has
+// an attempt_timeout the asynchronous executor also cancels the attempt then and fails it with
+// statement_timeout, and it usually does so first; a service that wants the transport rows instead
+// (a GET that timed out after it was sent is connection_lost, a POST commit_outcome_unknown) gives
+// the client a shorter Options::timeout.
 #pragma once
 
 // A standard header before Asio's: Asio chooses how it allocates coroutine frames
@@ -56,6 +57,9 @@ namespace rebound::curl {
 struct AsyncHttpClientOptions {
     // The longest a transfer may take, on top of the attempt's own limit; none when absent.
     std::optional<Duration> timeout{};
+    // The limits of every transfer, as for the blocking HttpClient: the largest body, the connect
+    // timeout, and the time limit of a transfer whose policy gives none (default_timeout).
+    TransferLimits limits{};
 };
 
 class AsyncHttpClient {
@@ -72,8 +76,9 @@ class AsyncHttpClient {
     AsyncHttpClient(AsyncHttpClient&&) = delete;
     AsyncHttpClient& operator=(AsyncHttpClient&&) = delete;
 
-    // One transfer of `request`, limited to `timeout` and Options::timeout. Completes with what
-    // curl reported; throws asio::system_error(operation_aborted) when cancelled. A request that
+    // One transfer of `request`, limited to `timeout` (without one, to
+    // Options::limits.default_timeout) and Options::timeout. Completes with what curl
+    // reported; throws asio::system_error(operation_aborted) when cancelled. A request that
     // may not be repeated (not idempotent by its method or an Idempotency-Key, nor declared so)
     // goes on a new connection: on a reused connection that closes before any answer, libcurl
     // would send it again by itself. (Coroutines start when awaited, so what they take by

@@ -3,7 +3,8 @@
 // (grpc::ByteBuffer), so no generated code is needed; a caller with generated stubs serializes
 // its request once and parses the response. Each attempt is a call with a context of its own
 // (grpc::ClientContext cannot be reused) whose deadline is the policy's attempt_timeout, shortened
-// to the time left before the run's deadline. A finished call classifies by its status and
+// to the time left before the run's deadline, or UnaryClientOptions::default_timeout when the
+// policy has neither. A finished call classifies by its status and
 // trailing metadata (status_classification.hpp), so `grpc-retry-pushback-ms` is a delay hint or
 // a refusal. The run's stop token cancels a call in progress (grpc::ClientContext::TryCancel):
 // it then ends with CANCELLED, which is not retried.
@@ -19,14 +20,26 @@
 #include <grpcpp/support/byte_buffer.h>
 #include <grpcpp/support/status.h>
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "rebound/duration.hpp"
 #include "rebound/function_ref.hpp"
 #include "rebound/retry_executor.hpp"
 
 namespace rebound::grpc {
+
+struct UnaryClientOptions {
+    static constexpr Duration kDefaultTimeout = std::chrono::seconds(60);
+    // A call's deadline when the policy gives none (neither `deadline` nor `attempt_timeout`);
+    // the policy's limit replaces it otherwise. It bounds the wait for a connection too (a call
+    // waits while its channel connects). nullopt: no deadline, and a server that never answers
+    // holds the call for ever.
+    std::optional<Duration> default_timeout = kDefaultTimeout;
+};
 
 struct CallResult {
     RunResult run;
@@ -37,8 +50,10 @@ struct CallResult {
 class UnaryClient {
   public:
     // The executor must outlive the client. The channel is shared: clients and generated stubs
-    // on one channel share its connections.
-    UnaryClient(const RetryExecutor& executor, std::shared_ptr<::grpc::ChannelInterface> channel);
+    // on one channel share its connections. Throws std::invalid_argument for a default_timeout
+    // of 0 or less.
+    UnaryClient(const RetryExecutor& executor, std::shared_ptr<::grpc::ChannelInterface> channel,
+                UnaryClientOptions options = {});
 
     // Calls `method` ("/package.Service/Method") with `request` under the policy of `handler`,
     // retrying as it says. Blocks the calling thread, which waits on a completion queue of the
@@ -52,6 +67,7 @@ class UnaryClient {
   private:
     const RetryExecutor* executor_;
     std::shared_ptr<::grpc::ChannelInterface> channel_;
+    UnaryClientOptions options_;
 };
 
 }  // namespace rebound::grpc
