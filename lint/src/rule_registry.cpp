@@ -80,6 +80,7 @@ const RuleRegistry& RuleRegistry::standard() {
                  &rules::kRetryAmplification,
                  &rules::kCallCycle,
                  &rules::kUnboundCallee,
+                 &rules::kProtocolCallWithoutTimeout,
              }) {
             all.push_back(*rule);
         }

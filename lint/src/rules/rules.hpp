@@ -53,6 +53,8 @@ extern const Rule kUnusedBreaker;               // RB337 unused-breaker
 extern const Rule kRetryAmplification;  // RB338 retry-amplification
 extern const Rule kCallCycle;           // RB339 call-cycle
 extern const Rule kUnboundCallee;       // RB340 unbound-callee
+// RB341: calls through a protocol client (protocol_call_without_timeout.cpp).
+extern const Rule kProtocolCallWithoutTimeout;  // RB341 protocol-call-without-timeout
 
 // RB315 unused-suppression, RB316 invalid-suppression, RB317 unknown-rule: reported by the
 // suppression and configuration machinery (machinery_rules.cpp).
