@@ -50,7 +50,8 @@ struct TransferLimits {
 
     // The largest response body kept, in bytes. A larger one (by its Content-Length, or as it
     // arrives) ends the transfer and fails the attempt with `data_error`, which is not retried
-    // by default; at most this much of it is ever held.
+    // by default. The body kept never exceeds it (while a body of unknown length grows, its
+    // string's reallocation may briefly hold about twice as much).
     std::size_t max_body_size = kDefaultMaxBodySize;
     // How long name resolution, the TCP connect and the TLS handshake may take together
     // (CURLOPT_CONNECTTIMEOUT_MS); then the attempt fails as `connect` (connection_failure).
