@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "database_test_support.hpp"
+#include "long_values.hpp"
 #include "server_scenarios.hpp"
 
 namespace rebound::testing {
@@ -69,6 +70,11 @@ TEST_CASE("mariadb: the dedup table returns the first result", "[mariadb]") {
 TEST_CASE("mariadb: an idempotent handler retries commit_outcome_unknown, dedup keeps it once",
           "[mariadb]") {
     idempotent_commit_outcome_unknown_is_retried_with_dedup(kMariaDb);
+}
+
+TEST_CASE("mariadb: long text is read whole in linear time", "[mariadb]") {
+    odbc::Connection connection = open_connection(server_connection_string("mariadb"));
+    long_text_is_read_whole_in_few_calls(connection, "LONGTEXT");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "database_test_support.hpp"
+#include "long_values.hpp"
 #include "rebound/odbc/transactional_runner.hpp"
 #include "server_scenarios.hpp"
 
@@ -126,6 +127,11 @@ TEST_CASE("postgresql: the dedup table returns the first result", "[postgresql]"
 TEST_CASE("postgresql: an idempotent handler retries commit_outcome_unknown, dedup keeps it once",
           "[postgresql]") {
     idempotent_commit_outcome_unknown_is_retried_with_dedup(kPostgreSql);
+}
+
+TEST_CASE("postgresql: long text is read whole in linear time", "[postgresql]") {
+    odbc::Connection connection = open_connection(server_connection_string("postgresql"));
+    long_text_is_read_whole_in_few_calls(connection, "TEXT");
 }
 
 }  // namespace

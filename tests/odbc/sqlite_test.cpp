@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include "database_test_support.hpp"
+#include "long_values.hpp"
 #include "rebound/odbc/command_deduplication.hpp"
 #include "rebound/odbc/transactional_runner.hpp"
 
@@ -220,6 +221,12 @@ TEST_CASE("sqlite: a failed attempt is rolled back before the retry", "[sqlite]"
     REQUIRE(report.failures.size() == 1);
     CHECK(report.failures[0].rolled_back);
     CHECK(connection.query_value("SELECT value FROM items WHERE id = 1") == "0");
+}
+
+TEST_CASE("sqlite: long text is read whole in linear time", "[sqlite]") {
+    TemporarySqliteDatabase database;
+    Connection connection = open_connection(database.connection_string());
+    long_text_is_read_whole_in_few_calls(connection, "TEXT");
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 #include "rebound/odbc/connection.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <utility>
 
+#include "column_text.hpp"
 #include "rebound/odbc/vendor_detection.hpp"
 
 namespace rebound::odbc {
@@ -88,37 +88,6 @@ class BoundParameters {
     std::vector<std::int64_t> integers_;
     std::vector<SQLLEN> indicators_;
 };
-
-// Column `column` of the current row as text; nullopt for NULL. Reads long values in pieces.
-// Returns false in `ok` when the driver failed.
-std::optional<std::string> read_text(SQLHSTMT statement, SQLUSMALLINT column, bool& ok) {
-    std::string value;
-    std::array<char, 512> buffer{};
-    ok = true;
-    for (;;) {
-        SQLLEN indicator = 0;
-        const SQLRETURN rc = SQLGetData(statement, column, SQL_C_CHAR, buffer.data(),
-                                        static_cast<SQLLEN>(buffer.size()), &indicator);
-        if (rc == SQL_NO_DATA) {
-            return value;
-        }
-        if (!SQL_SUCCEEDED(rc)) {
-            ok = false;
-            return std::nullopt;
-        }
-        if (indicator == SQL_NULL_DATA) {
-            return std::nullopt;
-        }
-        const bool truncated =
-            indicator == SQL_NO_TOTAL || indicator >= static_cast<SQLLEN>(buffer.size());
-        const std::size_t piece =
-            truncated ? buffer.size() - 1 : static_cast<std::size_t>(indicator);
-        value.append(buffer.data(), piece);
-        if (rc == SQL_SUCCESS || !truncated) {
-            return value;
-        }
-    }
-}
 
 }  // namespace
 
@@ -485,7 +454,8 @@ std::vector<SqlRow> fetch_rows(SQLHSTMT statement, bool no_data, const Fail& on_
         row.reserve(static_cast<std::size_t>(columns));
         for (SQLSMALLINT column = 1; column <= columns; ++column) {
             bool ok = true;
-            row.push_back(read_text(statement, static_cast<SQLUSMALLINT>(column), ok));
+            row.push_back(
+                detail::read_column_text(statement, static_cast<SQLUSMALLINT>(column), ok));
             if (!ok) {
                 on_failure(SQL_HANDLE_STMT, statement);
             }
