@@ -42,8 +42,14 @@ std::optional<MessageState> parse_message_state(std::string_view text) noexcept 
     return std::nullopt;
 }
 
-void validate(const NewMessage& message) {
+void validate(const NewMessage& message, std::size_t max_payload_bytes) {
     check_length("handler", message.handler);
+    if (message.payload.size() > max_payload_bytes) {
+        throw std::invalid_argument(
+            "queue message: the payload has " + std::to_string(message.payload.size()) +
+            " bytes, more than the limit of " + std::to_string(max_payload_bytes) +
+            " bytes (StoreOptions::max_payload_bytes; docs/queue.md, \"Payload limit\")");
+    }
     if (message.key) {
         check_length("key", *message.key);
     }

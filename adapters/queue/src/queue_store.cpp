@@ -177,9 +177,16 @@ class OwnTransaction {
 
 }  // namespace
 
-QueueStore::QueueStore(Vendor vendor)
-    : vendor_(vendor), skip_locked_(vendor == Vendor::PostgreSql || vendor == Vendor::MySql) {
+QueueStore::QueueStore(Vendor vendor, StoreOptions options)
+    : vendor_(vendor),
+      options_(options),
+      skip_locked_(vendor == Vendor::PostgreSql || vendor == Vendor::MySql) {
     migration_statements(vendor, 1);  // throws SchemaError for a vendor without a dialect
+    if (options_.max_payload_bytes < 1 || options_.max_payload_bytes > kMaxPayloadLimit) {
+        throw std::invalid_argument("queue store: max_payload_bytes must be 1 to " +
+                                    std::to_string(kMaxPayloadLimit) + ", got " +
+                                    std::to_string(options_.max_payload_bytes));
+    }
 }
 
 std::string QueueStore::now_sql() const {
@@ -191,7 +198,7 @@ std::int64_t QueueStore::now(Connection& connection) const {
 }
 
 std::int64_t QueueStore::enqueue(Connection& connection, const NewMessage& message) const {
-    validate(message);
+    validate(message, options_.max_payload_bytes);
     const std::string command_id =
         message.command_id.empty() ? message.handler + ":" + random_hex() : message.command_id;
     const std::string insert =

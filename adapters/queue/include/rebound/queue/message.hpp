@@ -4,6 +4,7 @@
 // fleet compares due_at and lease_until with the same clock, whatever its own says.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -47,17 +48,29 @@ struct Message {
     std::string dead_reason;  // decision reason wire name (`exhausted`, ...) when dead
 };
 
+// The payload limit (docs/queue.md, "Payload limit"): enqueue refuses a payload longer than
+// StoreOptions::max_payload_bytes, 4 MiB by default. Large enough for any event or job
+// description; small enough that a claim of 10 such messages holds 40 MiB of a worker, that the
+// INSERT carrying one fits MariaDB's default max_allowed_packet (16 MiB) with room to spare, and
+// that a dead letter of that size prints in well under a second. Bigger data belongs in a store
+// for blobs, with its reference in the payload.
+inline constexpr std::size_t kDefaultMaxPayloadBytes = std::size_t{4} << 20U;
+// The most max_payload_bytes may be: the largest value every supported database stores
+// (SQLite's default SQLITE_MAX_LENGTH; PostgreSQL's 1 GB field limit is a little higher).
+inline constexpr std::size_t kMaxPayloadLimit = 1'000'000'000;
+
 // What enqueue writes. Text is stored as given (UTF-8); binary payloads are the caller's to
 // encode (base64, hex).
 struct NewMessage {
     std::string handler;               // 1..200 characters
     std::optional<std::string> key{};  // ordering key, 1..200 characters; none: no order
-    std::string payload{};             // any length
+    std::string payload{};             // at most the store's max_payload_bytes bytes
     std::string command_id{};          // 1..200 characters; empty: `<handler>:<random hex>`
     Duration delay{0};                 // due this long after now (never negative)
 };
 
-// Throws std::invalid_argument naming the field when `message` breaks the limits above.
-void validate(const NewMessage& message);
+// Throws std::invalid_argument naming the field when `message` breaks the limits above; a
+// payload of more than `max_payload_bytes` bytes is refused with its length and the limit.
+void validate(const NewMessage& message, std::size_t max_payload_bytes = kDefaultMaxPayloadBytes);
 
 }  // namespace rebound::queue

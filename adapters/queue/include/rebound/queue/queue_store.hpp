@@ -59,18 +59,26 @@ struct OperatorResult {
     std::vector<RejectedId> rejected;
 };
 
+struct StoreOptions {
+    // The longest payload enqueue accepts, in bytes: 1..kMaxPayloadLimit (message.hpp).
+    std::size_t max_payload_bytes = kDefaultMaxPayloadBytes;
+};
+
 class QueueStore {
   public:
-    // Throws SchemaError for a vendor without a queue dialect.
-    explicit QueueStore(Vendor vendor);
+    // Throws SchemaError for a vendor without a queue dialect, std::invalid_argument for options
+    // out of range.
+    explicit QueueStore(Vendor vendor, StoreOptions options = {});
     Vendor vendor() const noexcept { return vendor_; }
+    const StoreOptions& options() const noexcept { return options_; }
 
     // The database clock, microseconds since the epoch.
     std::int64_t now(odbc::Connection& connection) const;
 
     // Inserts a message in the connection's current transaction (the outbox: it exists if and
     // only if that transaction commits) or, under autocommit, on its own. Returns its id. Throws
-    // std::invalid_argument (validate()) or odbc::DatabaseError.
+    // std::invalid_argument (validate(), with the options' payload limit) before writing anything,
+    // or odbc::DatabaseError.
     std::int64_t enqueue(odbc::Connection& connection, const NewMessage& message) const;
 
     // Claims and commits (see above). `lease_owner` must be unique to this claim.
@@ -136,6 +144,7 @@ class QueueStore {
     std::string now_sql() const;
 
     Vendor vendor_;
+    StoreOptions options_;
     bool skip_locked_;  // PostgreSQL and MariaDB: FOR UPDATE SKIP LOCKED; SQLite: no row locks
 };
 
