@@ -1,6 +1,7 @@
 // `rebound queue` (docs/cli.md) against a real SQLite queue: init, status, dead, requeue, discard,
 // pause and resume in text and JSON, and the errors for bad arguments and unknown ids.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "queue_test_support.hpp"
@@ -136,11 +137,107 @@ TEST_CASE("queue sqlite: the queue command line rejects bad arguments clearly", 
     result = rebound_queue({"status"}, database);
     CHECK(result.exit_code == 1);
     CHECK_THAT(result.err, Contains("no retry queue tables: run `rebound queue init`"));
+}
 
-    result = run_command({REBOUND_CLI, "queue", "status", "--dsn", "Driver={NoSuchDriver};X=1",
-                          "--vendor-maps", REBOUND_VENDOR_MAP_DIR});
+CommandResult queue_status_with_dsn(const std::string& dsn) {
+    return run_command(
+        {REBOUND_CLI, "queue", "status", "--dsn", dsn, "--vendor-maps", REBOUND_VENDOR_MAP_DIR});
+}
+
+// The driver manager's own diagnostic is the explanation: unixODBC reports a driver it cannot
+// load only as the warning 01000, which the classifier skips, and that record was dropped.
+TEST_CASE("queue sqlite: a connection error shows the driver's SQLSTATE and message", "[sqlite]") {
+    CommandResult result = queue_status_with_dsn("Driver={NoSuchDriver};X=1");
     CHECK(result.exit_code == 1);
-    CHECK_THAT(result.err, Contains("cannot connect to the database --dsn names"));
+    CHECK_THAT(result.err, Contains("cannot connect to the database --dsn names: unknown (01000, "
+                                    "native 0, phase connect): [unixODBC][Driver Manager]Can't "
+                                    "open lib 'NoSuchDriver' : file not found"));
+    result = queue_status_with_dsn("DSN=NoSuchDataSource");
+    CHECK(result.exit_code == 1);
+    CHECK_THAT(result.err, Contains("(IM002, native 0, phase connect): [unixODBC][Driver "
+                                    "Manager]Data source name not found"));
+    // The message is data: a terminal escape in it is printed visibly, not acted on.
+    result = queue_status_with_dsn("Driver={No\x1b[2JSuchDriver};X=1");
+    CHECK(result.exit_code == 1);
+    CHECK_THAT(result.err, Contains("Can't open lib 'No\\e[2JSuchDriver'"));
+    CHECK(result.err.find('\x1b') == std::string::npos);
+}
+
+// The SQLite driver creates a missing file: a mistyped path gave an empty database and a
+// misleading answer. Only init may create one.
+TEST_CASE("queue sqlite: commands other than init refuse a missing database file", "[sqlite]") {
+    const std::filesystem::path directory = make_temporary_directory("rebound-queue-cli");
+    const std::filesystem::path file = directory / "typo.db";
+    const std::string dsn = "Driver={SQLite3};Database=" + file.string() + ";Timeout=5000";
+    for (const std::vector<std::string>& command : {std::vector<std::string>{"status"},
+                                                    {"dead"},
+                                                    {"pause", "h"},
+                                                    {"resume", "h"},
+                                                    {"requeue", "1"},
+                                                    {"discard", "1"}}) {
+        std::vector<std::string> arguments{REBOUND_CLI, "queue"};
+        arguments.insert(arguments.end(), command.begin(), command.end());
+        arguments.insert(arguments.end(), {"--dsn", dsn, "--vendor-maps", REBOUND_VENDOR_MAP_DIR});
+        const CommandResult result = run_command(arguments);
+        INFO(command[0]);
+        CHECK(result.exit_code == 1);
+        CHECK_THAT(result.err,
+                   Contains("rebound queue " + command[0] + ": no SQLite database at '" +
+                            file.string() + "' (the Database of --dsn)"));
+        CHECK_FALSE(std::filesystem::exists(file));
+    }
+    const CommandResult init = run_command(
+        {REBOUND_CLI, "queue", "init", "--dsn", dsn, "--vendor-maps", REBOUND_VENDOR_MAP_DIR});
+    CHECK(init.exit_code == 0);
+    CHECK(std::filesystem::exists(file));
+    CHECK(queue_status_with_dsn(dsn).exit_code == 0);
+    std::filesystem::remove_all(directory);
+}
+
+TEST_CASE("queue sqlite: an unknown queue command and an out-of-range limit are usage errors",
+          "[sqlite]") {
+    QueueDatabase database("sqlite");
+    CommandResult result = rebound_queue({"frob"}, database);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.err, Contains("rebound queue: unknown command 'frob'; commands are "));
+    result = rebound_queue({"stauts"}, database);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.err, Contains("(did you mean 'status'?)"));
+    for (const char* limit : {"99999999999", "0", "100001", "-1", "1e3"}) {
+        result = rebound_queue({"dead", "--limit", limit}, database);
+        CHECK(result.exit_code == 2);
+        CHECK_THAT(result.err, Contains("--limit: expected a whole number from 1 to 100000, got '" +
+                                        std::string(limit) + "'"));
+    }
+    CHECK(rebound_queue({"dead", "--limit", "100000"}, database).exit_code == 0);
+    result = rebound_queue({"pause", "h", "--lock-timeout", "0"}, database);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.err, Contains("--lock-timeout: expected a whole number from 1 to 3600"));
+}
+
+// Another transaction holds SQLite's write lock for the whole command: pause gives up after
+// --lock-timeout with an error saying what it waited for, although the connection string lets
+// the driver wait ten minutes (longer than the test may run).
+TEST_CASE("queue sqlite: pause on a locked database gives up after --lock-timeout", "[sqlite]") {
+    QueueDatabase database("sqlite");
+    std::string dsn = database.connection_string();
+    dsn.replace(dsn.find("Timeout=5000"), 12, "Timeout=600000");
+    odbc::Connection holder = database.connect();
+    holder.set_autocommit(false);
+    holder.execute("INSERT INTO rebound_queue_paused (handler, paused_at) VALUES ('other', 0)");
+    CommandResult result =
+        run_command({REBOUND_CLI, "queue", "pause", "mail.send", "--lock-timeout", "1", "--dsn",
+                     dsn, "--vendor-maps", REBOUND_VENDOR_MAP_DIR});
+    CHECK(result.exit_code == 1);
+    CHECK_THAT(result.err,
+               Contains("rebound queue pause: gave up after waiting 1 s for a lock another "
+                        "transaction holds (--lock-timeout): lock_timeout ("));
+    CHECK_THAT(result.err, Contains("database is locked"));
+    holder.rollback();
+    result = run_command({REBOUND_CLI, "queue", "pause", "mail.send", "--dsn", dsn, "--vendor-maps",
+                          REBOUND_VENDOR_MAP_DIR});
+    CHECK(result.exit_code == 0);
+    CHECK(result.out == "handler mail.send paused\n");
 }
 
 }  // namespace

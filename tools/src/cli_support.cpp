@@ -6,19 +6,22 @@
 #include <limits>
 #include <system_error>
 
+#include "rebound/dsl/terminal_text.hpp"
+
 namespace rebound::cli {
 namespace {
 
-// `text` as a T, or a CLI::ValidationError naming `option` and the range of T.
+// `text` as a T from `min` to `max` (by default the range of T), or a CLI::ValidationError
+// naming `option` and the range.
 template <typename T>
-T strict_number(const std::string& option, const std::string& text) {
+T strict_number(const std::string& option, const std::string& text,
+                T min = std::numeric_limits<T>::min(), T max = std::numeric_limits<T>::max()) {
     T value{};
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc{} || end != text.data() + text.size()) {
-        throw CLI::ValidationError(
-            option, "expected a whole number from " +
-                        std::to_string(std::numeric_limits<T>::min()) + " to " +
-                        std::to_string(std::numeric_limits<T>::max()) + ", got '" + text + "'");
+    if (error != std::errc{} || end != text.data() + text.size() || value < min || value > max) {
+        throw CLI::ValidationError(option, "expected a whole number from " + std::to_string(min) +
+                                               " to " + std::to_string(max) + ", got '" +
+                                               dsl::printable(text) + "'");
     }
     return value;
 }
@@ -46,6 +49,18 @@ CLI::Option* add_seed_option(CLI::App& command, std::uint64_t& target) {
             },
             "Seed of the random source (0 to 18446744073709551615; default 1)")
         ->type_name("UINT");
+}
+
+CLI::Option* add_bounded_option(CLI::App& command, const std::string& name, int& target, int min,
+                                int max, const std::string& description) {
+    return command
+        .add_option_function<std::string>(
+            name,
+            [&target, name, min, max](const std::string& text) {
+                target = strict_number<int>(name, text, min, max);
+            },
+            description)
+        ->type_name("INT");
 }
 
 std::optional<dsl::LoadResult> load_or_report(const std::string& path, int& exit_code) {

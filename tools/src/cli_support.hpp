@@ -39,6 +39,10 @@ void register_simulate(CLI::App& app, CommandOutcome& outcome);
 CLI::Option* add_native_code_option(CLI::App& command, std::optional<std::int64_t>& target,
                                     const std::string& description);
 CLI::Option* add_seed_option(CLI::App& command, std::uint64_t& target);
+// Option `name` read strictly into `target`: a whole number from `min` to `max`, else a usage
+// error that gives the range.
+CLI::Option* add_bounded_option(CLI::App& command, const std::string& name, int& target, int min,
+                                int max, const std::string& description);
 
 // Loads `path`; on failure prints every diagnostic (with source line and caret) to stderr and
 // sets `exit_code` to 2 for an unreadable file, 1 for errors in it. Warnings are printed too.

@@ -4,6 +4,7 @@
 // of its own, safe while workers run: requeue and discard only touch dead messages, which no
 // worker holds.
 #include <charconv>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -11,6 +12,8 @@
 #include <sstream>
 
 #include "cli_support.hpp"
+#include "connection_string.hpp"
+#include "rebound/dsl/terminal_text.hpp"
 #include "rebound/odbc/connection.hpp"
 #include "rebound/queue/queue_metrics.hpp"
 #include "rebound/queue/queue_schema.hpp"
@@ -26,6 +29,7 @@ struct QueueOptions {
     std::string vendor_maps;
     std::string handler;
     int limit = 50;
+    int lock_timeout = 10;  // seconds
     bool reset_attempts = false;
     std::vector<std::string> ids;
 };
@@ -54,10 +58,36 @@ double milliseconds(std::int64_t microseconds) {
            static_cast<double>(microseconds % 1000) / 1000.0;
 }
 
+// The largest --limit of `dead` and --lock-timeout (seconds).
+constexpr int kMaxDeadLimit = 100'000;
+constexpr int kMaxLockTimeout = 3600;
+
+// Makes lock waits of the session give up after `seconds` (--lock-timeout): PostgreSQL's
+// lock_timeout, MariaDB's InnoDB row-lock and metadata-lock waits. SQLite's busy timeout is the
+// driver's `Timeout` attribute, set in the connection string (sqliteodbc keeps its own busy
+// handler: `PRAGMA busy_timeout` does not change how long it waits).
+void limit_lock_waits(odbc::Connection& connection, int seconds) {
+    const std::string value = std::to_string(seconds);
+    switch (connection.vendor().value_or(Vendor::Generic)) {
+        case Vendor::PostgreSql:
+        case Vendor::CockroachDb:
+            connection.execute("SET lock_timeout = '" + value + "s'");
+            break;
+        case Vendor::MySql:
+            connection.execute("SET SESSION innodb_lock_wait_timeout = " + value +
+                               ", lock_wait_timeout = " + value);
+            break;
+        default:
+            break;
+    }
+}
+
 class QueueCommand {
   public:
-    QueueCommand(std::string name, const QueueOptions& options)
-        : name_("rebound queue " + std::move(name)), options_(options) {}
+    // `creates`: the command may create the database (init); every other command needs one
+    // that exists.
+    QueueCommand(std::string name, const QueueOptions& options, bool creates = false)
+        : name_("rebound queue " + std::move(name)), options_(options), creates_(creates) {}
 
     // Connects; prints the reason and returns false when it cannot.
     bool connect(int& exit_code) {
@@ -71,16 +101,32 @@ class QueueCommand {
         if (!classifier) {
             return false;
         }
+        std::string dsn = options_.dsn;
+        const std::optional<std::filesystem::path> file = sqlite_file(dsn);
+        if (file) {
+            dsn = with_attribute(dsn, "Timeout", std::to_string(options_.lock_timeout) + "000");
+        }
+        // The SQLite driver creates a missing file: a mistyped path would be an empty queue.
+        if (file && !creates_) {
+            std::error_code error;
+            if (!std::filesystem::exists(*file, error)) {
+                std::cerr << name_ << ": no SQLite database at '" << dsl::printable(file->string())
+                          << "' (the Database of --dsn): check the path; `rebound queue init` "
+                          << "creates a queue\n";
+                exit_code = kExitInputErrors;
+                return false;
+            }
+        }
         try {
-            connection_.emplace(odbc::Environment::create(), classifier, options_.dsn);
+            connection_.emplace(odbc::Environment::create(), classifier, dsn);
             store_.emplace(connection_->vendor().value_or(Vendor::Generic));
         } catch (const odbc::DatabaseError& error) {
-            std::cerr << name_ << ": cannot connect to the database --dsn names: " << error.what()
-                      << '\n';
+            std::cerr << name_ << ": cannot connect to the database --dsn names: "
+                      << dsl::printable(error.what()) << '\n';
             exit_code = kExitInputErrors;
             return false;
         } catch (const queue::SchemaError& error) {
-            std::cerr << name_ << ": " << error.what() << '\n';
+            std::cerr << name_ << ": " << dsl::printable(error.what()) << '\n';
             exit_code = kExitInputErrors;
             return false;
         }
@@ -95,11 +141,18 @@ class QueueCommand {
             return exit_code;
         }
         try {
+            limit_lock_waits(*connection_, options_.lock_timeout);
             return body(*connection_, *store_);
         } catch (const odbc::DatabaseError& error) {
-            std::cerr << name_ << ": database error: " << error.what() << '\n';
+            if (error.category() == ErrorCategory::LockTimeout) {
+                std::cerr << name_ << ": gave up after waiting " << options_.lock_timeout
+                          << " s for a lock another transaction holds (--lock-timeout): "
+                          << dsl::printable(error.what()) << '\n';
+            } else {
+                std::cerr << name_ << ": database error: " << dsl::printable(error.what()) << '\n';
+            }
         } catch (const queue::SchemaError& error) {
-            std::cerr << name_ << ": " << error.what() << '\n';
+            std::cerr << name_ << ": " << dsl::printable(error.what()) << '\n';
         }
         return kExitInputErrors;
     }
@@ -110,6 +163,7 @@ class QueueCommand {
   private:
     std::string name_;
     const QueueOptions& options_;
+    bool creates_;
     std::optional<odbc::Connection> connection_;
     std::optional<queue::QueueStore> store_;
 };
@@ -154,7 +208,7 @@ int print_operator_result(const QueueCommand& command, std::string_view verb,
         for (const queue::RejectedId& r : result.rejected) {
             rejected.push_back({{"id", r.id}, {"reason", r.reason}});
         }
-        print_line(Json{{"applied", result.applied}, {"rejected", rejected}}.dump());
+        print_line(json_output(Json{{"applied", result.applied}, {"rejected", rejected}}));
     } else {
         std::ostringstream text;
         text << verb << ' ' << result.applied.size() << " message"
@@ -171,13 +225,12 @@ int print_operator_result(const QueueCommand& command, std::string_view verb,
 }
 
 int run_init(const QueueOptions& options) {
-    QueueCommand command("init", options);
+    QueueCommand command("init", options, /*creates=*/true);
     return command.run([&](odbc::Connection& connection, const queue::QueueStore&) {
         const queue::MigrationResult result = queue::migrate(connection);
         if (command.json()) {
-            print_line(
-                Json{{"from_version", result.from_version}, {"to_version", result.to_version}}
-                    .dump());
+            print_line(json_output(
+                Json{{"from_version", result.from_version}, {"to_version", result.to_version}}));
         } else if (result.from_version == result.to_version) {
             print_line("queue schema is at version " + std::to_string(result.to_version) +
                        ": nothing to do");
@@ -196,9 +249,9 @@ void print_status_text(const queue::QueueStatus& status) {
          << std::setw(8) << "dead" << std::setw(12) << "oldest due"
          << "  paused\n";
     for (const queue::HandlerCounts& h : status.handlers) {
-        text << std::left << std::setw(24) << h.handler << std::right << std::setw(8) << h.ready
-             << std::setw(8) << h.due << std::setw(8) << h.leased << std::setw(9) << h.done
-             << std::setw(8) << h.dead << std::setw(12)
+        text << std::left << std::setw(24) << dsl::printable(h.handler) << std::right
+             << std::setw(8) << h.ready << std::setw(8) << h.due << std::setw(8) << h.leased
+             << std::setw(9) << h.done << std::setw(8) << h.dead << std::setw(12)
              << (h.oldest_due_age_us ? age_text(*h.oldest_due_age_us) : "-") << "  "
              << (h.paused ? "yes" : "no") << '\n';
     }
@@ -206,9 +259,9 @@ void print_status_text(const queue::QueueStatus& status) {
         text << "(no messages)\n";
     }
     for (const queue::BlockedKey& b : status.blocked_keys) {
-        text << "blocked key '" << b.key << "' of " << b.handler << ": dead message " << b.dead_id
-             << " holds back " << b.waiting << " message" << (b.waiting == 1 ? "" : "s")
-             << " (requeue or discard it)\n";
+        text << "blocked key '" << dsl::printable(b.key) << "' of " << dsl::printable(b.handler)
+             << ": dead message " << b.dead_id << " holds back " << b.waiting << " message"
+             << (b.waiting == 1 ? "" : "s") << " (requeue or discard it)\n";
     }
     std::cout << text.str();
 }
@@ -246,17 +299,13 @@ int run_status(const QueueOptions& options) {
                                {"dead_id", b.dead_id},
                                {"waiting", b.waiting}});
         }
-        print_line(
-            Json{{"now_us", status.now}, {"handlers", handlers}, {"blocked_keys", blocked}}.dump());
+        print_line(json_output(
+            Json{{"now_us", status.now}, {"handlers", handlers}, {"blocked_keys", blocked}}));
         return kExitOk;
     });
 }
 
 int run_dead(const QueueOptions& options) {
-    if (options.limit < 1) {
-        std::cerr << "rebound queue dead: --limit must be at least 1\n";
-        return kExitUsage;
-    }
     QueueCommand command("dead", options);
     return command.run([&](odbc::Connection& connection, const queue::QueueStore& store) {
         queue::require_current_schema(connection);
@@ -275,17 +324,21 @@ int run_dead(const QueueOptions& options) {
                                     {"created_at_us", m.created_at},
                                     {"last_error", error_json(m.last_error)}});
             }
-            print_line(Json{{"messages", messages}}.dump());
+            print_line(json_output(Json{{"messages", messages}}));
             return kExitOk;
         }
         std::ostringstream text;
         for (const queue::Message& m : dead) {
-            text << m.id << ' ' << m.handler << (m.key ? " key '" + *m.key + "'" : "") << ": "
-                 << m.dead_reason << " after " << m.attempt << " attempt"
-                 << (m.attempt == 1 ? "" : "s") << (m.route.empty() ? "" : ", route " + m.route)
-                 << "\n    last error: " << m.last_error.category
-                 << (m.last_error.sqlstate.empty() ? "" : " (" + m.last_error.sqlstate + ")")
-                 << (m.last_error.message.empty() ? "" : ": " + m.last_error.message) << '\n';
+            // Every text here is data the database holds: printed escaped.
+            const queue::LastError& e = m.last_error;
+            text << m.id << ' ' << dsl::printable(m.handler)
+                 << (m.key ? " key '" + dsl::printable(*m.key) + "'" : "") << ": "
+                 << dsl::printable(m.dead_reason) << " after " << m.attempt << " attempt"
+                 << (m.attempt == 1 ? "" : "s")
+                 << (m.route.empty() ? "" : ", route " + dsl::printable(m.route))
+                 << "\n    last error: " << dsl::printable(e.category)
+                 << (e.sqlstate.empty() ? "" : " (" + dsl::printable(e.sqlstate) + ")")
+                 << (e.message.empty() ? "" : ": " + dsl::printable(e.message)) << '\n';
         }
         if (dead.empty()) {
             text << "no dead messages\n";
@@ -341,8 +394,8 @@ int run_pause_or_resume(const QueueOptions& options, bool pause) {
         const bool changed = pause ? store.pause(connection, options.handler)
                                    : store.resume(connection, options.handler);
         if (command.json()) {
-            print_line(
-                Json{{"handler", options.handler}, {"paused", pause}, {"changed", changed}}.dump());
+            print_line(json_output(
+                Json{{"handler", options.handler}, {"paused", pause}, {"changed", changed}}));
         } else {
             print_line("handler " + options.handler +
                        (changed ? (pause ? " paused" : " resumed")
@@ -361,6 +414,9 @@ CLI::App* add_command(CLI::App& queue, const std::string& name, const std::strin
     command->add_option("--format", options.format, "Output format")->check(CLI::IsMember(formats));
     command->add_option("--vendor-maps", options.vendor_maps,
                         "Directory of vendor error maps (default: the installed ones)");
+    add_bounded_option(*command, "--lock-timeout", options.lock_timeout, 1, kMaxLockTimeout,
+                       "Seconds to wait for a lock another transaction holds before giving up "
+                       "(1 to 3600; default 10)");
     return command;
 }
 
@@ -380,7 +436,8 @@ void register_queue(CLI::App& app, CommandOutcome& outcome) {
     CLI::App* dead =
         add_command(*queue, "dead", "List dead messages with their last error", *options);
     dead->add_option("--handler", options->handler, "Only this handler's");
-    dead->add_option("--limit", options->limit, "At most this many (default 50)");
+    add_bounded_option(*dead, "--limit", options->limit, 1, kMaxDeadLimit,
+                       "At most this many (1 to 100000; default 50)");
     dead->callback([options, &outcome] { outcome.exit_code = run_dead(*options); });
     CLI::App* requeue = add_command(*queue, "requeue", "Make dead messages ready again", *options);
     requeue->add_option("ID", options->ids, "Message ids");

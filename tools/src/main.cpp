@@ -16,9 +16,11 @@
 namespace {
 
 // "rebound: unknown command 'frobnicate'; commands are classify, ..." (with a did-you-mean when
-// one is close) when `word` names no subcommand of `app`; CLI11 alone says only that a
-// subcommand is required.
-std::optional<std::string> unknown_command(const CLI::App& app, std::string_view word) {
+// one is close) when `word` names no subcommand of `app`, which `path` names ("rebound",
+// "rebound queue"); CLI11 alone says only that a subcommand is required, or takes the word for
+// an extra argument.
+std::optional<std::string> unknown_command(const CLI::App& app, const std::string& path,
+                                           std::string_view word) {
     std::vector<std::string> names;
     for (const CLI::App* command : app.get_subcommands({})) {
         if (command->get_name() == word) {
@@ -28,7 +30,7 @@ std::optional<std::string> unknown_command(const CLI::App& app, std::string_view
     }
     std::sort(names.begin(), names.end());
     const std::vector<std::string_view> candidates(names.begin(), names.end());
-    std::string message = "rebound: unknown command '" + rebound::dsl::printable(word) +
+    std::string message = path + ": unknown command '" + rebound::dsl::printable(word) +
                           "'; commands are " + rebound::dsl::join_words(candidates);
     if (const std::string close = rebound::dsl::closest_match(word, candidates); !close.empty()) {
         message += " (did you mean '" + close + "'?)";
@@ -53,11 +55,22 @@ int main(int argc, char** argv) {
     register_replay(app, outcome);
     register_schema(app, outcome);
     register_simulate(app, outcome);
-    if (argc > 1 && argv[1][0] != '-') {
-        if (const std::optional<std::string> unknown = unknown_command(app, argv[1])) {
+    // The leading words name a command, then a command of that command (`queue status`), as
+    // long as the command named so far has commands of its own.
+    const CLI::App* parent = &app;
+    std::string path = "rebound";
+    for (int index = 1; index < argc && argv[index][0] != '-'; ++index) {
+        if (parent->get_subcommands({}).empty()) {
+            break;
+        }
+        if (const std::optional<std::string> unknown =
+                unknown_command(*parent, path, argv[index])) {
             std::cerr << *unknown << '\n';
             return kExitUsage;
         }
+        parent = parent->get_subcommand(argv[index]);
+        path += ' ';
+        path += argv[index];
     }
     try {
         app.parse(argc, argv);

@@ -23,10 +23,18 @@ ErrorDescription DatabaseFailure::description() const noexcept {
     return description;
 }
 
+const DiagnosticRecord* DatabaseFailure::shown() const noexcept {
+    if (const DiagnosticRecord* record = primary()) {
+        return record;
+    }
+    return records.empty() ? nullptr : &records.front();
+}
+
 std::string DatabaseFailure::summary() const {
     std::string text(to_string(category));
     text += " (";
-    if (const DiagnosticRecord* record = primary()) {
+    const DiagnosticRecord* record = shown();
+    if (record != nullptr) {
         text += record->sqlstate;
         text += ", native ";
         text += std::to_string(record->native_code);
@@ -35,7 +43,7 @@ std::string DatabaseFailure::summary() const {
     text += "phase ";
     text += to_string(phase);
     text += ")";
-    if (const DiagnosticRecord* record = primary()) {
+    if (record != nullptr) {
         text += ": ";
         text += record->message;
     }

@@ -35,7 +35,14 @@ struct DatabaseFailure {
     // views point into this failure, which must outlive the description.
     ErrorDescription description() const noexcept;
 
-    // `deadlock (40P01, native 1, phase execute): ERROR: deadlock detected ...`
+    // The record a reader is shown: primary(), or when no record decided the category, the first
+    // one (unixODBC reports a driver it cannot load only as the warning 01000 "Can't open lib",
+    // which is the whole explanation); null when there are no records.
+    const DiagnosticRecord* shown() const noexcept;
+
+    // `deadlock (40P01, native 1, phase execute): ERROR: deadlock detected ...`, of shown(): the
+    // driver's SQLSTATE and message whenever it left a record. The message is the driver's text
+    // as it is (data: escape it before printing it on a terminal).
     std::string summary() const;
 };
 
