@@ -243,7 +243,9 @@ else
 fi
 
 # --- Retry queue (PostgreSQL) --------------------------------------------------------------------
-# queue.json: bench/report.py writes its section of docs/performance.md (docs/queue.md quotes it).
+# queue.json (durable: fsync=on, synchronous_commit=on) and queue-fsync-off.json (the second,
+# labelled figure): bench/report.py writes their section of docs/performance.md (docs/queue.md
+# quotes it).
 if [ -x "$build_dir/bench/rebound_queue_bench" ]; then
   echo "== retry queue (PostgreSQL)" >&2
   echo "bench/queue_bench.sh $build_dir queue.json" >>"$commands"

@@ -21,6 +21,10 @@
 # 2), and starts it again on the same port with the same data directory, so the connection string
 # stays valid. The watchdog stays.
 #
+# PostgreSQL runs with fsync=off (the tests need no durability and finish sooner);
+# REBOUND_POSTGRESQL_DURABLE=1 at `start` and `restart` runs it with fsync=on and
+# synchronous_commit=on instead (bench/queue_bench.sh measures the durable queue so).
+#
 # A start that fails (initdb, pg_ctl, mariadb-install-db or mariadbd) exits 1 after printing the
 # logs of the attempt. REBOUND_POSTGRESQL_BIN names the directory of initdb and pg_ctl (default
 # /usr/lib/postgresql/15/bin); tests/odbc/database-server-start-test.sh points it, and PATH, at
@@ -138,9 +142,13 @@ start_watchdog() {
 # Runs the server of an initialised data directory and waits until it accepts connections.
 run_postgresql() {
   local runtime_dir=$1 port=$2
+  local durability="-c fsync=off"
+  if [ "${REBOUND_POSTGRESQL_DURABLE:-0}" = 1 ]; then
+    durability="-c fsync=on -c synchronous_commit=on"
+  fi
   # deadlock_timeout is lowered so that deadlock tests finish quickly.
   runuser -u postgres -- "$postgresql_bin/pg_ctl" -D "$runtime_dir/data" -l "$runtime_dir/server.log" \
-    -w -t 60 -o "-c listen_addresses=127.0.0.1 -p $port -k $runtime_dir -c fsync=off \
+    -w -t 60 -o "-c listen_addresses=127.0.0.1 -p $port -k $runtime_dir $durability \
         -c deadlock_timeout=100ms -c max_connections=50" start >/dev/null
 }
 
