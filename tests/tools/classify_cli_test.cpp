@@ -294,3 +294,34 @@ TEST_CASE("classify --grpc reads pushback trailers as the gRPC adapter does", "[
     CHECK(pushback({"9223372036854775807"})["server_delay_ms"] == 2147483647);
     CHECK(pushback({"+5"})["server_delay_ms"] == 5);
 }
+
+TEST_CASE("classify and decide note on stderr a requested vendor that has no map",
+          "[classify_cli]") {
+    const fs::path directory = rebound::testing::make_temporary_directory("rebound-vendor-maps");
+    fs::copy_file(fs::path(REBOUND_VENDOR_MAP_DIR) / "generic.yaml", directory / "generic.yaml");
+    fs::copy_file(fs::path(REBOUND_VENDOR_MAP_DIR) / "mysql.yaml", directory / "mysql.yaml");
+    const std::string note = "note: no vendor map for 'oracle' in " + directory.generic_string() +
+                             ": only the generic SQLSTATE rules apply";
+    // The generic map still classifies the SQLSTATE; the note says why nothing vendor-specific did.
+    const CommandResult classified =
+        run_cli({"classify", "--vendor", "oracle", "--sqlstate", "40001", "--native", "60",
+                 "--vendor-maps", directory.string()});
+    CHECK(classified.exit_code == 0);
+    CHECK(classified.out.find("serialization_failure") != std::string::npos);
+    CHECK(classified.err.find("rebound classify: " + note) != std::string::npos);
+    const CommandResult decided =
+        run_cli({"decide", kTiers, "--handler", "ApproveCase", "--attempt", "1", "--vendor",
+                 "oracle", "--native", "60", "--vendor-maps", directory.string()});
+    CHECK(decided.exit_code == 0);
+    CHECK(decided.err.find("rebound decide: " + note) != std::string::npos);
+    // A vendor with its map, and generic, get no note.
+    const CommandResult mysql = run_cli(
+        {"classify", "--vendor", "mysql", "--native", "1213", "--vendor-maps", directory.string()});
+    const CommandResult generic =
+        run_cli({"classify", "--sqlstate", "40001", "--vendor-maps", directory.string()});
+    fs::remove_all(directory);
+    CHECK(mysql.exit_code == 0);
+    CHECK(mysql.err.empty());
+    CHECK(generic.exit_code == 0);
+    CHECK(generic.err.empty());
+}

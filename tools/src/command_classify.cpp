@@ -119,7 +119,8 @@ int run_classify(const ClassifyOptions& options) {
         return kExitUsage;
     }
     int exit_code = kExitOk;
-    const auto classifier = load_vendor_maps_or_report(options.vendor_maps, exit_code);
+    const auto classifier =
+        load_vendor_maps_or_report(options.vendor_maps, exit_code, "classify", record->vendor);
     if (!classifier) {
         return exit_code;
     }

@@ -196,12 +196,13 @@ int run_decide(const DecideOptions& options) {
     // as the ODBC adapter does (docs/cli.md); --category, when given, stands.
     std::shared_ptr<const SqlErrorClassifier> classifier;
     if (!error->category && (!options.sqlstate.empty() || options.native)) {
-        classifier = load_vendor_maps_or_report(options.vendor_maps, exit_code);
+        const auto record = sql_error_record("decide", options.vendor, options.sqlstate,
+                                             options.native, options.phase);
+        classifier =
+            load_vendor_maps_or_report(options.vendor_maps, exit_code, "decide", record->vendor);
         if (!classifier) {
             return exit_code;
         }
-        const auto record = sql_error_record("decide", options.vendor, options.sqlstate,
-                                             options.native, options.phase);
         const SqlClassification classification = classifier->classify(*record);
         if (!classification.matched.empty()) {
             error->category = classification.category;

@@ -97,7 +97,9 @@ class QueueCommand {
             exit_code = kExitUsage;
             return false;
         }
-        const auto classifier = load_vendor_maps_or_report(options_.vendor_maps, exit_code);
+        // The vendor is known only once connected: no note about a missing map here.
+        const auto classifier =
+            load_vendor_maps_or_report(options_.vendor_maps, exit_code, "queue", std::nullopt);
         if (!classifier) {
             return false;
         }

@@ -49,9 +49,10 @@ std::filesystem::path vendor_map_directory(const std::string& explicit_directory
 }
 
 std::shared_ptr<const SqlErrorClassifier> load_vendor_maps_or_report(
-    const std::string& explicit_directory, int& exit_code) {
-    const dsl::VendorMapLoadResult result =
-        dsl::load_vendor_maps(vendor_map_directory(explicit_directory));
+    const std::string& explicit_directory, int& exit_code, std::string_view command,
+    std::optional<Vendor> requested) {
+    const std::filesystem::path directory = vendor_map_directory(explicit_directory);
+    const dsl::VendorMapLoadResult result = dsl::load_vendor_maps(directory);
     for (const dsl::Diagnostic& d : result.diagnostics) {
         const auto file = std::find_if(result.files.begin(), result.files.end(),
                                        [&](const auto& f) { return f.file == d.file; });
@@ -63,6 +64,16 @@ std::shared_ptr<const SqlErrorClassifier> load_vendor_maps_or_report(
             result.diagnostics.begin(), result.diagnostics.end(),
             [](const dsl::Diagnostic& d) { return d.code == dsl::DiagnosticCode::UnreadableFile; });
         exit_code = unreadable ? kExitUsage : kExitInputErrors;
+        return nullptr;
+    }
+    // A vendor without a map file is classified by the generic map alone (docs/vendor-maps.md,
+    // Overriding the maps): allowed, but never silent, as a map that went missing looks the same.
+    if (requested && *requested != Vendor::Generic &&
+        std::none_of(result.files.begin(), result.files.end(),
+                     [&](const dsl::VendorMapFileSummary& f) { return f.vendor == requested; })) {
+        std::cerr << "rebound " << command << ": note: no vendor map for '" << to_string(*requested)
+                  << "' in " << directory.generic_string()
+                  << ": only the generic SQLSTATE rules apply\n";
     }
     return result.classifier;
 }

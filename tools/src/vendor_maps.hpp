@@ -18,9 +18,12 @@ namespace rebound::cli {
 std::filesystem::path vendor_map_directory(const std::string& explicit_directory);
 
 // Loads the maps; on failure prints every diagnostic to stderr and sets `exit_code` to 2 for an
-// unreadable directory, 1 for errors in a map, and returns null.
+// unreadable directory, 1 for errors in a map, and returns null. When the maps load but none of
+// them is the map of `requested` (a vendor other than generic), prints a note naming `command`
+// and the directory on stderr: that vendor's errors are classified by the generic map alone.
 std::shared_ptr<const SqlErrorClassifier> load_vendor_maps_or_report(
-    const std::string& explicit_directory, int& exit_code);
+    const std::string& explicit_directory, int& exit_code, std::string_view command,
+    std::optional<Vendor> requested);
 
 // The record to classify from command-line options (views into the arguments, which must
 // outlive it). An empty vendor means `generic`. Prints a usage error naming `command` and returns
