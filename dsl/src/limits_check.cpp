@@ -106,3 +106,21 @@ void cap_diagnostics(Diagnostics& diagnostics, const std::string& file) {
 }
 
 }  // namespace rebound::dsl::detail
+
+namespace rebound::dsl {
+
+std::optional<Diagnostic> check_input_size(std::string_view file, std::uintmax_t size,
+                                           std::string_view what) {
+    if (size <= kMaxInputBytes) {
+        return std::nullopt;
+    }
+    Diagnostic diagnostic;
+    diagnostic.code = DiagnosticCode::LimitExceeded;
+    diagnostic.message = "the file has " + std::to_string(size) +
+                         " bytes, more than the limit of " + std::to_string(kMaxInputBytes) +
+                         " (1 MiB) for " + std::string(what);
+    diagnostic.file = std::string(file);
+    return diagnostic;
+}
+
+}  // namespace rebound::dsl

@@ -28,9 +28,7 @@ Diagnostic unreadable(const std::string& file, std::string message) {
 
 // RB112 for input of `size` bytes; refused before it is read or parsed.
 Diagnostic too_large(const std::string& file, std::uintmax_t size) {
-    return about_file(DiagnosticCode::LimitExceeded, file,
-                      "the file has " + std::to_string(size) + " bytes, more than the limit of " +
-                          std::to_string(kMaxInputBytes) + " (1 MiB) for a policy file");
+    return *check_input_size(file, size, "a policy file");
 }
 
 // What load_text and load_file return when loading failed with an exception (std::bad_alloc

@@ -9,27 +9,22 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdlib>
-#include <fstream>
+#include <iterator>
 #include <map>
 #include <span>
-#include <sstream>
 #include <system_error>
 #include <tuple>
 #include <utility>
 
-#include "rebound/dsl/load.hpp"
+#include "rebound/dsl/input_limits.hpp"
 #include "rebound/dsl/syntax.hpp"
 #include "rebound/error_category.hpp"
 
 #include "diagnostic_sink.hpp"
-#include "file_checks.hpp"
+#include "limits_check.hpp"
+#include "yaml/input_guard.hpp"
 #include "yaml/mapping.hpp"
 #include "yaml/nodes.hpp"
-
-#ifndef REBOUND_INSTALLED_VENDOR_MAP_DIR
-#define REBOUND_INSTALLED_VENDOR_MAP_DIR "/usr/local/share/rebound/vendors"
-#endif
 
 namespace rebound::dsl {
 namespace {
@@ -42,9 +37,8 @@ constexpr std::string_view kRuleKeys[] = {"native",  "sqlstate", "sqlstate_class
                                           "connect", "execute",  "commit",         "name",
                                           "note",    "source"};
 constexpr std::string_view kRuleKindKeys[] = {"native", "sqlstate", "sqlstate_class"};
-constexpr std::string_view kMapFileExtension = ".yaml";
-// The map of the SQLSTATE rules every vendor shares; a directory without it is refused.
-constexpr std::string_view kGenericMapFile = "generic.yaml";
+// What a vendor map file is called in the messages of the input limits.
+constexpr std::string_view kWhat = "a vendor map";
 
 using yaml::position_of;
 
@@ -422,8 +416,15 @@ std::string syntax_message(const YAML::ParserException& error) {
     return "the vendor map is not valid YAML: " + error.msg;
 }
 
-// Reads one file's text into `rules`; every problem goes to `diagnostics`.
+// Reads one file's text into `rules`; every problem goes to `diagnostics`. The file is read under
+// the limits of policy files (input_limits.hpp): too large a text is not parsed, and a document
+// with too many values or with a tag is not read further.
 ReadFile read_source(const VendorMapSource& source, Diagnostics& diagnostics) {
+    if (std::optional<Diagnostic> too_large =
+            check_input_size(source.file, source.text.size(), kWhat)) {
+        diagnostics.push_back(std::move(*too_large));
+        return {};
+    }
     YAML::Node root;
     try {
         root = YAML::Load(source.text);
@@ -436,8 +437,18 @@ ReadFile read_source(const VendorMapSource& source, Diagnostics& diagnostics) {
         diagnostics.push_back(std::move(diagnostic));
         return {};
     }
-    VendorMapReader reader(source.file, diagnostics);
-    return reader.read(root);
+    if (Diagnostics screened = yaml::screen_document(root, source.file); !screened.empty()) {
+        diagnostics.insert(diagnostics.end(), std::make_move_iterator(screened.begin()),
+                           std::make_move_iterator(screened.end()));
+        return {};
+    }
+    Diagnostics found;
+    VendorMapReader reader(source.file, found);
+    ReadFile file = reader.read(root);
+    detail::cap_diagnostics(found, source.file);
+    diagnostics.insert(diagnostics.end(), std::make_move_iterator(found.begin()),
+                       std::make_move_iterator(found.end()));
+    return file;
 }
 
 }  // namespace
@@ -479,97 +490,6 @@ VendorMapLoadResult load_vendor_map_sources(const std::vector<VendorMapSource>& 
     }
     result.classifier = std::make_shared<const SqlErrorClassifier>(rules);
     return result;
-}
-
-VendorMapLoadResult load_vendor_maps(const std::filesystem::path& directory) {
-    std::error_code error;
-    std::vector<std::filesystem::path> paths;
-    Diagnostics unreadable;
-    const auto refuse = [&unreadable](const std::filesystem::path& path, std::string message) {
-        Diagnostic diagnostic;
-        diagnostic.code = DiagnosticCode::UnreadableFile;
-        diagnostic.file = path.generic_string();
-        diagnostic.message = std::move(message);
-        unreadable.push_back(std::move(diagnostic));
-    };
-    for (std::filesystem::directory_iterator it(directory, error), end; !error && it != end;
-         it.increment(error)) {
-        if (it->path().extension() != kMapFileExtension) {
-            continue;
-        }
-        // A map that is not a file (a dangling symlink, a directory, a FIFO) would take its
-        // vendor's rules away silently: refused, as an unreadable file is.
-        if (const std::optional<std::string> problem = detail::not_a_regular_file(it->path())) {
-            refuse(it->path(), "cannot use this vendor map: " + *problem);
-        } else {
-            paths.push_back(it->path());
-        }
-    }
-    if (!error && !paths.empty() &&
-        std::none_of(paths.begin(), paths.end(), [](const std::filesystem::path& path) {
-            return path.filename() == kGenericMapFile;
-        })) {
-        refuse(directory / kGenericMapFile,
-               "the vendor map directory has no " + std::string(kGenericMapFile) +
-                   ": the SQLSTATE rules every vendor shares would be missing");
-    }
-    if (error || paths.empty()) {
-        VendorMapLoadResult result;
-        Diagnostic diagnostic;
-        diagnostic.code = DiagnosticCode::UnreadableFile;
-        diagnostic.file = directory.generic_string();
-        diagnostic.message =
-            error ? "cannot read the vendor map directory: " + error.message()
-                  : "the vendor map directory has no " + std::string(kMapFileExtension) + " files";
-        diagnostic.suggestion =
-            "set REBOUND_DATA_DIR to the directory that holds vendors/, or pass the directory";
-        result.diagnostics = std::move(unreadable);
-        result.diagnostics.push_back(std::move(diagnostic));
-        return result;
-    }
-    std::sort(paths.begin(), paths.end());
-    std::vector<VendorMapSource> sources;
-    for (const std::filesystem::path& path : paths) {
-        std::ifstream stream(path, std::ios::binary);
-        std::ostringstream text;
-        text << stream.rdbuf();
-        if (!stream) {
-            Diagnostic diagnostic;
-            diagnostic.code = DiagnosticCode::UnreadableFile;
-            diagnostic.file = path.generic_string();
-            diagnostic.message = "cannot read the vendor map file";
-            unreadable.push_back(std::move(diagnostic));
-            continue;
-        }
-        sources.push_back(VendorMapSource{path.generic_string(), text.str()});
-    }
-    VendorMapLoadResult result = load_vendor_map_sources(sources);
-    if (!unreadable.empty()) {
-        result.diagnostics.insert(result.diagnostics.begin(), unreadable.begin(), unreadable.end());
-        result.classifier.reset();
-    }
-    return result;
-}
-
-std::shared_ptr<const SqlErrorClassifier> load_vendor_maps_or_throw(
-    const std::filesystem::path& directory) {
-    VendorMapLoadResult result = load_vendor_maps(directory);
-    if (!result.classifier) {
-        throw LoadError(std::move(result.diagnostics));
-    }
-    return result.classifier;
-}
-
-std::filesystem::path default_vendor_map_directory(
-    const std::filesystem::path& package_data_directory) {
-    // Read once per call; the environment is the embedder's to set, not ours to cache.
-    if (const char* data_dir = std::getenv("REBOUND_DATA_DIR"); data_dir != nullptr && *data_dir) {
-        return std::filesystem::path(data_dir) / "vendors";
-    }
-    if (!package_data_directory.empty()) {
-        return package_data_directory / "vendors";
-    }
-    return std::filesystem::path(REBOUND_INSTALLED_VENDOR_MAP_DIR);
 }
 
 }  // namespace rebound::dsl

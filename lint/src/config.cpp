@@ -8,8 +8,10 @@
 #include <map>
 #include <span>
 #include <sstream>
+#include <system_error>
 
 #include "make_finding.hpp"
+#include "rebound/dsl/input_limits.hpp"
 #include "rebound/dsl/syntax.hpp"
 
 namespace rebound::lint {
@@ -338,6 +340,18 @@ class ConfigReader {
     ConfigResult& out_;
 };
 
+// What the configuration file is called in the messages of the input limits.
+constexpr std::string_view kWhat = "the lint configuration";
+
+// The findings of the limits every YAML file is read under (dsl::check_yaml_input).
+void add_limit_findings(const dsl::Diagnostics& problems, const RuleRegistry& registry,
+                        Findings& findings) {
+    for (const dsl::Diagnostic& problem : problems) {
+        findings.push_back(make_finding(registry, dsl::code_id(problem.code), problem.file,
+                                        problem.position, problem.message, problem.suggestion));
+    }
+}
+
 }  // namespace
 
 std::optional<Severity> LintSettings::severity_of(const RuleInfo& rule) const {
@@ -352,6 +366,16 @@ std::optional<Severity> LintSettings::severity_of(const RuleInfo& rule) const {
 ConfigResult load_config_text(std::string_view text, std::string_view file,
                               const RuleRegistry& registry) {
     ConfigResult result;
+    // Too large, too many values (aliases counted each time they are used) or a tag: the file is
+    // not read, as a policy file or a vendor map is not.
+    if (const dsl::Diagnostics problems = dsl::check_yaml_input(text, file, kWhat);
+        !problems.empty()) {
+        add_limit_findings(problems, registry, result.findings);
+        if (text.size() <= dsl::kMaxInputBytes) {
+            result.source = std::string(text);
+        }
+        return result;
+    }
     result.source = std::string(text);
     try {
         const YAML::Node root = YAML::Load(result.source);
@@ -367,6 +391,14 @@ ConfigResult load_config_text(std::string_view text, std::string_view file,
 
 ConfigResult load_config_file(const std::filesystem::path& path, const RuleRegistry& registry) {
     const std::string file = path.generic_string();
+    std::error_code size_error;
+    const std::uintmax_t size = std::filesystem::file_size(path, size_error);
+    if (const std::optional<dsl::Diagnostic> too_large =
+            size_error ? std::nullopt : dsl::check_input_size(file, size, kWhat)) {
+        ConfigResult result;
+        add_limit_findings({*too_large}, registry, result.findings);
+        return result;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         ConfigResult result;

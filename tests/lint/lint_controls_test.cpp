@@ -139,6 +139,46 @@ TEST_CASE("lint controls: configuration problems are findings with positions", "
           std::vector<std::string>{"RB001@2"});
 }
 
+TEST_CASE("lint controls: the configuration is read under the limits of policy files",
+          "[lint][config][limits]") {
+    // Larger than 1 MiB: refused before it is parsed.
+    const std::string padding(1024 * 1024, '#');
+    const ConfigResult large = load_config_text(padding + "\nrules: {RB301: off}\n", "c.yaml");
+    REQUIRE(codes(large.findings) == std::vector<std::string>{"RB112@0"});
+    CHECK(large.findings[0].message.find("(1 MiB) for the lint configuration") !=
+          std::string::npos);
+    CHECK(large.findings[0].file == "c.yaml");
+    // Aliases that multiply six levels of ten values: a million values from a few lines.
+    const ConfigResult aliases = load_config_text(
+        "rules: {RB301: off}\n"
+        "predicates: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        "handlers: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+        "delay-too-short: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+        "unthrottled-retries: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+        "loose-retry-budget: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+        "retry-amplification: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
+        "c.yaml");
+    REQUIRE(aliases.findings.size() == 1);
+    CHECK(aliases.findings[0].code == "RB112");
+    CHECK(aliases.findings[0].message.find("more than 100000 values") != std::string::npos);
+    CHECK(aliases.findings[0].position.line >= 2);
+    CHECK(aliases.findings[0].position.column > 0);
+    // More than 100,000 values without an alias.
+    std::string many = "predicates:\n";
+    for (int i = 0; i <= 100'000; ++i) {
+        many += "- p\n";
+    }
+    REQUIRE(codes(load_config_text(many, "c.yaml").findings) ==
+            std::vector<std::string>{"RB112@2"});
+    // A tag, at its position, and the settings it would have changed are not applied.
+    const ConfigResult tagged =
+        load_config_text("rules: {RB301: off}\nretry-amplification: { max: !!int 20 }\n", "c.yaml");
+    REQUIRE(codes(tagged.findings) == std::vector<std::string>{"RB004@2"});
+    CHECK(tagged.findings[0].message == "YAML tags are not supported, got '!!int'");
+    CHECK(tagged.findings[0].position.column == 29);
+    CHECK(tagged.settings.thresholds.max_amplification == RuleThresholds{}.max_amplification);
+}
+
 TEST_CASE("lint controls: configuration sets the thresholds of the rules that have them",
           "[lint][config]") {
     // Seven quick attempts, no budget, no deadline: RB320 with the default max_attempts 5, and an

@@ -35,6 +35,7 @@
 #include "rebound/vendor.hpp"
 #include "text_utilities.hpp"
 #include "utf8.hpp"
+#include "yaml/input_guard.hpp"
 #include "yaml/mapping.hpp"
 #include "yaml/nodes.hpp"
 #include "yaml/scalars.hpp"
@@ -108,11 +109,6 @@ class YamlReader {
     // The item values of a list, or none (after saying why) when the list or the values read so
     // far cross a limit of input_limits.hpp.
     std::vector<Value> items(const Value& list);
-    // Reports a YAML tag written on `node` (`!!binary`, `!custom`); whether there was one.
-    bool refuse_tag(const YAML::Node& node, SourcePosition position, const std::string& path);
-    // Counts `count` more values read at `where`; false (reported once) past kMaxNodes.
-    bool spend(std::size_t count, SourcePosition where);
-
     // Mappings: every entry with a readable, unique key (and, with `allowed`, a known one).
     std::vector<Entry> entries(const Value& map, const Context& context,
                                std::optional<std::span<const std::string_view>> allowed,
@@ -123,8 +119,11 @@ class YamlReader {
 
     std::string file_;
     Diagnostics& diagnostics_;
-    std::size_t nodes_ = 0;  // values read so far, aliased ones once per use
-    bool over_budget_ = false;
+    // The values read so far, and the tags refused (input_limits.hpp).
+    InputGuard guard_{[this](DiagnosticCode code, SourcePosition position, std::string field,
+                             std::string message, std::string suggestion) {
+        report(code, position, std::move(field), std::move(message), std::move(suggestion));
+    }};
 };
 
 void YamlReader::report(DiagnosticCode code, SourcePosition position, std::string field,
@@ -135,22 +134,6 @@ void YamlReader::report(DiagnosticCode code, SourcePosition position, std::strin
 
 // ---- Limits ----------------------------------------------------------------------------------
 
-bool YamlReader::spend(std::size_t count, SourcePosition where) {
-    if (over_budget_) {
-        return false;
-    }
-    nodes_ += count;
-    if (nodes_ <= kMaxNodes) {
-        return true;
-    }
-    over_budget_ = true;
-    report(DiagnosticCode::LimitExceeded, where, "",
-           "the file has more than " + std::to_string(kMaxNodes) +
-               " values (an aliased value counts each time it is used): the rest was not read",
-           "write the values once instead of multiplying them with aliases");
-    return false;
-}
-
 std::vector<Value> YamlReader::items(const Value& list) {
     if (list.node.size() > kMaxListItems) {
         report(DiagnosticCode::LimitExceeded, list.position, list.path,
@@ -159,29 +142,14 @@ std::vector<Value> YamlReader::items(const Value& list) {
                "name error categories or SQLSTATE classes instead of single codes");
         return {};
     }
-    if (!spend(list.node.size(), list.position)) {
+    if (!guard_.spend(list.node.size(), list.position)) {
         return {};
     }
     std::vector<Value> all = items_of(list);
-    std::erase_if(
-        all, [this](const Value& item) { return refuse_tag(item.node, item.position, item.path); });
+    std::erase_if(all, [this](const Value& item) {
+        return guard_.refuse_tag(item.node, item.position, item.path);
+    });
     return all;
-}
-
-bool YamlReader::refuse_tag(const YAML::Node& node, SourcePosition position,
-                            const std::string& path) {
-    const std::optional<std::string> tag = explicit_tag(node);
-    if (!tag) {
-        return false;
-    }
-    std::string written = *tag;
-    if (constexpr std::string_view kCore = "tag:yaml.org,2002:"; written.starts_with(kCore)) {
-        written = "!!" + written.substr(kCore.size());
-    }
-    report(DiagnosticCode::WrongType, position, path,
-           "YAML tags are not supported, got " + quoted(excerpt(written)),
-           "remove the tag: values are read by the field they belong to");
-    return true;
 }
 
 // ---- Mappings --------------------------------------------------------------------------------
@@ -191,13 +159,9 @@ std::vector<Entry> YamlReader::entries(const Value& map, const Context& context,
                                        std::string_view noun) {
     std::vector<Entry> result;
     const MappingWalk walk{map.node, map.position, context.path, context.where, noun, allowed};
-    MappingHooks hooks;
-    hooks.count = [this](SourcePosition key_position) { return spend(1, key_position); };
+    MappingHooks hooks = guard_.hooks(context.path);
     hooks.screen = [this, &context](const MappingEntry& entry) {
-        const SourcePosition value_mark = position_of(entry.value.Mark());
-        if (refuse_tag(entry.key, entry.key_position, context.path) ||
-            refuse_tag(entry.value, value_mark.known() ? value_mark : entry.key_position,
-                       entry.path)) {
+        if (!guard_.screen(entry, context.path)) {
             return false;
         }
         if (entry.key.Scalar() == "<<" && is_plain_scalar(entry.key)) {
@@ -405,7 +369,7 @@ Document YamlReader::read(const YAML::Node& root) {
     if (!root_position.known()) {
         root_position = {1, 1};
     }
-    if (refuse_tag(root, root_position, "")) {
+    if (guard_.refuse_tag(root, root_position, "")) {
         return document;
     }
     if (!root.IsMap()) {
