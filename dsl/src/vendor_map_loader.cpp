@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <charconv>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <span>
 #include <system_error>
@@ -33,10 +34,11 @@ constexpr std::string_view kVersionKey = "rebound_vendor_map";
 constexpr std::int64_t kSupportedVersion = 1;
 constexpr std::string_view kTopLevelKeys[] = {kVersionKey, "vendor", "description", "sources",
                                               "rules"};
-constexpr std::string_view kRuleKeys[] = {"native",  "sqlstate", "sqlstate_class", "category",
-                                          "connect", "execute",  "commit",         "name",
-                                          "note",    "source"};
-constexpr std::string_view kRuleKindKeys[] = {"native", "sqlstate", "sqlstate_class"};
+constexpr std::string_view kRuleKeys[] = {"native",   "native_range", "sqlstate", "sqlstate_class",
+                                          "category", "connect",      "execute",  "commit",
+                                          "name",     "note",         "source"};
+constexpr std::string_view kRuleKindKeys[] = {"native", "native_range", "sqlstate",
+                                              "sqlstate_class"};
 // What a vendor map file is called in the messages of the input limits.
 constexpr std::string_view kWhat = "a vendor map";
 
@@ -48,11 +50,28 @@ bool is_sqlstate_text(std::string_view text, std::size_t length) noexcept {
            });
 }
 
+// How messages name the key of a rule: 1213, [12150, 12999], '40001'.
+std::string key_text(SqlRuleKey key, std::int64_t first, std::int64_t last,
+                     const std::string& sqlstate) {
+    switch (key) {
+        case SqlRuleKey::NativeCode:
+            return std::to_string(first);
+        case SqlRuleKey::NativeRange:
+            return "[" + std::to_string(first) + ", " + std::to_string(last) + "]";
+        case SqlRuleKey::SqlState:
+        case SqlRuleKey::SqlStateClass:
+            break;
+    }
+    return "'" + sqlstate + "'";
+}
+
 // One rule read from a file, with the text its SqlErrorRule's view points into.
 struct ReadRule {
     SqlErrorRule rule;
     std::string sqlstate;
     SourcePosition position;
+    SourcePosition key_position;  // of the rule's key (`native`, `native_range`, ...)
+    std::string path;             // "rules[3]"
 };
 
 struct ReadFile {
@@ -77,9 +96,18 @@ class VendorMapReader {
 
   private:
     void read_sources(const Entry& entry);
+    // Reports more than SqlErrorClassifier::kMaxNativeRanges ranges, and equally wide ranges
+    // that overlap (the later one, with the earlier one's position).
+    void check_native_ranges(ReadFile& file);
     void read_rules(const Entry& entry, ReadFile& result);
     std::optional<ReadRule> read_rule(const YAML::Node& node, const std::string& path);
     bool read_rule_key(const Entry& entry, const std::string& path, ReadRule& rule);
+    std::optional<std::int64_t> read_native_code(const YAML::Node& node, SourcePosition position,
+                                                 const std::string& path);
+    // `[first, last]`: both native codes, first <= last.
+    std::optional<std::pair<std::int64_t, std::int64_t>> read_native_range(const YAML::Node& node,
+                                                                           SourcePosition position,
+                                                                           const std::string& path);
     std::optional<ErrorCategory> read_category(const Entry& entry, const std::string& path);
     void check_sources(const Entry& entry, const std::string& path);
     std::optional<std::string> scalar_text(const YAML::Node& node, SourcePosition position,
@@ -98,7 +126,8 @@ class VendorMapReader {
     std::map<std::string, SourcePosition, std::less<>> sources_;
     bool sources_read_ = false;
     std::vector<std::pair<std::string, SourcePosition>> pending_source_references_;
-    std::map<std::tuple<SqlRuleKey, std::int64_t, std::string>, SourcePosition> rule_keys_;
+    std::map<std::tuple<SqlRuleKey, std::int64_t, std::int64_t, std::string>, SourcePosition>
+        rule_keys_;
 };
 
 void VendorMapReader::report(DiagnosticCode code, SourcePosition position, std::string field,
@@ -194,7 +223,56 @@ ReadFile VendorMapReader::read(const YAML::Node& root) {
     if (const Entry* rules = find("rules")) {
         read_rules(*rules, result);
     }
+    check_native_ranges(result);
     return result;
+}
+
+void VendorMapReader::check_native_ranges(ReadFile& file) {
+    std::vector<const ReadRule*> ranges;
+    for (const ReadRule& read : file.rules) {
+        if (read.rule.key == SqlRuleKey::NativeRange) {
+            ranges.push_back(&read);
+        }
+    }
+    if (ranges.size() > SqlErrorClassifier::kMaxNativeRanges) {
+        const ReadRule& beyond = *ranges[SqlErrorClassifier::kMaxNativeRanges];
+        report(DiagnosticCode::LimitExceeded, beyond.key_position, beyond.path + ".native_range",
+               "more than " + std::to_string(SqlErrorClassifier::kMaxNativeRanges) +
+                   " native ranges in one map: this one is past the limit",
+               "list the codes of a small family one by one, or join neighbouring ranges");
+        return;
+    }
+    const auto width = [](const ReadRule* read) {
+        // Modular subtraction: exact for any last >= first.
+        return static_cast<std::uint64_t>(read->rule.native_last) -
+               static_cast<std::uint64_t>(read->rule.native_code);
+    };
+    std::stable_sort(ranges.begin(), ranges.end(), [&](const ReadRule* a, const ReadRule* b) {
+        return std::make_pair(width(a), a->rule.native_code) <
+               std::make_pair(width(b), b->rule.native_code);
+    });
+    // Equally wide ranges that overlap: neither is more specific, so the map is refused. Sorted
+    // by width and then first code, only neighbours can overlap.
+    for (std::size_t i = 1; i < ranges.size(); ++i) {
+        const ReadRule& a = *ranges[i - 1];
+        const ReadRule& b = *ranges[i];
+        if (width(&a) != width(&b) || b.rule.native_code > a.rule.native_last) {
+            continue;
+        }
+        const ReadRule& later = a.position.line > b.position.line ? a : b;
+        const ReadRule& earlier = &later == &a ? b : a;
+        report(DiagnosticCode::ConflictingFields, later.key_position, later.path + ".native_range",
+               "native range " +
+                   key_text(SqlRuleKey::NativeRange, later.rule.native_code, later.rule.native_last,
+                            "") +
+                   " overlaps native range " +
+                   key_text(SqlRuleKey::NativeRange, earlier.rule.native_code,
+                            earlier.rule.native_last, "") +
+                   " (line " + std::to_string(earlier.key_position.line) + ", column " +
+                   std::to_string(earlier.key_position.column) +
+                   ") and is as wide: neither is more specific, so neither can win",
+               "give the codes they share a rule of their own, or make one range narrower");
+    }
 }
 
 void VendorMapReader::read_sources(const Entry& entry) {
@@ -241,6 +319,7 @@ std::optional<ReadRule> VendorMapReader::read_rule(const YAML::Node& node,
     const std::size_t errors_before = diagnostics_.size();
     ReadRule rule;
     rule.position = position;
+    rule.path = path;
     rule.rule.vendor = vendor_.value_or(Vendor::Generic);
     const Entry* kind = nullptr;
     const Entry* source = nullptr;
@@ -254,12 +333,13 @@ std::optional<ReadRule> VendorMapReader::read_rule(const YAML::Node& node,
             std::end(kRuleKindKeys)) {
             if (kind != nullptr) {
                 report(DiagnosticCode::ConflictingFields, field.key_position, field_path,
-                       "a rule keys on one of native, sqlstate or sqlstate_class; this one "
-                       "already has '" +
+                       "a rule keys on one of native, native_range, sqlstate or sqlstate_class; "
+                       "this one already has '" +
                            kind->key + "'");
                 continue;
             }
             kind = &field;
+            rule.key_position = field.key_position;
             read_rule_key(field, field_path, rule);
         } else if (field.key == "category") {
             if (const auto category = read_category(field, field_path)) {
@@ -283,7 +363,8 @@ std::optional<ReadRule> VendorMapReader::read_rule(const YAML::Node& node,
     }
     if (!keys_reported && kind == nullptr) {
         report(DiagnosticCode::MissingField, position, path,
-               "the rule has no key: give one of native, sqlstate or sqlstate_class");
+               "the rule has no key: give one of native, native_range, sqlstate or "
+               "sqlstate_class");
     }
     if (!keys_reported && !has_category) {
         report(DiagnosticCode::MissingField, position, path + ".category",
@@ -298,12 +379,13 @@ std::optional<ReadRule> VendorMapReader::read_rule(const YAML::Node& node,
     if (diagnostics_.size() != errors_before) {
         return std::nullopt;
     }
-    const auto duplicate_key = std::make_tuple(rule.rule.key, rule.rule.native_code, rule.sqlstate);
+    const auto duplicate_key =
+        std::make_tuple(rule.rule.key, rule.rule.native_code, rule.rule.native_last, rule.sqlstate);
     if (const auto first = rule_keys_.find(duplicate_key); first != rule_keys_.end()) {
         report(DiagnosticCode::DuplicateKey, kind->key_position, path,
                "a rule for " + kind->key + " " +
-                   (rule.rule.key == SqlRuleKey::NativeCode ? std::to_string(rule.rule.native_code)
-                                                            : "'" + rule.sqlstate + "'") +
+                   key_text(rule.rule.key, rule.rule.native_code, rule.rule.native_last,
+                            rule.sqlstate) +
                    " is given twice (first at line " + std::to_string(first->second.line) +
                    ", column " + std::to_string(first->second.column) +
                    "); put every phase of one key into one rule");
@@ -315,19 +397,16 @@ std::optional<ReadRule> VendorMapReader::read_rule(const YAML::Node& node,
 
 bool VendorMapReader::read_rule_key(const Entry& entry, const std::string& path, ReadRule& rule) {
     const SourcePosition position = position_of(entry.value.Mark());
-    if (entry.key == "native") {
-        rule.rule.key = SqlRuleKey::NativeCode;
-        const auto text = scalar_text(entry.value, position, path, "an integer native error code");
-        if (!text) {
-            return false;
+    if (entry.key == "native" || entry.key == "native_range") {
+        const bool is_range = entry.key == "native_range";
+        rule.rule.key = is_range ? SqlRuleKey::NativeRange : SqlRuleKey::NativeCode;
+        std::optional<std::pair<std::int64_t, std::int64_t>> codes;
+        if (is_range) {
+            codes = read_native_range(entry.value, position, path);
+        } else if (const auto code = read_native_code(entry.value, position, path)) {
+            codes = std::make_pair(*code, *code);
         }
-        std::int64_t value = 0;
-        const char* end = text->data() + text->size();
-        const auto parsed =
-            std::from_chars(text->data() + (text->starts_with('+') ? 1 : 0), end, value);
-        if (text->empty() || parsed.ec != std::errc{} || parsed.ptr != end) {
-            report(DiagnosticCode::WrongType, position, path,
-                   "native code '" + *text + "' is not an integer such as 1213 or -911");
+        if (!codes) {
             return false;
         }
         if (vendor_ == Vendor::Generic) {
@@ -335,7 +414,8 @@ bool VendorMapReader::read_rule_key(const Entry& entry, const std::string& path,
                    "the generic map has no native codes: native codes belong to a vendor's map");
             return false;
         }
-        rule.rule.native_code = value;
+        rule.rule.native_code = codes->first;
+        rule.rule.native_last = codes->second;
         return true;
     }
     const bool is_class = entry.key == "sqlstate_class";
@@ -365,6 +445,57 @@ bool VendorMapReader::read_rule_key(const Entry& entry, const std::string& path,
     }
     rule.sqlstate = *text;
     return true;
+}
+
+std::optional<std::int64_t> VendorMapReader::read_native_code(const YAML::Node& node,
+                                                              SourcePosition position,
+                                                              const std::string& path) {
+    const auto text = scalar_text(node, position, path, "an integer native error code");
+    if (!text) {
+        return std::nullopt;
+    }
+    std::int64_t value = 0;
+    const char* end = text->data() + text->size();
+    const auto parsed =
+        std::from_chars(text->data() + (text->starts_with('+') ? 1 : 0), end, value);
+    if (parsed.ec == std::errc::result_out_of_range && parsed.ptr == end) {
+        report(DiagnosticCode::OutOfRange, position, path,
+               "native code '" + *text + "' is out of range: native codes are 64-bit integers (" +
+                   std::to_string(std::numeric_limits<std::int64_t>::min()) + " to " +
+                   std::to_string(std::numeric_limits<std::int64_t>::max()) + ")");
+        return std::nullopt;
+    }
+    if (text->empty() || parsed.ec != std::errc{} || parsed.ptr != end) {
+        report(DiagnosticCode::WrongType, position, path,
+               "native code '" + *text + "' is not an integer such as 1213 or -911");
+        return std::nullopt;
+    }
+    return value;
+}
+
+std::optional<std::pair<std::int64_t, std::int64_t>> VendorMapReader::read_native_range(
+    const YAML::Node& node, SourcePosition position, const std::string& path) {
+    if (!node.IsSequence() || node.size() != 2) {
+        report(DiagnosticCode::WrongType, position, path,
+               "'" + path +
+                   "' must be a list of the first and the last native code of a family, "
+                   "such as [12150, 12999]");
+        return std::nullopt;
+    }
+    const auto first = read_native_code(node[0], position_of(node[0].Mark()), path + "[0]");
+    const auto last = read_native_code(node[1], position_of(node[1].Mark()), path + "[1]");
+    if (!first || !last) {
+        return std::nullopt;
+    }
+    if (*last < *first) {
+        report(DiagnosticCode::InvalidValue, position, path,
+               "native range [" + std::to_string(*first) + ", " + std::to_string(*last) +
+                   "] ends below its first code",
+               "write the lower code first: [" + std::to_string(*last) + ", " +
+                   std::to_string(*first) + "]");
+        return std::nullopt;
+    }
+    return std::make_pair(*first, *last);
 }
 
 std::optional<ErrorCategory> VendorMapReader::read_category(const Entry& entry,

@@ -1,6 +1,7 @@
 #include "rebound/sql_error_classifier.hpp"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -17,7 +18,8 @@ constexpr std::uint8_t kGenericClassSpecificity = 1;
 constexpr std::uint8_t kGenericSqlStateSpecificity = 2;
 constexpr std::uint8_t kVendorClassSpecificity = 3;
 constexpr std::uint8_t kVendorSqlStateSpecificity = 4;
-constexpr std::uint8_t kVendorNativeSpecificity = 5;
+constexpr std::uint8_t kVendorNativeRangeSpecificity = 5;
+constexpr std::uint8_t kVendorNativeSpecificity = 6;
 
 constexpr char to_upper(char c) noexcept {
     return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
@@ -90,10 +92,12 @@ SqlErrorClassifier::SqlErrorClassifier(std::span<const SqlErrorRule> rules) {
     struct Pending {
         std::size_t vendor;
         std::size_t kind;
+        std::uint64_t width;  // NativeRange: last - first; other kinds: 0
         std::int64_t key;
         Entry entry;
         std::string text;
     };
+    std::array<std::size_t, kVendorTable.size()> range_counts{};
     std::vector<Pending> pending;
     pending.reserve(rules.size());
     for (const SqlErrorRule& rule : rules) {
@@ -104,9 +108,25 @@ SqlErrorClassifier::SqlErrorClassifier(std::span<const SqlErrorRule> rules) {
         }
         const std::string vendor_name(to_string(rule.vendor));
         std::int64_t key = rule.native_code;
+        std::int64_t last = rule.native_code;
+        std::uint64_t width = 0;
         std::string text;
         if (rule.key == SqlRuleKey::NativeCode) {
             text = "native:" + vendor_name + ":" + std::to_string(rule.native_code);
+        } else if (rule.key == SqlRuleKey::NativeRange) {
+            text = "native_range:" + vendor_name + ":" + std::to_string(rule.native_code) + "-" +
+                   std::to_string(rule.native_last);
+            if (rule.native_last < rule.native_code) {
+                throw std::invalid_argument("vendor map rule " + text +
+                                            " ends below its first code");
+            }
+            if (++range_counts[vendor] > kMaxNativeRanges) {
+                throw std::invalid_argument("vendor map of " + vendor_name + " has more than " +
+                                            std::to_string(kMaxNativeRanges) + " native ranges");
+            }
+            last = rule.native_last;
+            // Modular subtraction: exact for any last >= first, even across the int64 range.
+            width = static_cast<std::uint64_t>(last) - static_cast<std::uint64_t>(key);
         } else {
             const std::size_t length =
                 rule.key == SqlRuleKey::SqlState ? kSqlStateLength : kSqlStateClassLength;
@@ -121,6 +141,7 @@ SqlErrorClassifier::SqlErrorClassifier(std::span<const SqlErrorRule> rules) {
         }
         Entry entry;
         entry.key = key;
+        entry.last = last;
         bool applies = false;
         for (std::size_t phase = 0; phase < kDatabasePhaseCount; ++phase) {
             const auto& category = rule.category_by_phase[phase];
@@ -143,17 +164,31 @@ SqlErrorClassifier::SqlErrorClassifier(std::span<const SqlErrorRule> rules) {
             case SqlRuleKey::SqlStateClass:
                 entry.specificity = generic ? kGenericClassSpecificity : kVendorClassSpecificity;
                 break;
+            case SqlRuleKey::NativeRange:
+                entry.specificity = kVendorNativeRangeSpecificity;
+                break;
         }
-        pending.push_back({vendor, kind, key, entry, std::move(text)});
+        pending.push_back({vendor, kind, width, key, entry, std::move(text)});
     }
+    // Ranges narrowest first, so that the first range holding a code is the most specific.
     std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
-        return std::tie(a.vendor, a.kind, a.key) < std::tie(b.vendor, b.kind, b.key);
+        return std::tie(a.vendor, a.kind, a.width, a.key) <
+               std::tie(b.vendor, b.kind, b.width, b.key);
     });
     for (std::size_t i = 1; i < pending.size(); ++i) {
         const Pending& a = pending[i - 1];
         const Pending& b = pending[i];
-        if (a.vendor == b.vendor && a.kind == b.kind && a.key == b.key) {
+        if (a.vendor != b.vendor || a.kind != b.kind || a.width != b.width) {
+            continue;
+        }
+        if (a.key == b.key) {
             throw std::invalid_argument("vendor map rule " + b.text + " is given twice");
+        }
+        // Same width, sorted by first code: only neighbours can overlap.
+        if (b.kind == static_cast<std::size_t>(SqlRuleKey::NativeRange) &&
+            b.entry.key <= a.entry.last) {
+            throw std::invalid_argument("vendor map rules " + a.text + " and " + b.text +
+                                        " overlap and are equally wide");
         }
     }
     std::size_t text_size = 0;
@@ -186,13 +221,33 @@ SqlClassification SqlErrorClassifier::lookup(Vendor vendor, SqlRuleKey kind, std
     if (found == last || found->key != key) {
         return {};
     }
-    const std::uint8_t category = found->category_by_phase[static_cast<std::size_t>(phase)];
+    return make_result(*found, phase);
+}
+
+SqlClassification SqlErrorClassifier::lookup_range(Vendor vendor, std::int64_t code,
+                                                   DatabasePhase phase) const noexcept {
+    const Range range = ranges_[static_cast<std::size_t>(vendor)]
+                               [static_cast<std::size_t>(SqlRuleKey::NativeRange)];
+    for (std::uint32_t i = range.first; i < range.last; ++i) {
+        const Entry& entry = entries_[i];
+        if (entry.key <= code && code <= entry.last) {
+            if (SqlClassification result = make_result(entry, phase); result.specificity != 0) {
+                return result;
+            }
+        }
+    }
+    return {};
+}
+
+SqlClassification SqlErrorClassifier::make_result(const Entry& entry,
+                                                  DatabasePhase phase) const noexcept {
+    const std::uint8_t category = entry.category_by_phase[static_cast<std::size_t>(phase)];
     if (category == kNoCategory) {
         return {};
     }
     return {static_cast<ErrorCategory>(category),
-            std::string_view(texts_.data() + found->text_offset, found->text_length),
-            found->specificity};
+            std::string_view(texts_.data() + entry.text_offset, entry.text_length),
+            entry.specificity};
 }
 
 SqlClassification SqlErrorClassifier::classify(const SqlErrorRecord& record) const noexcept {
@@ -218,6 +273,10 @@ SqlClassification SqlErrorClassifier::classify(const SqlErrorRecord& record) con
             }
             if (result.specificity != 0) {
                 return result;
+            }
+            if (SqlClassification r = lookup_range(vendor, *record.native_code, phase);
+                r.specificity != 0) {
+                return r;
             }
         }
         if (state_key) {

@@ -359,3 +359,99 @@ TEST_CASE("a phase entry overrides the rule's category only in its phase", "[ven
     CHECK(classifier.classify(record(Vendor::MySql, "", 9001, DatabasePhase::Execute))
               .matched.empty());
 }
+
+TEST_CASE("native ranges load, and bad ones are reported with their positions",
+          "[vendor_maps][native_range]") {
+    SECTION("a range loads and classifies, an exact rule beating it") {
+        const auto result = load_text(kHeader +
+                                      "  - { native_range: [1200, 1299], category: lock_timeout, "
+                                      "source: ref }\n"
+                                      "  - { native: 1213, category: deadlock, source: ref }\n");
+        REQUIRE(result.diagnostics.empty());
+        REQUIRE(result.classifier != nullptr);
+        CHECK(result.classifier->classify(record(Vendor::MySql, "HY000", 1205)).matched ==
+              "native_range:mysql:1200-1299");
+        CHECK(result.classifier->classify(record(Vendor::MySql, "HY000", 1213)).category ==
+              ErrorCategory::Deadlock);
+    }
+    SECTION("reversed") {
+        const auto d = only_diagnostic(
+            "  - { native_range: [12999, 12150], category: connection_failure, source: ref }\n");
+        CHECK(d.code == DiagnosticCode::InvalidValue);
+        CHECK(d.position.line == 6);
+        CHECK(d.position.column == 21);
+        CHECK(d.field == "rules[0].native_range");
+        CHECK(d.message == "native range [12999, 12150] ends below its first code");
+        CHECK(d.suggestion == "write the lower code first: [12150, 12999]");
+    }
+    SECTION("a number beyond 64 bits") {
+        const auto d = only_diagnostic(
+            "  - { native_range: [1, 99999999999999999999], category: "
+            "connection_failure, source: ref }\n");
+        CHECK(d.code == DiagnosticCode::OutOfRange);
+        CHECK(d.position.line == 6);
+        CHECK(d.position.column == 25);
+        CHECK(d.field == "rules[0].native_range[1]");
+    }
+    SECTION("not an integer") {
+        const auto d = only_diagnostic(
+            "  - { native_range: [12150, 12x], category: connection_failure, source: ref }\n");
+        CHECK(d.code == DiagnosticCode::WrongType);
+        CHECK(d.position.column == 29);
+    }
+    SECTION("not a list of two") {
+        const auto d = only_diagnostic(
+            "  - { native_range: [12150], category: connection_failure, source: ref }\n");
+        CHECK(d.code == DiagnosticCode::WrongType);
+        CHECK(d.position.column == 21);
+        CHECK(only_diagnostic("  - { native_range: 12150, category: connection_failure, "
+                              "source: ref }\n")
+                  .code == DiagnosticCode::WrongType);
+    }
+    SECTION("given twice") {
+        const auto d = only_diagnostic(
+            "  - { native_range: [1200, 1299], category: lock_timeout, source: ref }\n"
+            "  - { native_range: [1200, 1299], category: deadlock, source: ref }\n");
+        CHECK(d.code == DiagnosticCode::DuplicateKey);
+        CHECK(d.position.line == 7);
+        CHECK(d.message.find("native_range [1200, 1299] is given twice (first at line 6") !=
+              std::string::npos);
+    }
+    SECTION("equally wide and overlapping: neither is more specific") {
+        const auto d = only_diagnostic(
+            "  - { native_range: [1200, 1299], category: lock_timeout, source: ref }\n"
+            "  - { native_range: [1250, 1349], category: deadlock, source: ref }\n");
+        CHECK(d.code == DiagnosticCode::ConflictingFields);
+        CHECK(d.position.line == 7);
+        CHECK(d.position.column == 7);
+        CHECK(d.field == "rules[1].native_range");
+        CHECK(d.message ==
+              "native range [1250, 1349] overlaps native range [1200, 1299] (line "
+              "6, column 7) and is as wide: neither is more specific, so neither "
+              "can win");
+    }
+    SECTION("a range with a native key too") {
+        const auto d = only_diagnostic(
+            "  - { native: 1213, native_range: [1200, 1299], category: "
+            "deadlock, source: ref }\n");
+        CHECK(d.code == DiagnosticCode::ConflictingFields);
+    }
+    SECTION("more ranges than the classifier tries one by one") {
+        std::string rules;
+        for (std::size_t i = 0; i <= rebound::SqlErrorClassifier::kMaxNativeRanges; ++i) {
+            rules += "  - { native_range: [" + std::to_string(i * 10) + ", " +
+                     std::to_string(i * 10 + 5) + "], category: deadlock, source: ref }\n";
+        }
+        const auto d = only_diagnostic(rules);
+        CHECK(d.code == DiagnosticCode::LimitExceeded);
+        CHECK(d.position.line == 6 + rebound::SqlErrorClassifier::kMaxNativeRanges);
+    }
+    SECTION("not in the generic map") {
+        const auto result = load_text(
+            "rebound_vendor_map: 1\nvendor: generic\nsources: { ref: r }\nrules:\n"
+            "  - { native_range: [1, 2], category: deadlock, source: ref }\n");
+        REQUIRE(result.diagnostics.size() == 1);
+        CHECK(result.diagnostics[0].code == DiagnosticCode::InvalidValue);
+        CHECK(result.diagnostics[0].position.line == 5);
+    }
+}

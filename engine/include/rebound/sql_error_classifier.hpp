@@ -60,7 +60,8 @@ struct SqlErrorRecord {
 };
 
 // The answer: the category and the rule that chose it, printed as in `rebound classify`
-// (`native:mysql:1213`, `sqlstate:postgresql:40P01`, `sqlstate_class:generic:08`, ...); `matched`
+// (`native:mysql:1213`, `native_range:oracle:12150-12999`, `sqlstate:postgresql:40P01`,
+// `sqlstate_class:generic:08`, ...); `matched`
 // is empty when nothing matched and the category is `unknown`. The view stays valid as long as
 // the classifier that returned it.
 struct SqlClassification {
@@ -68,7 +69,7 @@ struct SqlClassification {
     std::string_view matched;
     // How specific the winning rule was; used to pick the most specific of several records
     // (higher wins): 0 none, then generic class, generic SQLSTATE, vendor class, vendor SQLSTATE,
-    // vendor native code.
+    // vendor native range, vendor native code.
     std::uint8_t specificity = 0;
 };
 
@@ -88,6 +89,7 @@ enum class SqlRuleKey : std::uint8_t {
     NativeCode,     // the vendor's native error number (exact)
     SqlState,       // the five-character SQLSTATE (exact, after normalisation)
     SqlStateClass,  // the SQLSTATE's first two characters
+    NativeRange,    // a family of native error numbers: native_code to native_last, inclusive
 };
 
 inline constexpr std::size_t kDatabasePhaseCount = kDatabasePhaseTable.size();
@@ -98,7 +100,8 @@ inline constexpr std::size_t kDatabasePhaseCount = kDatabasePhaseTable.size();
 struct SqlErrorRule {
     Vendor vendor = Vendor::Generic;  // Generic: a rule of the ISO/ODBC SQLSTATE map
     SqlRuleKey key = SqlRuleKey::SqlState;
-    std::int64_t native_code = 0;  // NativeCode
+    std::int64_t native_code = 0;  // NativeCode; NativeRange: the first code of the range
+    std::int64_t native_last = 0;  // NativeRange: the last code of the range (>= native_code)
     std::string_view sqlstate;     // SqlState: 5 characters; SqlStateClass: 2 characters
     std::array<std::optional<ErrorCategory>, kDatabasePhaseCount> category_by_phase{};
 
@@ -111,19 +114,29 @@ struct SqlErrorRule {
 
 // The compiled vendor maps: per vendor, flat arrays sorted by key and searched by bisection.
 //
-// Precedence (docs/categories.md): vendor + native, vendor + SQLSTATE, vendor + SQLSTATE class,
-// generic SQLSTATE, generic SQLSTATE class, else `unknown`. At each level only a rule that applies
-// in the record's phase matches. SQLite extended result codes fall back to their primary code
-// (`code & 0xFF`) when the map does not name the extended code. SQLSTATEs are normalised
-// (normalize_sqlstate) before lookup.
+// Precedence (docs/categories.md, docs/vendor-maps.md): vendor + native, vendor + native range
+// (the narrowest range that holds the code), vendor + SQLSTATE, vendor + SQLSTATE class, generic
+// SQLSTATE, generic SQLSTATE class, else `unknown`. At each level only a rule that applies in the
+// record's phase matches (a range that does not apply in the phase leaves the code to the next
+// wider range). SQLite extended result codes fall back to their primary code (`code & 0xFF`) when
+// the map does not name the extended code. SQLSTATEs are normalised (normalize_sqlstate) before
+// lookup. Native ranges are few per vendor (kMaxNativeRanges) and searched in a linear pass,
+// narrowest first: no allocation, no lock.
 //
 // Immutable after construction; safe to share between threads. Not copyable (the results' views
 // point into it); movable.
 class SqlErrorClassifier {
   public:
+    // Native ranges of one vendor: the classifier tries them one by one, so their number is
+    // bounded (the loader reports a map with more as RB112 limit-exceeded).
+    static constexpr std::size_t kMaxNativeRanges = 64;
+
     // Throws std::invalid_argument when a rule has a malformed key (SQLSTATE not 5 characters of
-    // [0-9A-Z], class not 2), applies in no phase, or repeats the key of an earlier rule of the
-    // same vendor. The loader reports the same problems as positioned diagnostics first.
+    // [0-9A-Z], class not 2, a range whose last code is below its first), applies in no phase,
+    // repeats the key of an earlier rule of the same vendor, or is a native range that overlaps
+    // another range of the same vendor and the same width (neither would be more specific), and
+    // when a vendor has more than kMaxNativeRanges ranges. The loader reports the same problems
+    // as positioned diagnostics first.
     explicit SqlErrorClassifier(std::span<const SqlErrorRule> rules);
 
     SqlErrorClassifier(const SqlErrorClassifier&) = delete;
@@ -148,12 +161,14 @@ class SqlErrorClassifier {
 
   private:
     static constexpr std::uint8_t kNoCategory = 0xFF;
-    static constexpr std::size_t kKeyKindCount = 3;
+    static constexpr std::size_t kKeyKindCount = 4;
 
     // One compiled rule. SQLSTATEs and classes are encoded as integers (base 36) so every table
-    // is searched the same way.
+    // is searched the same way. A native range is `key` to `last`; its group is sorted by width,
+    // then by first code.
     struct Entry {
         std::int64_t key = 0;
+        std::int64_t last = 0;  // NativeRange: the last code; other kinds: `key`
         std::array<std::uint8_t, kDatabasePhaseCount> category_by_phase{};  // or kNoCategory
         std::uint8_t specificity = 0;
         std::uint32_t text_offset = 0;  // of the `matched` text in texts_
@@ -166,6 +181,10 @@ class SqlErrorClassifier {
 
     SqlClassification lookup(Vendor vendor, SqlRuleKey kind, std::int64_t key,
                              DatabasePhase phase) const noexcept;
+    // The narrowest native range of `vendor` that holds `code` and applies in `phase`.
+    SqlClassification lookup_range(Vendor vendor, std::int64_t code,
+                                   DatabasePhase phase) const noexcept;
+    SqlClassification make_result(const Entry& entry, DatabasePhase phase) const noexcept;
 
     std::vector<Entry> entries_;  // grouped by vendor and key kind, each group sorted by key
     std::vector<char> texts_;     // the `matched` texts of every entry, back to back
