@@ -21,7 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 def retryable_categories():
     """Categories retried by default, from the table of docs/categories.md."""
-    text = (ROOT / "docs" / "categories.md").read_text()
+    text = (ROOT / "docs/categories.md").read_text()
     return {m.group(1) for m in re.finditer(r"^\| `([a-z_]+)` \| yes \|", text, re.M)}
 
 
