@@ -1,32 +1,68 @@
-# install(EXPORT) of the libraries as rebound::<part>, with a relocatable reboundConfig.cmake.
+# install(EXPORT) of the libraries as rebound::<component>, one export set and one file of
+# dependencies per component (cmake/components/), under a relocatable reboundConfig.cmake that
+# loads only the components asked for (find_package(rebound COMPONENTS ...)).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(REBOUND_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/rebound")
 
-set(REBOUND_OPTIONAL_TARGETS)
+# Every component with the components it links, in an order in which each comes after those.
+# The libraries are static, so a component's consumers link what it links, privately or not.
+set(_rebound_component_table
+  "engine:"
+  "protocols:engine"
+  "observability:engine"
+  "asio:engine"
+  "dsl:engine"
+  "lint:dsl,engine"
+  "simulation:dsl,engine"
+  "odbc:engine"
+  "queue:odbc,engine"
+  "curl:protocols,asio,engine"
+  "grpc:protocols,engine")
+
+set(REBOUND_ALL_COMPONENTS)
+set(REBOUND_INSTALLED_COMPONENTS)
+set(REBOUND_COMPONENT_LINKS "# The components each component links.")
+foreach(_entry IN LISTS _rebound_component_table)
+  string(REPLACE ":" ";" _entry "${_entry}")
+  list(GET _entry 0 _component)
+  list(LENGTH _entry _length)
+  set(_links "")
+  if(_length GREATER 1)
+    list(GET _entry 1 _links)
+    string(REPLACE "," " " _links "${_links}")
+  endif()
+  list(APPEND REBOUND_ALL_COMPONENTS ${_component})
+  string(APPEND REBOUND_COMPONENT_LINKS "\nset(_rebound_links_${_component} ${_links})")
+  if(_component STREQUAL "grpc" AND NOT REBOUND_WITH_GRPC)
+    continue()
+  endif()
+  list(APPEND REBOUND_INSTALLED_COMPONENTS ${_component})
+  install(TARGETS rebound_${_component}
+    EXPORT rebound-${_component}-targets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(EXPORT rebound-${_component}-targets
+    NAMESPACE rebound::
+    FILE rebound-${_component}-targets.cmake
+    DESTINATION ${REBOUND_INSTALL_CMAKEDIR})
+  install(FILES cmake/components/rebound-${_component}.cmake
+    DESTINATION ${REBOUND_INSTALL_CMAKEDIR})
+endforeach()
+list(JOIN REBOUND_ALL_COMPONENTS " " REBOUND_ALL_COMPONENTS)
+list(JOIN REBOUND_INSTALLED_COMPONENTS " " REBOUND_INSTALLED_COMPONENTS)
+
 set(REBOUND_OPTIONAL_INCLUDE_DIRS)
 if(REBOUND_WITH_GRPC)
-  list(APPEND REBOUND_OPTIONAL_TARGETS rebound_grpc)
   list(APPEND REBOUND_OPTIONAL_INCLUDE_DIRS adapters/grpc/include/rebound)
 endif()
-
-install(TARGETS rebound_engine rebound_dsl rebound_lint rebound_simulation rebound_observability
-  rebound_odbc rebound_protocols rebound_curl rebound_asio
-  rebound_queue ${REBOUND_OPTIONAL_TARGETS}
-  EXPORT reboundTargets
-  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY engine/include/rebound dsl/include/rebound lint/include/rebound
   simulation/include/rebound observability/include/rebound adapters/odbc/include/rebound
   protocols/include/rebound adapters/curl/include/rebound adapters/asio/include/rebound
   adapters/queue/include/rebound ${REBOUND_OPTIONAL_INCLUDE_DIRS}
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-
-install(EXPORT reboundTargets
-  NAMESPACE rebound::
-  DESTINATION ${REBOUND_INSTALL_CMAKEDIR})
 
 configure_package_config_file(cmake/reboundConfig.cmake.in
   "${CMAKE_CURRENT_BINARY_DIR}/reboundConfig.cmake"
