@@ -401,6 +401,9 @@ void YamlReader::read_section(const Entry& entry, Document& document) {
         read_breakers(entry, document);
     } else if (entry.key == "default") {
         document.default_policy = read_text(entry.value, "a policy name");
+    } else if (entry.key == "$schema") {
+        // For editors only: one value (the URI), otherwise ignored (docs/policy-format.md).
+        static_cast<void>(read_text(entry.value, "the URI of the policy JSON Schema"));
     }
 }
 

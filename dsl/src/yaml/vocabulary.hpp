@@ -9,8 +9,9 @@ namespace rebound::dsl::yaml {
 
 // The keys of each mapping of the format.
 
+// `$schema`: the URI of the file's JSON Schema, for editors (JSON has no comment to hold it).
 inline constexpr std::string_view kTopLevelKeys[] = {"rebound",  "service",  "defaults", "breakers",
-                                                     "policies", "handlers", "default"};
+                                                     "policies", "handlers", "default",  "$schema"};
 // A circuit breaker's settings (docs/resilience.md).
 inline constexpr std::string_view kBreakerKeys[] = {
     "failure_ratio",        "minimum_calls", "window",
