@@ -51,6 +51,47 @@ foreach(_entry IN LISTS _rebound_component_table)
   install(FILES cmake/components/rebound-${_component}.cmake
     DESTINATION ${REBOUND_INSTALL_CMAKEDIR})
 endforeach()
+
+# pkg-config files, one per component (rebound-<component>.pc, relocatable through ${pcfiledir}):
+# what each requires besides the components it links (the libraries are static, so consumers
+# link what they link).
+set(_rebound_pc_requires_dsl yaml-cpp)
+set(_rebound_pc_requires_lint yaml-cpp)
+set(_rebound_pc_requires_odbc odbc)
+set(_rebound_pc_requires_curl libcurl)
+set(_rebound_pc_requires_grpc grpc++)
+foreach(_component IN LISTS REBOUND_INSTALLED_COMPONENTS)
+  set(_requires ${_rebound_pc_requires_${_component}})
+  foreach(_entry IN LISTS _rebound_component_table)
+    if(_entry MATCHES "^${_component}:(.*)$")
+      string(REPLACE "," ";" _links "${CMAKE_MATCH_1}")
+      foreach(_link IN LISTS _links)
+        list(APPEND _requires rebound-${_link})
+      endforeach()
+    endif()
+  endforeach()
+  list(JOIN _requires ", " _requires)
+  set(_libs "-L\${libdir} -lrebound_${_component}")
+  if(_component STREQUAL "engine")
+    string(APPEND _libs " -pthread")
+  endif()
+  file(RELATIVE_PATH _pc_to_prefix "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/pkgconfig/rebound-${_component}.pc"
+"prefix=\${pcfiledir}/${_pc_to_prefix}
+libdir=\${prefix}/${CMAKE_INSTALL_LIBDIR}
+includedir=\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}
+
+Name: rebound-${_component}
+Description: Rebound retry-policy engine: the ${_component} component (rebound::${_component})
+Version: ${PROJECT_VERSION}
+Requires: ${_requires}
+Cflags: -I\${includedir} -std=c++20
+Libs: ${_libs}
+")
+  install(FILES "${CMAKE_CURRENT_BINARY_DIR}/pkgconfig/rebound-${_component}.pc"
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()
+
 list(JOIN REBOUND_ALL_COMPONENTS " " REBOUND_ALL_COMPONENTS)
 list(JOIN REBOUND_INSTALLED_COMPONENTS " " REBOUND_INSTALLED_COMPONENTS)
 
