@@ -122,3 +122,22 @@ install(DIRECTORY policies/vendors policies/tiers DESTINATION ${CMAKE_INSTALL_DA
 install(FILES policies/schema/rebound-vendor-map.schema.json
   policies/schema/rebound-policy.schema.json
   DESTINATION ${CMAKE_INSTALL_DATADIR}/rebound/schema)
+
+# A Debian package of the whole installation (cpack -G DEB in the build directory): the libraries,
+# headers, package files, data and the `rebound` command line under /usr. It depends on the shared
+# libraries the command line links; the -dev packages a consumer's components need are suggested
+# (docs/install.md).
+if(PROJECT_IS_TOP_LEVEL)
+  set(CPACK_GENERATOR DEB)
+  set(CPACK_PACKAGE_NAME rebound)
+  set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+  set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+  set(CPACK_PACKAGE_CONTACT "Rebound maintainers <rebound-maintainers@users.noreply.github.com>")
+  set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+  set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+  set(CPACK_DEBIAN_PACKAGE_SECTION libdevel)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libyaml-cpp0.7, libodbc2, libstdc++6, libgcc-s1")
+  set(CPACK_DEBIAN_PACKAGE_SUGGESTS
+    "libyaml-cpp-dev, unixodbc-dev, libcurl4-openssl-dev, libasio-dev, libgrpc++-dev, pkg-config")
+  include(CPack)
+endif()
