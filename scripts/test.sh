@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The README's test command: installs what is missing, builds, and runs every test.
+# The README's test command: installs what is missing (every package of scripts/install-deps.sh),
+# builds everything, and runs every test.
 #   REBOUND_WERROR=ON   treat warnings as errors (CI sets it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
