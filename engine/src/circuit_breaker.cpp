@@ -342,7 +342,7 @@ BreakerPermit CircuitBreaker::acquire(TimePoint now) noexcept {
         if (const auto refused = refusal_while_open(now)) {
             return *refused;
         }
-        half_open_in_use_ = 0;
+        // half_open_in_use_ keeps the probes of earlier half-open states still in flight.
         half_open_successes_ = 0;
         set_state_locked(BreakerState::HalfOpen);
         current = state_word_.load(std::memory_order_relaxed);
@@ -382,7 +382,13 @@ void CircuitBreaker::record(const BreakerPermit& permit, Outcome outcome, TimePo
     }
     const std::uint64_t word = state_word_.load(std::memory_order_acquire);
     if (generation_of(word) != permit.generation) {
-        return;  // admitted by an earlier state: says nothing about the dependency now
+        // Admitted by an earlier state: says nothing about the dependency now. A probe of an
+        // earlier half-open state still held its place among half_open_calls until now.
+        if (permit.admitted_in == BreakerState::HalfOpen) {
+            const std::lock_guard lock(mutex_);
+            release_earlier_probe_locked(permit.generation);
+        }
+        return;
     }
     if (state_of(word) == BreakerState::Closed) {
         record_closed(permit.generation, outcome, now);
@@ -442,6 +448,7 @@ void CircuitBreaker::record_half_open(std::uint64_t generation, Outcome outcome,
                                       TimePoint now) noexcept {
     const std::lock_guard lock(mutex_);
     if (state_word_.load(std::memory_order_relaxed) != pack(generation, BreakerState::HalfOpen)) {
+        release_earlier_probe_locked(generation);  // the state changed since record() looked
         return;
     }
     half_open_in_use_ = std::max(half_open_in_use_ - 1, 0);
@@ -461,9 +468,14 @@ void CircuitBreaker::open_locked(TimePoint now, Duration period) noexcept {
     set_state_locked(BreakerState::Open);
 }
 
+void CircuitBreaker::release_earlier_probe_locked(std::uint64_t generation) noexcept {
+    if (generation >= probes_counted_since_ && half_open_in_use_ > 0) {
+        --half_open_in_use_;
+    }
+}
+
 void CircuitBreaker::close_locked() noexcept {
     consecutive_.store(0, std::memory_order_relaxed);
-    half_open_in_use_ = 0;
     half_open_successes_ = 0;
     set_state_locked(BreakerState::Closed);
     open_period_ = active_.load(std::memory_order_relaxed)->settings.open_for;
@@ -509,6 +521,10 @@ void CircuitBreaker::reset() noexcept {
     const std::lock_guard lock(mutex_);
     isolated_ = false;
     close_locked();
+    // Forgets the probes in flight: an operator's reset also frees permits that were never given
+    // back.
+    half_open_in_use_ = 0;
+    probes_counted_since_ = generation_of(state_word_.load(std::memory_order_relaxed));
 }
 
 void CircuitBreaker::update_settings(BreakerSettings settings,
@@ -531,7 +547,7 @@ BreakerSnapshot CircuitBreaker::snapshot(TimePoint now) const noexcept {
         out.failures_in_window = window_total(&CallStripe::failures, generation_of(word), bucket);
     }
     out.consecutive_failures = consecutive_.load(std::memory_order_relaxed);
-    out.half_open_permits_in_use = out.state == BreakerState::HalfOpen ? half_open_in_use_ : 0;
+    out.half_open_permits_in_use = half_open_in_use_;
     if (out.state == BreakerState::Open && !isolated_) {
         out.until_half_open = Duration{std::max<std::int64_t>(
             open_until_us_.load(std::memory_order_relaxed) - since_creation(now), 0)};

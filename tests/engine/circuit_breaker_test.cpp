@@ -185,6 +185,79 @@ TEST_CASE("half-open admits half_open_calls at once and refuses others without a
     }
 }
 
+TEST_CASE("probes of an earlier half-open state count against half_open_calls until given back",
+          "[breaker]") {
+    BreakerSettings s = ratio(1, 1.0);  // open_for 100ms, max 350ms
+    s.half_open_calls = 3;
+    CircuitBreaker b(s, t0);
+    trip(b, 0ms);
+    const BreakerPermit first = b.acquire(at(100ms));
+    const BreakerPermit second = b.acquire(at(100ms));
+    const BreakerPermit third = b.acquire(at(100ms));
+    REQUIRE(first.admitted);
+    REQUIRE(second.admitted);
+    REQUIRE(third.admitted);
+    b.record_error(first, kFailure, at(101ms));  // open again for 200ms
+    REQUIRE(state(b, 101ms) == BreakerState::Open);
+    CHECK(b.snapshot(at(101ms)).half_open_permits_in_use == 2);  // second and third still out
+
+    // Half-open again: the two earlier probes in flight leave room for one new probe.
+    const BreakerPermit fourth = b.acquire(at(301ms));
+    CHECK(fourth.admitted);
+    CHECK(state(b, 301ms) == BreakerState::HalfOpen);
+    CHECK_FALSE(b.acquire(at(301ms)).admitted);
+    CHECK(b.snapshot(at(301ms)).half_open_permits_in_use == 3);
+
+    // An earlier probe's outcome is ignored but frees its place, and only its own.
+    b.record_success(second, 1ms, at(302ms));
+    CHECK(b.snapshot(at(302ms)).half_open_permits_in_use == 2);
+    const BreakerPermit fifth = b.acquire(at(302ms));
+    CHECK(fifth.admitted);
+    CHECK_FALSE(b.acquire(at(302ms)).admitted);
+    b.release(third, at(303ms));
+    const BreakerPermit sixth = b.acquire(at(303ms));
+    CHECK(sixth.admitted);
+    CHECK_FALSE(b.acquire(at(303ms)).admitted);
+
+    // The three successes of this state close it; the earlier one did not count.
+    b.record_success(fourth, 1ms, at(304ms));
+    b.record_success(fifth, 1ms, at(304ms));
+    CHECK(state(b, 304ms) == BreakerState::HalfOpen);
+    b.record_success(sixth, 1ms, at(305ms));
+    CHECK(state(b, 305ms) == BreakerState::Closed);
+    CHECK(b.snapshot(at(305ms)).half_open_permits_in_use == 0);
+}
+
+TEST_CASE("a probe still out when the breaker closes counts when it half-opens, until a reset",
+          "[breaker]") {
+    BreakerSettings s = ratio(1, 1.0);
+    s.half_open_calls = 2;
+    CircuitBreaker b(s, t0);
+    trip(b, 0ms);
+    const BreakerPermit first = b.acquire(at(100ms));
+    b.record_success(first, 1ms, at(100ms));
+    const BreakerPermit slow = b.acquire(at(100ms));
+    const BreakerPermit second = b.acquire(at(100ms));
+    REQUIRE(slow.admitted);
+    REQUIRE(second.admitted);
+    b.record_success(second, 1ms, at(101ms));  // two successes: closed, `slow` still out
+    REQUIRE(state(b, 101ms) == BreakerState::Closed);
+    CHECK(b.snapshot(at(101ms)).half_open_permits_in_use == 1);
+
+    trip(b, 200ms);
+    CHECK(b.acquire(at(300ms)).admitted);
+    CHECK_FALSE(b.acquire(at(300ms)).admitted);  // `slow` and the new probe
+
+    b.reset();
+    CHECK(b.snapshot(at(301ms)).half_open_permits_in_use == 0);
+    trip(b, 400ms);
+    CHECK(b.acquire(at(500ms)).admitted);
+    CHECK(b.acquire(at(500ms)).admitted);
+    b.release(slow, at(501ms));  // from before the reset: frees none of the new probes
+    CHECK_FALSE(b.acquire(at(501ms)).admitted);
+    CHECK(b.snapshot(at(501ms)).half_open_permits_in_use == 2);
+}
+
 TEST_CASE("re-open periods double up to max_open_for", "[breaker]") {
     CircuitBreaker b(ratio(1, 1.0), t0);  // open_for 100ms, max 350ms
     trip(b, 0ms);

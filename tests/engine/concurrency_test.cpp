@@ -359,6 +359,73 @@ TEST_CASE("threads share one breaker through trips and recoveries, every permit 
     CHECK(snapshot.transitions_to[static_cast<std::size_t>(rebound::BreakerState::Open)] > 0);
 }
 
+// Probes held while another probe fails and the breaker re-opens, then half-opens again: the
+// probes of every half-open state together never exceed half_open_calls (counted per state,
+// 8 threads once held up to 8 at once with half_open_calls: 3).
+TEST_CASE("probes in flight never exceed half_open_calls across re-opens",
+          "[concurrency][breaker]") {
+    rebound::BreakerSettings settings;
+    settings.name = "flaky";
+    settings.trip = rebound::BreakerTrip::Consecutive;
+    settings.consecutive_failures = 1;
+    settings.open_for = 1ms;
+    settings.half_open_calls = 3;
+    const rebound::CircuitBreaker::TimePoint t0{};
+    rebound::CircuitBreaker breaker(settings, t0);
+    // Virtual time: every call moves it on by 200us, so an open period ends after five calls
+    // while earlier probes are still held.
+    std::atomic<std::int64_t> now_us{0};
+    std::atomic<int> probes_held{0};
+    std::atomic<int> most_held{0};
+
+    const auto worker = [&](int seed) {
+        std::uint64_t state =
+            static_cast<std::uint64_t>(seed) * std::uint64_t{0x9E3779B97F4A7C15} + 1;
+        for (int i = 0; i < 5000; ++i) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            const auto now = t0 + rebound::Duration{now_us.fetch_add(200)};
+            const rebound::BreakerPermit permit = breaker.acquire(now);
+            if (!permit) {
+                continue;
+            }
+            bool fails = state % 4 == 0;
+            if (permit.admitted_in == rebound::BreakerState::HalfOpen) {
+                // Counted after the breaker admitted it and until before its outcome goes back:
+                // never more than the breaker counts.
+                const int held = probes_held.fetch_add(1) + 1;
+                int most = most_held.load();
+                while (held > most && !most_held.compare_exchange_weak(most, held)) {
+                }
+                for (std::uint64_t spin = 0; spin < state % 64; ++spin) {
+                    std::this_thread::yield();  // a slow probe: others go on meanwhile
+                }
+                probes_held.fetch_sub(1);
+                fails = state % 3 == 0;
+            }
+            const auto done = t0 + rebound::Duration{now_us.load()};
+            if (fails) {
+                breaker.record_error(permit, ErrorDescription::of(ErrorCategory::Deadlock), done);
+            } else {
+                breaker.record_success(permit, 1ms, done);
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back(worker, t + 1);
+    }
+    for (auto& thread : threads) {
+        thread.join();
+    }
+
+    const auto snapshot = breaker.snapshot(t0 + rebound::Duration{now_us.load()});
+    CHECK(most_held.load() <= settings.half_open_calls);
+    CHECK(snapshot.half_open_permits_in_use == 0);  // every probe came back
+    CHECK(snapshot.transitions_to[static_cast<std::size_t>(rebound::BreakerState::HalfOpen)] > 1);
+}
+
 // More threads than the breaker has stripes of their own: those beyond share one, with
 // compare-and-swap. No call may be lost either way.
 TEST_CASE("more threads than stripes count every call of a closed breaker",

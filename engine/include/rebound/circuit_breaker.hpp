@@ -12,8 +12,11 @@
 //     hint. half_open_calls successes close it (empty window, p back to open_for); a failure opens
 //     it again with p = min(2p, max_open_for); an ignored outcome frees the permit.
 // A permit belongs to the state that admitted it: an outcome recorded after the breaker changed
-// state since then is ignored. isolate() forces the breaker open until reset(); reset() closes it
-// with an empty window.
+// state since then is ignored. A half-open permit (a probe) still counts against half_open_calls
+// until its outcome is recorded or it is released, also after its half-open state ended: a
+// breaker that re-opened and half-opens again admits only as many new probes as the earlier ones
+// still in flight leave room for. isolate() forces the breaker open until reset(); reset() closes
+// it with an empty window and forgets the probes in flight.
 //
 // Outcomes: a success (a failure when slow_call is set and the call took longer), a failure (an
 // error that the `failures` matchers match, exactly as retry_on matches), or ignored (any other
@@ -22,11 +25,11 @@
 // Concurrency contract: every member function is safe from many threads. In the closed state,
 // acquire() is one atomic load and recording an outcome updates the window with compare-and-swap
 // on its bucket words; neither locks nor allocates. Transitions, and every call while open past
-// the period or half-open, take the breaker's mutex (they are rare, and half-open admits only a
-// few calls). Times are given by the caller (read from its clock), so tests and `rebound replay`
-// run in virtual time; they must not decrease by more than the caller can tolerate (an outcome
-// recorded "in the past" lands in the bucket of its own time if that bucket is still in the
-// window, and is otherwise dropped).
+// the period or half-open, and the outcome of a probe recorded after its state ended, take the
+// breaker's mutex (they are rare, and half-open admits only a few calls). Times are given by the
+// caller (read from its clock), so tests and `rebound replay` run in virtual time; they must not
+// decrease by more than the caller can tolerate (an outcome recorded "in the past" lands in the
+// bucket of its own time if that bucket is still in the window, and is otherwise dropped).
 //
 // Settings given to update_settings() take effect at the breaker's next change of state, so a
 // reload keeps its state and window (docs/resilience.md, "State across reloads").
@@ -132,7 +135,7 @@ struct BreakerSnapshot {
     std::uint64_t calls_in_window = 0;     // ratio rule only
     std::uint64_t failures_in_window = 0;  // ratio rule only
     std::uint64_t consecutive_failures = 0;
-    int half_open_permits_in_use = 0;
+    int half_open_permits_in_use = 0;  // probes in flight, of this or an earlier half-open state
     std::optional<Duration> until_half_open;        // while open (not isolated)
     Duration open_period{0};                        // the current or next open period
     std::uint64_t refused = 0;                      // calls refused since creation
@@ -233,6 +236,8 @@ class CircuitBreaker {
                        std::size_t stripe) noexcept;
     void open_locked(TimePoint now, Duration period) noexcept;
     void close_locked() noexcept;
+    // A probe admitted in the half-open state of `generation`, which has ended, came back.
+    void release_earlier_probe_locked(std::uint64_t generation) noexcept;
     void set_state_locked(BreakerState state) noexcept;
     void apply_pending_locked() noexcept;
     std::int64_t bucket_of(const Compiled& compiled, TimePoint now) const noexcept;
@@ -264,7 +269,10 @@ class CircuitBreaker {
     mutable std::mutex mutex_;  // guards everything below and every change of state
     Duration open_period_{0};
     bool isolated_ = false;
+    // Probes in flight: half-open permits not yet given back, of any half-open state since
+    // probes_counted_since_ (the generation reset() started; earlier ones are forgotten).
     int half_open_in_use_ = 0;
+    std::uint64_t probes_counted_since_ = 0;
     int half_open_successes_ = 0;
     std::unique_ptr<const Compiled> pending_;
     BreakerTransitionListener listener_;
