@@ -22,12 +22,12 @@ Diagnostic error_at(DiagnosticCode code, std::string file, std::string message) 
 
 // Adds `path` to `files` when it names a policy file (by extension) that is a regular file or a
 // symlink to one. A policy file name that cannot be read as one (a dangling or looping symlink,
-// as in a Kubernetes ConfigMap update caught halfway; a FIFO) is a diagnostic, so that the
-// directory does not load without it; directories and other names are ignored.
+// as in a Kubernetes ConfigMap update caught halfway; a directory such as `payments.yaml/`; a
+// FIFO) is a diagnostic, so that the directory does not load without it; other names are
+// ignored.
 std::optional<Diagnostic> add_if_policy_file(const std::filesystem::path& path,
                                              std::vector<std::filesystem::path>& files) {
-    std::error_code error;
-    if (!syntax_for_path(path.string()) || std::filesystem::is_directory(path, error)) {
+    if (!syntax_for_path(path.string())) {
         return std::nullopt;
     }
     if (const std::optional<std::string> problem = detail::not_a_regular_file(path)) {

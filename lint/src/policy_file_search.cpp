@@ -60,7 +60,7 @@ class TreeSearch {
     void entry(const fs::path& path, std::vector<fs::path>& pending) {
         std::error_code error;
         const fs::file_status own = fs::symlink_status(path, error);
-        if (own.type() == fs::file_type::directory) {
+        if (own.type() == fs::file_type::directory && !names_policy_file(path)) {
             if (!is_hidden(path)) {
                 pending.push_back(path);
             }
@@ -69,6 +69,8 @@ class TreeSearch {
         if (!names_policy_file(path)) {
             return;
         }
+        // A directory named as a policy file (`payments.yaml/`), or a symlink to one, is reported
+        // and not searched: a policy directory refuses it too, rather than drop the service.
         const fs::file_status target = fs::status(path, error);
         if (error) {
             problems_.push_back(
@@ -77,7 +79,9 @@ class TreeSearch {
                                      : "cannot read file: " + error.message()));
         } else if (target.type() == fs::file_type::regular) {
             files_.push_back(path.generic_string());
-        } else if (target.type() != fs::file_type::directory) {
+        } else if (target.type() == fs::file_type::directory) {
+            problems_.push_back(unreadable(path, "a directory, not a file"));
+        } else {
             problems_.push_back(unreadable(path, "not a regular file"));
         }
     }

@@ -258,6 +258,37 @@ TEST_CASE("a dangling .yaml symlink fails the reload with a diagnostic and keeps
     CHECK(loaded.directory == nullptr);
 }
 
+TEST_CASE("a directory named like a policy file fails the load with a diagnostic",
+          "[watcher][faults]") {
+    TemporaryDirectory dir;
+    write_file(dir.path / "payments.yaml", payments(3));
+    write_file(dir.path / "orders.yaml", service_file("orders"));
+    PolicyDirectoryStore store;
+    REQUIRE(rebound::dsl::reload_policy_directory(store, dir.path));
+
+    // orders.yaml replaced by a folder of that name, then by a symlink to a folder: neither may
+    // drop the orders service from a snapshot that loads.
+    fs::remove(dir.path / "orders.yaml");
+    fs::create_directory(dir.path / "orders.yaml");
+    fs::create_directory(dir.parent / "folder");
+    for (const bool through_symlink : {false, true}) {
+        INFO("through a symlink: " << through_symlink);
+        if (through_symlink) {
+            fs::remove(dir.path / "orders.yaml");
+            fs::create_directory_symlink(dir.parent / "folder", dir.path / "orders.yaml");
+        }
+        Diagnostics reported;
+        CHECK_FALSE(rebound::dsl::reload_policy_directory(
+            store, dir.path, {}, [&](const Diagnostics& diagnostics) { reported = diagnostics; }));
+        REQUIRE(reported.size() == 1);
+        CHECK(reported[0].code == DiagnosticCode::UnreadableFile);
+        CHECK(reported[0].file == (dir.path / "orders.yaml").string());
+        CHECK(reported[0].message == "a directory, not a file");
+        CHECK(store.current()->service("orders") != nullptr);  // the last good snapshot stays
+        CHECK(rebound::dsl::load_policy_directory(dir.path).directory == nullptr);
+    }
+}
+
 TEST_CASE("a Kubernetes ConfigMap mount: atomic ..data swaps, bad update, file added, removed",
           "[watcher][faults]") {
     TemporaryDirectory dir;

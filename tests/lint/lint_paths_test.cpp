@@ -119,3 +119,32 @@ TEST_CASE("lint of a Kubernetes ConfigMap mount lints each file once, by its own
     CHECK(rebound::lint::find_policy_files({dir.path.string()}).files ==
           std::vector<std::string>{(dir.path / "payments.yaml").string()});
 }
+
+TEST_CASE("lint and explain report a directory named like a policy file, exit 2", "[lint][paths]") {
+    // A `payments.yaml/` folder (a deployment that unpacked into the wrong place) must not leave
+    // the service out silently; nor may a symlink to a directory by such a name.
+    TemporaryDirectory dir;
+    dir.write("orders.yaml", kPolicy);
+    dir.write("payments.yaml/inner.yaml", kPolicy);
+    fs::create_directory_symlink("payments.yaml", dir.path / "billing.json");
+
+    const rebound::lint::PolicyFileSearch search =
+        rebound::lint::find_policy_files({dir.path.string()});
+    CHECK(search.files == std::vector<std::string>{(dir.path / "orders.yaml").string()});
+    REQUIRE(search.problems.size() == 2);
+    for (const auto& problem : search.problems) {
+        CHECK(problem.code == rebound::dsl::DiagnosticCode::UnreadableFile);
+        CHECK(problem.message == "a directory, not a file");
+    }
+
+    const CommandResult result = lint(dir.path);
+    CHECK(result.exit_code == 2);
+    INFO(result.out);
+    CHECK(result.out.find("payments.yaml: error: a directory, not a file") != std::string::npos);
+    CHECK(result.out.find("billing.json: error: a directory, not a file") != std::string::npos);
+
+    const CommandResult explained = rebound::testing::run_command(
+        {REBOUND_CLI_PATH, "explain", (dir.path / "payments.yaml").string()});
+    CHECK(explained.exit_code == 2);
+    CHECK(explained.err.find("payments.yaml: error: cannot read file") != std::string::npos);
+}

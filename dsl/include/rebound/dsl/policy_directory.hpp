@@ -8,11 +8,12 @@
 //                                                                             "payments")});
 //
 // The directory's files with a policy extension (.yaml .yml .json .rebound, mixed freely; other
-// files and subdirectories are ignored) are loaded in name order. A path naming one policy file
-// instead of a directory loads that file alone, so a single-file service works the same way. The
-// snapshot exists only when every file compiled, no two files name the same service, and every tier
-// named by a registered handler is a policy of every service; otherwise the result carries the
-// diagnostics and no snapshot, so a store keeps its last good one.
+// files and subdirectories are ignored) are loaded in name order; a policy file name that is not
+// a readable file (a dangling or looping symlink, a directory, a FIFO) is an error. A path naming
+// one policy file instead of a directory loads that file alone, so a single-file service works
+// the same way. The snapshot exists only when every file compiled, no two files name the same
+// service, and every tier named by a registered handler is a policy of every service; otherwise
+// the result carries the diagnostics and no snapshot, so a store keeps its last good one.
 #pragma once
 
 #include <filesystem>
@@ -73,9 +74,10 @@ struct DirectoryLoadResult {
     Diagnostics diagnostics;                           // every file's, in file order
 };
 
-// Never throws: unreadable directories and files, a policy file name that is a dangling symlink
-// or not a regular file, and running out of memory are diagnostics. An empty directory (no
-// policy file) is an error, so that a half-finished deployment is not taken for "no policies".
+// Never throws: unreadable directories and files, a policy file name that is a dangling symlink,
+// a directory or not a regular file, and running out of memory are diagnostics. An empty
+// directory (no policy file) is an error, so that a half-finished deployment is not taken for "no
+// policies".
 DirectoryLoadResult load_policy_directory(const std::filesystem::path& directory,
                                           const DirectoryLoadOptions& options = {});
 

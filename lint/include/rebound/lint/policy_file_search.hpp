@@ -15,8 +15,8 @@ struct PolicyFileSearch {
     // twice.
     std::vector<std::string> files;
     // RB109 for what could not be searched or read: a directory that cannot be listed, a policy
-    // file name that is a dangling or looping symlink or not a regular file, and a directory
-    // holding no policy file at all.
+    // file name that is a dangling or looping symlink, a directory (not searched) or not a
+    // regular file, and a directory holding no policy file at all.
     dsl::Diagnostics problems;
 };
 
