@@ -1,10 +1,14 @@
 #include "rebound/dsl/policy_directory.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <optional>
+#include <string_view>
 #include <system_error>
 
 #include "file_checks.hpp"
+#include "rebound/dsl/input_limits.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/dsl/syntax.hpp"
 
@@ -73,6 +77,29 @@ std::vector<std::filesystem::path> policy_files(const std::filesystem::path& dir
     return files;
 }
 
+std::size_t fingerprint(std::string_view text) {
+    return std::hash<std::string_view>{}(text);
+}
+
+// The fingerprint of the text of `file` as it is now; nullopt when it cannot be read or is beyond
+// what a policy file may hold (so it could not have loaded).
+std::optional<std::size_t> fingerprint_now(const std::filesystem::path& file) {
+    std::error_code error;
+    const std::uintmax_t size = std::filesystem::file_size(file, error);
+    if (error || size > kMaxInputBytes) {
+        return std::nullopt;
+    }
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+        return std::nullopt;
+    }
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (in.bad()) {
+        return std::nullopt;
+    }
+    return fingerprint(text);
+}
+
 // The binding key of `handler` is an exact name, not a `prefix.*` pattern.
 bool is_exact_key(std::string_view key) {
     return !key.ends_with(".*");
@@ -120,8 +147,30 @@ Diagnostic duplicate_service(const LoadResult& later, const std::string& earlier
 }  // namespace
 
 PolicyDirectory::PolicyDirectory(std::filesystem::path root, Services services,
-                                 std::vector<std::filesystem::path> files)
-    : root_(std::move(root)), services_(std::move(services)), files_(std::move(files)) {}
+                                 std::vector<std::filesystem::path> files,
+                                 std::vector<std::size_t> fingerprints)
+    : root_(std::move(root)),
+      services_(std::move(services)),
+      files_(std::move(files)),
+      fingerprints_(std::move(fingerprints)) {}
+
+bool PolicyDirectory::matches_files_on_disk() const noexcept {
+    try {
+        Diagnostics problems;
+        if (fingerprints_.size() != files_.size() || policy_files(root_, problems) != files_ ||
+            !problems.empty()) {
+            return false;
+        }
+        for (std::size_t i = 0; i < files_.size(); ++i) {
+            if (fingerprint_now(files_[i]) != fingerprints_[i]) {
+                return false;
+            }
+        }
+        return true;
+    } catch (...) {
+        return false;  // out of memory: say changed, and let a reload report it
+    }
+}
 
 std::shared_ptr<const PolicySet> PolicyDirectory::service(std::string_view name) const {
     const auto it = services_.find(name);
@@ -133,12 +182,14 @@ DirectoryLoadResult load_policy_directory(const std::filesystem::path& directory
     DirectoryLoadResult result;
     const std::vector<std::filesystem::path> files = policy_files(directory, result.diagnostics);
     PolicyDirectory::Services services;
+    std::vector<std::size_t> fingerprints;
     std::map<std::string, std::string, std::less<>> file_of_service;
     for (const std::filesystem::path& file : files) {
         if (options.stop.stop_requested()) {
             return {};
         }
         LoadResult loaded = load_file(file, options.compile);
+        fingerprints.push_back(fingerprint(loaded.source));
         result.diagnostics.insert(result.diagnostics.end(),
                                   std::make_move_iterator(loaded.diagnostics.begin()),
                                   std::make_move_iterator(loaded.diagnostics.end()));
@@ -164,8 +215,8 @@ DirectoryLoadResult load_policy_directory(const std::filesystem::path& directory
         services.emplace(service, std::move(loaded.policy_set));
     }
     if (!files.empty() && !has_errors(result.diagnostics)) {
-        result.directory =
-            std::make_shared<const PolicyDirectory>(directory, std::move(services), files);
+        result.directory = std::make_shared<const PolicyDirectory>(directory, std::move(services),
+                                                                   files, std::move(fingerprints));
     }
     return result;
 }

@@ -24,6 +24,11 @@ constexpr std::uint32_t kWatchedEvents = IN_CLOSE_WRITE | IN_CREATE | IN_DELETE 
                                          IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
 // Events after which the watch no longer follows the path: the directory was deleted or moved.
 constexpr std::uint32_t kLostEvents = IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT;
+// Events of the parent directory after which the watched path names something else: the path
+// itself was replaced (`ln -sfn v2 current` renames a new symlink over it) or removed. IN_MASK_ADD:
+// should the parent be the watched directory itself, its watch keeps both masks.
+constexpr std::uint32_t kParentEvents =
+    IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR | IN_MASK_ADD;
 
 [[noreturn]] void throw_errno(const std::string& what) {
     throw std::system_error(errno, std::generic_category(), what);
@@ -63,6 +68,7 @@ PolicyFileWatcher::PolicyFileWatcher(PolicyDirectoryStore& store, std::filesyste
         errno = saved;
         throw_errno("cannot watch " + directory_.string());
     }
+    watch_parent();
     wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (wake_fd_ < 0) {
         const int saved = errno;
@@ -109,9 +115,41 @@ void PolicyFileWatcher::reload(const std::stop_token& stop) {
     }
 }
 
+void PolicyFileWatcher::watch_parent() {
+    // The path's last name: `current` of /etc/rebound/current and of /etc/rebound/current/.
+    const std::filesystem::path path =
+        directory_.has_filename() ? directory_ : directory_.parent_path();
+    link_name_ = path.filename().string();
+    if (link_name_.empty() || link_name_ == "." || link_name_ == "..") {
+        return;  // no name of its own in a parent that could be replaced
+    }
+    const std::filesystem::path parent =
+        path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    parent_watch_ = ::inotify_add_watch(inotify_fd_, parent.c_str(), kParentEvents);
+    std::error_code error;
+    if (parent_watch_ < 0 && std::filesystem::is_symlink(path, error)) {
+        // A symlink's swap would go unnoticed: refuse rather than watch half of it.
+        const int saved = errno;
+        ::close(inotify_fd_);
+        errno = saved;
+        throw_errno("cannot watch " + parent.string() + " for swaps of the symlink " +
+                    directory_.string());
+    }
+}
+
 bool PolicyFileWatcher::rewatch() {
     watch_ = ::inotify_add_watch(inotify_fd_, directory_.c_str(), kWatchedEvents);
     return watch_ >= 0;
+}
+
+void PolicyFileWatcher::retarget() {
+    // A moved directory keeps its watch, which would follow it elsewhere, and a swapped symlink
+    // names another one: drop the watch and watch what the path names now (if anything).
+    if (watch_ >= 0 && watch_ != parent_watch_) {
+        ::inotify_rm_watch(inotify_fd_, watch_);
+    }
+    watch_ = -1;
+    rewatch();
 }
 
 bool PolicyFileWatcher::read_events() {
@@ -129,18 +167,26 @@ bool PolicyFileWatcher::read_events() {
             const std::string_view name(name_start,
                                         event.len == 0 ? 0 : ::strnlen(name_start, event.len));
             at += static_cast<ssize_t>(sizeof(inotify_event) + event.len);
-            if (event.wd == watch_ && (event.mask & kLostEvents) != 0) {
-                // Deleted or moved away: a moved directory keeps its watch, which would follow
-                // it elsewhere, so drop it and watch the path again (it may already be back).
-                ::inotify_rm_watch(inotify_fd_, watch_);
-                watch_ = -1;
-                rewatch();
+            if (parent_watch_ >= 0 && event.wd == parent_watch_ && name == link_name_ &&
+                (event.mask & (IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)) != 0) {
+                retarget();  // the path was replaced (a symlink swapped) or removed
                 relevant = true;
-            } else if (event.wd == watch_ || (event.mask & IN_Q_OVERFLOW) != 0) {
+            } else if (event.wd == watch_ && (event.mask & kLostEvents) != 0) {
+                retarget();  // deleted or moved away; the path may already be back
+                relevant = true;
+            } else if ((event.mask & IN_Q_OVERFLOW) != 0) {
+                retarget();  // events were lost, a swap of the path among them maybe
+                relevant = true;
+            } else if (event.wd == watch_) {
                 relevant = relevant || concerns_policies(name, event.mask);
             }
         }
     }
+}
+
+bool PolicyFileWatcher::snapshot_is_current() const {
+    const std::shared_ptr<const PolicyDirectory> snapshot = store_.current();
+    return snapshot && snapshot->root() == directory_ && snapshot->matches_files_on_disk();
 }
 
 void PolicyFileWatcher::watch(const std::stop_token& stop) {
@@ -149,9 +195,12 @@ void PolicyFileWatcher::watch(const std::stop_token& stop) {
         const std::uint64_t one = 1;
         [[maybe_unused]] const ssize_t written = ::write(wake_fd_, &one, sizeof one);
     });
-    bool pending = false;
-    Clock::time_point first_change;
-    Clock::time_point last_change;
+    // The watch was armed before this thread started: whatever changed before it, after (or
+    // while) the store's snapshot was loaded, shows here, and whatever changes from now on
+    // raises an event.
+    bool pending = !snapshot_is_current();
+    Clock::time_point first_change = Clock::now();
+    Clock::time_point last_change = first_change;
     while (!stop.stop_requested()) {
         int timeout = -1;
         if (pending) {

@@ -338,6 +338,85 @@ TEST_CASE("a Kubernetes ConfigMap mount: atomic ..data swaps, bad update, file a
     CHECK(store.current()->files() == std::vector<fs::path>{dir.path / "payments.yaml"});
 }
 
+TEST_CASE("a symlink swapped by ln -sfn reloads its new target, and a broken one reports",
+          "[watcher][faults]") {
+    TemporaryDirectory dir;
+    // Builds a version directory under a temporary name and renames it into place, so that the
+    // watcher never sees it half-written.
+    const auto release = [&](const std::string& version, int attempts) {
+        const fs::path building = dir.parent / (version + ".building");
+        fs::create_directories(building);
+        std::ofstream(building / "payments.yaml") << payments(attempts);
+        fs::rename(building, dir.parent / version);
+    };
+    // As `ln -sfn TARGET current` does: a new symlink under a temporary name, renamed over it.
+    const fs::path current = dir.parent / "current";
+    const auto switch_to = [&](const std::string& version) {
+        const fs::path link = dir.parent / "current.tmp";
+        fs::create_directory_symlink(version, link);
+        fs::rename(link, current);
+    };
+    release("v1", 3);
+    fs::create_directory_symlink("v1", current);
+    PolicyDirectoryStore store;
+    REQUIRE(rebound::dsl::reload_policy_directory(store, current));
+    Reports reports;
+    PolicyFileWatcher watcher(store, current, {}, reports.diagnostics(), reports.options(20ms));
+
+    release("v2", 4);
+    switch_to("v2");
+    REQUIRE(reports.wait_for_swaps(1));
+    CHECK(attempts_now(store) == 4);
+    write_file(dir.parent / "v2" / "payments.yaml", payments(5));  // the new target is watched
+    REQUIRE(reports.wait_for_swaps(2));
+    CHECK(attempts_now(store) == 5);
+
+    switch_to("v3");  // not released yet: the symlink dangles
+    REQUIRE(reports.wait_for_failures(1));
+    CHECK(has_code(reports.last_diagnostics(), DiagnosticCode::UnreadableFile));
+    CHECK(attempts_now(store) == 5);  // the last good policies stay
+
+    release("v3", 6);  // the target appears: looked for again, and loaded
+    REQUIRE(reports.wait_for_swaps(3));
+    CHECK(attempts_now(store) == 6);
+}
+
+TEST_CASE("a change made after the load and before the watcher started is reloaded",
+          "[watcher][faults]") {
+    TemporaryDirectory dir;
+    write_file(dir.path / "payments.yaml", payments(3));
+    write_file(dir.path / "orders.yaml", service_file("orders"));
+    PolicyDirectoryStore store;
+    REQUIRE(rebound::dsl::reload_policy_directory(store, dir.path));
+    Reports reports;
+
+    SECTION("a file's text changed") {
+        write_file(dir.path / "payments.yaml", payments(4));
+        PolicyFileWatcher watcher(store, dir.path, {}, reports.diagnostics(),
+                                  reports.options(20ms));
+        REQUIRE(reports.wait_for_swaps(1));
+        CHECK(attempts_now(store) == 4);
+        CHECK(watcher.reloads() == 1);
+    }
+    SECTION("a file removed") {
+        fs::remove(dir.path / "orders.yaml");
+        PolicyFileWatcher watcher(store, dir.path, {}, reports.diagnostics(),
+                                  reports.options(20ms));
+        REQUIRE(reports.wait_for_swaps(1));
+        CHECK(store.current()->service("orders") == nullptr);
+    }
+    SECTION("nothing changed: no reload until a change") {
+        CHECK(store.current()->matches_files_on_disk());
+        PolicyFileWatcher watcher(store, dir.path, {}, reports.diagnostics(),
+                                  reports.options(20ms));
+        write_file(dir.path / "payments.yaml", payments(7));
+        REQUIRE(reports.wait_for_swaps(1));
+        CHECK(attempts_now(store) == 7);
+        CHECK(store.generation() == 2);  // the change's reload only
+        CHECK(store.current()->matches_files_on_disk());
+    }
+}
+
 TEST_CASE("a directory load asked to stop loads no file and reports nothing", "[watcher][faults]") {
     TemporaryDirectory dir;
     write_file(dir.path / "payments.yaml", payments(3));

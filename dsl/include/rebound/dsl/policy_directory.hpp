@@ -38,8 +38,11 @@ class PolicyDirectory {
   public:
     using Services = std::map<std::string, std::shared_ptr<const PolicySet>, std::less<>>;
 
+    // `fingerprints`: one per file, of its text as loaded (std::hash of the bytes); empty when
+    // unknown, and matches_files_on_disk() is then false.
     PolicyDirectory(std::filesystem::path root, Services services,
-                    std::vector<std::filesystem::path> files);
+                    std::vector<std::filesystem::path> files,
+                    std::vector<std::size_t> fingerprints = {});
 
     const std::filesystem::path& root() const noexcept { return root_; }
     // Compiled service files by service name.
@@ -48,11 +51,16 @@ class PolicyDirectory {
     std::shared_ptr<const PolicySet> service(std::string_view name) const;
     // The files loaded, in name order.
     const std::vector<std::filesystem::path>& files() const noexcept { return files_; }
+    // Whether root() still holds what this snapshot was loaded from: the same policy file names,
+    // each with the same text (it reads them all). False when anything cannot be read. How
+    // PolicyFileWatcher notices a change made before it started watching. Never throws.
+    bool matches_files_on_disk() const noexcept;
 
   private:
     std::filesystem::path root_;
     Services services_;
     std::vector<std::filesystem::path> files_;
+    std::vector<std::size_t> fingerprints_;
 };
 
 struct DirectoryLoadOptions {

@@ -16,6 +16,18 @@
 // to watch the path again every settle period, and reloads as soon as it is back. It never stops
 // watching silently.
 //
+// The path may be a symlink switched by deploys (`ln -sfn v2 current`, which renames a new link
+// over the old one): the watcher also watches the directory holding the path's own name and,
+// when that name is replaced or removed, watches what the path names now and reloads. A swap to
+// a target that does not exist fails that reload (the store keeps its snapshot) and the target is
+// looked for every settle period, as a directory that went away. (A symlink elsewhere in the path,
+// such as /srv/current/policies with current the link, is resolved only when the watch is taken.)
+//
+// A change made before the watch was armed, after the store's snapshot was loaded (or while it
+// loaded), is not lost: when the thread starts, it reloads unless the store holds a snapshot of
+// this path whose files are still those on disk, with the same contents
+// (PolicyDirectory::matches_files_on_disk; so also when the store holds no snapshot).
+//
 // The destructor (or stop()) ends the thread promptly, also while a reload is compiling (the
 // reload is abandoned between files; the store keeps its snapshot), and joins it; no callback
 // runs after it returns.
@@ -26,6 +38,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <string>
 #include <thread>
 
 #include "rebound/dsl/policy_directory.hpp"
@@ -44,9 +57,10 @@ struct PolicyFileWatcherOptions {
 
 class PolicyFileWatcher {
   public:
-    // Starts watching `directory` (it is not loaded now: load it first). `store`, and the
-    // registries in `load_options`, must outlive the watcher. Throws std::system_error when
-    // inotify cannot watch the directory.
+    // Starts watching `directory` (load it first: the watcher reloads only when the files
+    // changed since, see above). `store`, and the registries in `load_options`, must outlive the
+    // watcher. Throws std::system_error when inotify cannot watch the directory, or when
+    // `directory` is a symlink and the directory holding it cannot be watched.
     PolicyFileWatcher(PolicyDirectoryStore& store, std::filesystem::path directory,
                       DirectoryLoadOptions load_options,
                       PolicyDirectoryStore::DiagnosticsCallback on_diagnostics = {},
@@ -66,6 +80,12 @@ class PolicyFileWatcher {
     void reload(const std::stop_token& stop);
     // Watches directory_ again after it went away; whether it is watched now.
     bool rewatch();
+    // Drops the watch of what directory_ named and watches what it names now (if anything).
+    void retarget();
+    // Watches the parent of directory_ for the replacement of directory_ itself.
+    void watch_parent();
+    // Whether the store holds a snapshot of directory_ as its files are now.
+    bool snapshot_is_current() const;
     // Reads the pending events; whether any concerns the policies (and notes a lost watch).
     bool read_events();
 
@@ -75,7 +95,9 @@ class PolicyFileWatcher {
     PolicyDirectoryStore::DiagnosticsCallback on_diagnostics_;
     PolicyFileWatcherOptions options_;
     int inotify_fd_ = -1;
-    int watch_ = -1;  // the watch descriptor of directory_; -1 while it is gone
+    int watch_ = -1;         // the watch descriptor of directory_; -1 while it is gone
+    int parent_watch_ = -1;  // of the directory holding directory_'s own name; -1: none
+    std::string link_name_;  // that name
     int wake_fd_ = -1;
     std::atomic<std::uint64_t> reloads_{0};
     std::jthread thread_;  // last: started after every member it uses exists
