@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <future>
+#include <latch>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -359,9 +360,10 @@ TEST_CASE("threads share one breaker through trips and recoveries, every permit 
     CHECK(snapshot.transitions_to[static_cast<std::size_t>(rebound::BreakerState::Open)] > 0);
 }
 
-// Probes held while another probe fails and the breaker re-opens, then half-opens again: the
-// probes of every half-open state together never exceed half_open_calls (counted per state,
-// 8 threads once held up to 8 at once with half_open_calls: 3).
+// Probes held while another probe fails and the breaker re-opens, then half-opens again: threads
+// race for probes of each half-open state while those of the earlier one are still out, and
+// together never hold more than half_open_calls (counted per state, 3 + 2 were held with
+// half_open_calls: 3). Then every probe comes back at once, and each frees its place.
 TEST_CASE("probes in flight never exceed half_open_calls across re-opens",
           "[concurrency][breaker]") {
     rebound::BreakerSettings settings;
@@ -371,59 +373,67 @@ TEST_CASE("probes in flight never exceed half_open_calls across re-opens",
     settings.open_for = 1ms;
     settings.half_open_calls = 3;
     const rebound::CircuitBreaker::TimePoint t0{};
-    rebound::CircuitBreaker breaker(settings, t0);
-    // Virtual time: every call moves it on by 200us, so an open period ends after five calls
-    // while earlier probes are still held.
-    std::atomic<std::int64_t> now_us{0};
+    const auto at = [&](int ms) { return t0 + std::chrono::milliseconds(ms); };
+    const auto failure = ErrorDescription::of(ErrorCategory::Deadlock);
+    constexpr int kThreads = 4;
     std::atomic<int> probes_held{0};
     std::atomic<int> most_held{0};
 
-    const auto worker = [&](int seed) {
-        std::uint64_t state =
-            static_cast<std::uint64_t>(seed) * std::uint64_t{0x9E3779B97F4A7C15} + 1;
-        for (int i = 0; i < 5000; ++i) {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            const auto now = t0 + rebound::Duration{now_us.fetch_add(200)};
-            const rebound::BreakerPermit permit = breaker.acquire(now);
-            if (!permit) {
-                continue;
+    for (int round = 0; round < 20; ++round) {
+        rebound::CircuitBreaker breaker(settings, t0);
+        const rebound::BreakerPermit first = breaker.acquire(at(0));
+        breaker.record_error(first, failure, at(0));  // open until 1ms
+        // Each thread asks for a probe at `when` once all have started, and holds what it got
+        // until every thread of the race asked (counted from after the breaker admitted it to
+        // before it goes back: never more than the breaker counts).
+        const auto race = [&](int when, std::vector<rebound::BreakerPermit>& got) {
+            std::latch asked(kThreads);
+            std::vector<std::thread> threads;
+            for (int t = 0; t < kThreads; ++t) {
+                threads.emplace_back([&, t] {
+                    asked.arrive_and_wait();  // all at once
+                    got[static_cast<std::size_t>(t)] = breaker.acquire(at(when));
+                    if (got[static_cast<std::size_t>(t)].admitted) {
+                        const int held = probes_held.fetch_add(1) + 1;
+                        int most = most_held.load();
+                        while (held > most && !most_held.compare_exchange_weak(most, held)) {
+                        }
+                    }
+                });
             }
-            bool fails = state % 4 == 0;
-            if (permit.admitted_in == rebound::BreakerState::HalfOpen) {
-                // Counted after the breaker admitted it and until before its outcome goes back:
-                // never more than the breaker counts.
-                const int held = probes_held.fetch_add(1) + 1;
-                int most = most_held.load();
-                while (held > most && !most_held.compare_exchange_weak(most, held)) {
-                }
-                for (std::uint64_t spin = 0; spin < state % 64; ++spin) {
-                    std::this_thread::yield();  // a slow probe: others go on meanwhile
-                }
-                probes_held.fetch_sub(1);
-                fails = state % 3 == 0;
+            for (auto& thread : threads) {
+                thread.join();
             }
-            const auto done = t0 + rebound::Duration{now_us.load()};
-            if (fails) {
-                breaker.record_error(permit, ErrorDescription::of(ErrorCategory::Deadlock), done);
-            } else {
-                breaker.record_success(permit, 1ms, done);
+        };
+        std::vector<rebound::BreakerPermit> earlier(kThreads);
+        race(1, earlier);  // half-open: three probes
+        const auto failed = std::find_if(earlier.begin(), earlier.end(),
+                                         [](const auto& permit) { return permit.admitted; });
+        REQUIRE(failed != earlier.end());
+        probes_held.fetch_sub(1);
+        breaker.record_error(*failed, failure, at(1));  // open again until 3ms, two still out
+        failed->admitted = false;
+
+        std::vector<rebound::BreakerPermit> later(kThreads);
+        race(3, later);  // half-open again: room for one probe beside the two
+        // Every probe comes back at once: the earlier ones (ignored outcomes) and the new ones.
+        std::vector<std::thread> threads;
+        for (auto* permits : {&earlier, &later}) {
+            for (const rebound::BreakerPermit& permit : *permits) {
+                if (permit.admitted) {
+                    threads.emplace_back([&breaker, &probes_held, &at, permit] {
+                        probes_held.fetch_sub(1);
+                        breaker.record_success(permit, 1ms, at(4));
+                    });
+                }
             }
         }
-    };
-    std::vector<std::thread> threads;
-    for (int t = 0; t < 8; ++t) {
-        threads.emplace_back(worker, t + 1);
+        for (auto& thread : threads) {
+            thread.join();
+        }
+        CHECK(breaker.snapshot(at(4)).half_open_permits_in_use == 0);
     }
-    for (auto& thread : threads) {
-        thread.join();
-    }
-
-    const auto snapshot = breaker.snapshot(t0 + rebound::Duration{now_us.load()});
     CHECK(most_held.load() <= settings.half_open_calls);
-    CHECK(snapshot.half_open_permits_in_use == 0);  // every probe came back
-    CHECK(snapshot.transitions_to[static_cast<std::size_t>(rebound::BreakerState::HalfOpen)] > 1);
 }
 
 // More threads than the breaker has stripes of their own: those beyond share one, with
