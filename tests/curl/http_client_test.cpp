@@ -119,6 +119,18 @@ TEST_CASE("curl: a Retry-After date beyond the cap waits the cap", "[curl]") {
     CHECK(f.sleeper.delays() == std::vector<Duration>{5s});
 }
 
+TEST_CASE("curl: a Retry-After date in 9999 waits the cap instead of retrying at once", "[curl]") {
+    // "Not for a long time": once 0 ms or a random delay (the date overflowed the clock's
+    // nanoseconds), so every attempt went at once. Now the saturated hint is over the 5 s cap.
+    Fixture f;
+    const auto r = f.send(
+        "GET",
+        "/status/d?code=503&fail=3&retry_after=Fri%2C%2031%20Dec%209999%2023%3A59%3A59%20GMT");
+    CHECK(r.run.succeeded());
+    CHECK(r.run.attempts == 4);
+    CHECK(f.sleeper.delays() == std::vector<Duration>{5s, 5s, 5s});
+}
+
 TEST_CASE("curl: a 429 is resource_exhausted and retried after the backoff", "[curl]") {
     Fixture f;
     const auto r = f.send("GET", "/status/c?code=429&fail=2");
