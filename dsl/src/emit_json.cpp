@@ -6,6 +6,7 @@
 #include <string>
 
 #include "emit_common.hpp"
+#include "rebound/output_text.hpp"
 
 namespace rebound::dsl {
 namespace {
@@ -48,9 +49,7 @@ Json to_json(const FormNode& node) {
 
 std::string emit_json(const Document& document) {
     // Invalid UTF-8 in a string is replaced (U+FFFD) rather than thrown as an error.
-    return to_json(emit_detail::document_form(document))
-               .dump(kIndent, ' ', false, Json::error_handler_t::replace) +
-           '\n';
+    return json_output(to_json(emit_detail::document_form(document)), kIndent) + '\n';
 }
 
 }  // namespace rebound::dsl

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "diagnostic_sink.hpp"
-#include "utf8.hpp"
+#include "rebound/output_text.hpp"
 #include "yaml/text_helpers.hpp"
 
 namespace rebound::dsl {

@@ -42,27 +42,6 @@ void append_series_start(std::string& out, std::string_view name, std::string_vi
 
 }  // namespace
 
-std::string escape_label_value(std::string_view text) {
-    std::string escaped;
-    escaped.reserve(text.size());
-    for (const char c : text) {
-        switch (c) {
-            case '\\':
-                escaped += "\\\\";
-                break;
-            case '"':
-                escaped += "\\\"";
-                break;
-            case '\n':
-                escaped += "\\n";
-                break;
-            default:
-                escaped += c;
-        }
-    }
-    return escaped;
-}
-
 void append_metric_header(std::string& out, std::string_view name, std::string_view type,
                           std::string_view help) {
     out.append("# HELP ").append(name).append(" ").append(help).append("\n");

@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "rebound/dsl/terminal_text.hpp"
+#include "rebound/output_text.hpp"
 
 namespace rebound::lint {
 
@@ -15,20 +16,20 @@ void sort_findings(Findings& findings) {
 }
 
 std::string finding_headline(const Finding& finding) {
-    std::string text = dsl::printable(finding.file);
+    std::string text = printable(finding.file);
     if (finding.position.known()) {
         text += ":" + std::to_string(finding.position.line) + ":" +
                 std::to_string(finding.position.column);
     }
     text += ": " + std::string(dsl::to_string(finding.severity)) + ": " +
-            dsl::printable(finding.message) + " [" + finding.code + " " + finding.rule + "]";
+            printable(finding.message) + " [" + finding.code + " " + finding.rule + "]";
     return text;
 }
 
 std::string format_finding(const Finding& finding, std::string_view source) {
     std::string text = finding_headline(finding) + dsl::source_echo(source, finding.position);
     if (!finding.suggestion.empty()) {
-        text += "\n    " + dsl::printable(finding.suggestion);
+        text += "\n    " + printable(finding.suggestion);
     }
     return text;
 }

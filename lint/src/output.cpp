@@ -3,7 +3,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "rebound/dsl/terminal_text.hpp"
+#include "rebound/output_text.hpp"
 #include "rebound/version.hpp"
 
 namespace rebound::lint {
@@ -12,9 +12,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // The JSON text of `document`. Messages quote the user's text, which may not be UTF-8 (validation
-// messages of the engine quote it as written): such bytes become U+FFFD instead of an exception.
+// messages of the engine quote it as written): json_output makes such bytes U+FFFD.
 std::string json_text(const Json& document) {
-    return document.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+    return json_output(document, 1) + "\n";
 }
 
 constexpr std::string_view kSarifSchema = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -64,20 +64,6 @@ std::string github_escape(std::string_view text, bool property) {
         }
     }
     return out;
-}
-
-// dsl::printable line by line: GitHub annotations carry line breaks (encoded by github_escape).
-std::string printable_lines(std::string_view text) {
-    std::string out;
-    for (std::size_t start = 0;;) {
-        const std::size_t end = text.find('\n', start);
-        out += dsl::printable(text.substr(start, end - start));
-        if (end == std::string_view::npos) {
-            return out;
-        }
-        out += '\n';
-        start = end + 1;
-    }
 }
 
 // `path` as a relative URI reference (RFC 3986): every byte but the unreserved characters and
@@ -220,7 +206,7 @@ std::string format_github(const LintReport& report) {
     std::string text;
     for (const Finding& f : report.all_findings()) {
         text += "::" + std::string(github_command(f.severity)) +
-                " file=" + github_escape(dsl::printable(f.file), true);
+                " file=" + github_escape(printable(f.file), true);
         if (f.position.known()) {
             text += ",line=" + std::to_string(f.position.line) +
                     ",col=" + std::to_string(f.position.column);

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "rebound/output_text.hpp"
+
 namespace rebound::observability {
 
 JsonLogListener::JsonLogListener(LineSink sink) : sink_(std::move(sink)) {}
@@ -24,7 +26,7 @@ std::string JsonLogListener::format(const RetryEvent& event) {
     line["command_id"] = event.command_id.empty() ? nlohmann::ordered_json(nullptr)
                                                   : nlohmann::ordered_json(event.command_id);
     // Invalid UTF-8 in a handler or command id is replaced rather than thrown about.
-    return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    return json_output(line);
 }
 
 std::string JsonLogListener::format(std::string_view service, const BreakerTransition& transition) {
@@ -38,7 +40,7 @@ std::string JsonLogListener::format(std::string_view service, const BreakerTrans
                               ? nlohmann::ordered_json(to_milliseconds(transition.open_for))
                               : nlohmann::ordered_json(nullptr);
     line["isolated"] = transition.isolated;
-    return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    return json_output(line);
 }
 
 void JsonLogListener::write(const RetryEvent& event) noexcept {

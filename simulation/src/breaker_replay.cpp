@@ -3,8 +3,9 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
-#include <map>
 #include <nlohmann/json.hpp>
+
+#include "rebound/output_text.hpp"
 
 namespace rebound::simulation {
 namespace {
@@ -152,73 +153,91 @@ std::string_view to_string(ReplayEventKind kind) noexcept {
     return "acquire";
 }
 
+std::variant<std::optional<ReplayEvent>, ReplayInputError> ReplayEventReader::read_line(
+    std::string_view line) {
+    ++line_number_;
+    line = line.substr(0, line.find('#'));
+    if (!line.empty() && line.back() == '\r') {
+        line.remove_suffix(1);
+    }
+    const std::vector<Word> words = words_of(line);
+    if (words.empty()) {
+        return std::optional<ReplayEvent>{};
+    }
+    auto event = read_event(words, line_number_, previous_);
+    if (auto* error = std::get_if<ReplayInputError>(&event)) {
+        return std::move(*error);
+    }
+    previous_ = std::get<ReplayEvent>(event).at;
+    return std::optional<ReplayEvent>(std::move(std::get<ReplayEvent>(event)));
+}
+
 std::variant<std::vector<ReplayEvent>, ReplayInputError> read_replay_events(std::string_view text) {
     std::vector<ReplayEvent> events;
-    Duration previous{0};
-    int line_number = 0;
+    ReplayEventReader reader;
     while (!text.empty()) {
-        ++line_number;
         const std::size_t end = text.find('\n');
-        std::string_view line = text.substr(0, end);
+        auto event = reader.read_line(text.substr(0, end));
         text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
-        line = line.substr(0, line.find('#'));
-        if (!line.empty() && line.back() == '\r') {
-            line.remove_suffix(1);
-        }
-        const std::vector<Word> words = words_of(line);
-        if (words.empty()) {
-            continue;
-        }
-        auto event = read_event(words, line_number, previous);
         if (auto* error = std::get_if<ReplayInputError>(&event)) {
             return std::move(*error);
         }
-        events.push_back(std::move(std::get<ReplayEvent>(event)));
-        previous = events.back().at;
+        if (auto& read = std::get<std::optional<ReplayEvent>>(event)) {
+            events.push_back(std::move(*read));
+        }
     }
     return events;
 }
 
+BreakerReplay::BreakerReplay(const BreakerSettings& settings)
+    : breaker_(settings, CircuitBreaker::TimePoint{}) {}
+
+std::variant<ReplayStep, ReplayInputError> BreakerReplay::step(const ReplayEvent& event) {
+    const CircuitBreaker::TimePoint now = CircuitBreaker::TimePoint{} + event.at;
+    ReplayStep step;
+    step.event = event;
+    if (event.kind == ReplayEventKind::Acquire) {
+        if (permits_.contains(event.id)) {
+            return ReplayInputError{event.line, 1, "'" + event.id + "' already holds a permit"};
+        }
+        const BreakerPermit permit = breaker_.acquire(now);
+        step.admitted = permit.admitted;
+        step.retry_after = permit.retry_after;
+        if (permit.admitted) {
+            permits_.emplace(event.id, permit);
+        }
+    } else {
+        const auto held = permits_.find(event.id);
+        if (held == permits_.end()) {
+            return ReplayInputError{event.line, 1,
+                                    "'" + event.id +
+                                        "' holds no permit (no admitted acquire without an "
+                                        "outcome before this line)"};
+        }
+        if (event.kind == ReplayEventKind::Success) {
+            breaker_.record_success(held->second, event.took, now);
+        } else if (event.kind == ReplayEventKind::Error) {
+            breaker_.record_error(held->second, ErrorDescription::of(event.category), now);
+        } else {
+            breaker_.release(held->second, now);
+        }
+        permits_.erase(held);
+    }
+    step.state = breaker_.snapshot(now).state;
+    return step;
+}
+
 std::variant<std::vector<ReplayStep>, ReplayInputError> replay_breaker(
     const BreakerSettings& settings, const std::vector<ReplayEvent>& events) {
-    const CircuitBreaker::TimePoint origin{};
-    CircuitBreaker breaker(settings, origin);
-    std::map<std::string, BreakerPermit, std::less<>> permits;
+    BreakerReplay replay(settings);
     std::vector<ReplayStep> steps;
     steps.reserve(events.size());
     for (const ReplayEvent& event : events) {
-        const CircuitBreaker::TimePoint now = origin + event.at;
-        ReplayStep step;
-        step.event = event;
-        if (event.kind == ReplayEventKind::Acquire) {
-            if (permits.contains(event.id)) {
-                return ReplayInputError{event.line, 1, "'" + event.id + "' already holds a permit"};
-            }
-            const BreakerPermit permit = breaker.acquire(now);
-            step.admitted = permit.admitted;
-            step.retry_after = permit.retry_after;
-            if (permit.admitted) {
-                permits.emplace(event.id, permit);
-            }
-        } else {
-            const auto held = permits.find(event.id);
-            if (held == permits.end()) {
-                return ReplayInputError{event.line, 1,
-                                        "'" + event.id +
-                                            "' holds no permit (no admitted acquire without an "
-                                            "outcome before this line)"};
-            }
-            if (event.kind == ReplayEventKind::Success) {
-                breaker.record_success(held->second, event.took, now);
-            } else if (event.kind == ReplayEventKind::Error) {
-                breaker.record_error(held->second, ErrorDescription::of(event.category), now);
-            } else {
-                breaker.release(held->second, now);
-            }
-            permits.erase(held);
+        auto step = replay.step(event);
+        if (auto* error = std::get_if<ReplayInputError>(&step)) {
+            return std::move(*error);
         }
-        step.state = breaker.snapshot(now).state;
-        steps.push_back(std::move(step));
+        steps.push_back(std::move(std::get<ReplayStep>(step)));
     }
     return steps;
 }
@@ -235,7 +254,7 @@ std::string replay_step_json(const ReplayStep& step) {
                                        : nlohmann::ordered_json(nullptr);
     }
     object["state"] = std::string(to_string(step.state));
-    return object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return json_output(object);
 }
 
 std::string replay_step_text(const ReplayStep& step) {

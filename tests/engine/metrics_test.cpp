@@ -60,3 +60,15 @@ TEST_CASE("metrics render in the Prometheus text format exactly", "[metrics]") {
 TEST_CASE("label values are escaped", "[metrics]") {
     CHECK(rebound::escape_label_value("a\\b\"c\nd") == "a\\\\b\\\"c\\nd");
 }
+
+TEST_CASE("a handler name that is not UTF-8 renders as a valid label value", "[metrics]") {
+    rebound::RetryMetrics metrics;
+    rebound::RetryEvent event;
+    event.handler = "bad\xff\xc3\"name";
+    metrics.on_attempt_started(event);
+    const std::string text = metrics.render();
+    CHECK(rebound::is_valid_utf8(text));
+    CHECK(
+        text.find("rebound_attempts_total{handler=\"bad\xef\xbf\xbd\xef\xbf\xbd\\\"name\"} 1\n") !=
+        std::string::npos);
+}

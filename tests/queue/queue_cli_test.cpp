@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "queue_test_support.hpp"
+#include "rebound/output_text.hpp"
 #include "run_command.hpp"
 
 namespace rebound::testing {
@@ -22,7 +23,8 @@ CommandResult rebound_queue(std::vector<std::string> arguments, const QueueDatab
 
 // A dead message of `handler`, as a worker leaves one after a non-retryable failure.
 std::int64_t make_dead(const QueueDatabase& database, odbc::Connection& connection,
-                       const std::string& handler, std::optional<std::string> key) {
+                       const std::string& handler, std::optional<std::string> key,
+                       const std::string& message = "bad payload") {
     const std::int64_t id = database.store().enqueue(
         connection, queue::NewMessage{.handler = handler, .key = std::move(key)});
     connection.set_autocommit(false);
@@ -31,7 +33,7 @@ std::int64_t make_dead(const QueueDatabase& database, odbc::Connection& connecti
         database.store().claim(connection, handlers, 1, std::chrono::seconds(30), "cli-test");
     REQUIRE(claimed.size() == 1);
     queue::AttemptFailure failure;
-    failure.error = {.category = "data_error", .message = "bad payload"};
+    failure.error = {.category = "data_error", .message = message};
     failure.dead_reason = "non_retryable";
     failure.route = "tier-2";
     REQUIRE(database.store().record_failure(connection, claimed[0].id, "cli-test", failure));
@@ -238,6 +240,64 @@ TEST_CASE("queue sqlite: pause on a locked database gives up after --lock-timeou
                           REBOUND_VENDOR_MAP_DIR});
     CHECK(result.exit_code == 0);
     CHECK(result.out == "handler mail.send paused\n");
+}
+
+// A dead letter's handler, key and error message are data from the database: bytes that are not
+// UTF-8 and control bytes in them must neither hide the dead-letter queue (JSON that cannot be
+// written) nor reach a terminal raw (docs/cli.md, Output safe to print).
+TEST_CASE("queue sqlite: dead letters with bytes that are not UTF-8 and control bytes are shown",
+          "[sqlite]") {
+    QueueDatabase database("sqlite");
+    odbc::Connection connection = database.connect();
+    const std::string handler = "pay\xff\x1b[31mments";
+    const std::string key =
+        "k\xe2\x80\xae"
+        "1";
+    const std::int64_t dead =
+        make_dead(database, connection, handler, key, "disk \x1b]0;owned\x07 \xc2\x9b \xfe full");
+    database.store().enqueue(connection, queue::NewMessage{.handler = handler, .key = key});
+    const std::string replaced = "pay\xef\xbf\xbd\x1b[31mments";  // what JSON carries
+    const std::string escaped = "pay\\xff\\e[31mments";           // what a terminal gets
+
+    CommandResult listed = rebound_queue({"dead", "--format", "json"}, database);
+    REQUIRE(listed.exit_code == 0);
+    const Json messages = Json::parse(listed.out)["messages"];
+    REQUIRE(messages.size() == 1);
+    CHECK(messages[0]["id"] == dead);
+    CHECK(messages[0]["handler"] == replaced);
+    CHECK(messages[0]["key"] == key);
+    CHECK(messages[0]["last_error"]["message"] ==
+          "disk \x1b]0;owned\x07 \xc2\x9b \xef\xbf\xbd full");
+
+    listed = rebound_queue({"dead"}, database);
+    REQUIRE(listed.exit_code == 0);
+    CHECK(listed.out.find('\x1b') == std::string::npos);
+    CHECK(rebound::is_valid_utf8(listed.out));
+    CHECK_THAT(listed.out, Contains(std::to_string(dead) + " " + escaped + " key 'k\\u202e1'"));
+    CHECK_THAT(listed.out, Contains("last error: data_error: disk \\e]0;owned\\x07 \\u009b "
+                                    "\\xfe full\n"));
+
+    CommandResult status = rebound_queue({"status", "--format", "json"}, database);
+    REQUIRE(status.exit_code == 0);
+    const Json report = Json::parse(status.out);
+    REQUIRE(report["handlers"].size() == 1);
+    CHECK(report["handlers"][0]["handler"] == replaced);
+    CHECK(report["handlers"][0]["dead"] == 1);
+    CHECK(report["blocked_keys"][0]["key"] == key);
+
+    status = rebound_queue({"status"}, database);
+    REQUIRE(status.exit_code == 0);
+    CHECK(status.out.find('\x1b') == std::string::npos);
+    CHECK(rebound::is_valid_utf8(status.out));
+    CHECK_THAT(status.out, Contains(escaped));
+    CHECK_THAT(status.out, Contains("blocked key 'k\\u202e1' of " + escaped));
+
+    // Prometheus label values are valid UTF-8, escaped as the exposition format says.
+    status = rebound_queue({"status", "--format", "prometheus"}, database);
+    REQUIRE(status.exit_code == 0);
+    CHECK(rebound::is_valid_utf8(status.out));
+    CHECK_THAT(status.out,
+               Contains("rebound_queue_messages{handler=\"" + replaced + "\",state=\"dead\"} 1\n"));
 }
 
 }  // namespace

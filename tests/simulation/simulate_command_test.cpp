@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "run_command.hpp"
@@ -152,6 +153,47 @@ TEST_CASE("simulate --scenario failure-rate: options are checked", "[simulate_cl
         simulate({"--scenario", "failure-rate", "--clients", "1,2", "--requests", "10"});
     CHECK(clients.exit_code == 2);
     CHECK(clients.err.find("takes one client count") != std::string::npos);
+}
+
+// NaN passes every range check (each comparison with it is false), and CLI11 alone read `nan`,
+// `inf` and `0x10` as numbers: every numeric option refuses them, naming itself and its range.
+TEST_CASE("simulate refuses numbers that are not finite, not decimal or out of range",
+          "[simulate_cli]") {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+        {{"--scenario", "failure-rate", "--failure-rates", "nan"},
+         "--failure-rates: expected a number from 0 to 1, got 'nan'"},
+        {{"--scenario", "failure-rate", "--failure-rates", "0.5,NaN"},
+         "--failure-rates: expected a number from 0 to 1, got 'NaN'"},
+        {{"--scenario", "failure-rate", "--token-ratio", "nan"},
+         "--token-ratio: expected a number from 0.001 to 1000, got 'nan'"},
+        {{"--scenario", "failure-rate", "--token-ratio", "inf"},
+         "--token-ratio: expected a number from 0.001 to 1000, got 'inf'"},
+        {{"--scenario", "brownout", "--capacity", "nan"},
+         "--capacity: expected a number from 10 to 100000, got 'nan'"},
+        {{"--scenario", "brownout", "--capacity", "1e400"},
+         "--capacity: expected a number from 10 to 100000, got '1e400'"},
+        {{"--runs", "0x10"}, "--runs: expected a whole number from 1 to 100000, got '0x10'"},
+        {{"--clients", "10,1e3"}, "--clients: expected a whole number from 1 to 10000, got '1e3'"},
+        {{"--scenario", "failure-rate", "--requests", "nan"},
+         "--requests: expected a whole number from 1 to 10000000, got 'nan'"},
+        {{"--scenario", "failure-rate", "--retries", "-1"},
+         "--retries: expected a whole number from 0 to 999, got '-1'"},
+        {{"--scenario", "failure-rate", "--max-tokens", "1.5"},
+         "--max-tokens: expected a whole number from 1 to 100000, got '1.5'"},
+    };
+    for (const auto& [arguments, message] : cases) {
+        const CommandResult result = simulate(arguments);
+        INFO(arguments.back() << ": " << result.err);
+        CHECK(result.exit_code == 2);
+        CHECK(result.out.empty());
+        CHECK(result.err.find(message) != std::string::npos);
+    }
+    // Decimal numbers in range still work, in every form from_chars reads.
+    const CommandResult ok =
+        simulate({"--scenario", "failure-rate", "--failure-rates", "0,5e-1,1", "--requests", "10",
+                  "--token-ratio", "0.5", "--format", "csv", "--strategies", "none"});
+    CHECK(ok.exit_code == 0);
+    CHECK(ok.out.find("none,0.5000,") != std::string::npos);
 }
 
 TEST_CASE("simulate --scenario brownout: recovery per strategy as text, samples as CSV",

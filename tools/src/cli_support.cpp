@@ -2,28 +2,75 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <iostream>
 #include <limits>
+#include <sstream>
 #include <system_error>
+#include <type_traits>
 
-#include "rebound/dsl/terminal_text.hpp"
 
 namespace rebound::cli {
 namespace {
 
-// `text` as a T from `min` to `max` (by default the range of T), or a CLI::ValidationError
-// naming `option` and the range.
+// `value` as the range in a message: "0.001", "100000", "-3".
+template <typename T>
+std::string number_text(T value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
+
+// `text` as a T within [min, max], or a CLI::ValidationError naming `option` and the range. A
+// whole number (integral T) is decimal digits; a floating-point one is a finite decimal number.
 template <typename T>
 T strict_number(const std::string& option, const std::string& text,
-                T min = std::numeric_limits<T>::min(), T max = std::numeric_limits<T>::max()) {
+                T min = std::numeric_limits<T>::lowest(), T max = std::numeric_limits<T>::max()) {
     T value{};
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc{} || end != text.data() + text.size() || value < min || value > max) {
-        throw CLI::ValidationError(option, "expected a whole number from " + std::to_string(min) +
-                                               " to " + std::to_string(max) + ", got '" +
-                                               dsl::printable(text) + "'");
+    bool valid = error == std::errc{} && end == text.data() + text.size();
+    if constexpr (std::is_floating_point_v<T>) {
+        valid = valid && std::isfinite(value);
+    }
+    if (!valid || value < min || value > max) {
+        throw CLI::ValidationError(
+            option, std::string(std::is_integral_v<T> ? "expected a whole number from "
+                                                      : "expected a number from ") +
+                        number_text(min) + " to " + number_text(max) + ", got '" + printable(text) +
+                        "'");
     }
     return value;
+}
+
+template <typename T>
+CLI::Option* add_strict_option(CLI::App& command, const std::string& name, T& target, T min, T max,
+                               const std::string& description) {
+    return command
+        .add_option_function<std::string>(
+            name,
+            [&target, name, min, max](const std::string& text) {
+                target = strict_number<T>(name, text, min, max);
+            },
+            description)
+        ->type_name(std::is_integral_v<T> ? "INT" : "NUMBER");
+}
+
+template <typename T>
+CLI::Option* add_strict_list_option(CLI::App& command, const std::string& name,
+                                    std::vector<T>& target, T min, T max,
+                                    const std::string& description) {
+    return command
+        .add_option_function<std::vector<std::string>>(
+            name,
+            [&target, name, min, max](const std::vector<std::string>& texts) {
+                target.clear();
+                for (const std::string& text : texts) {
+                    target.push_back(strict_number<T>(name, text, min, max));
+                }
+            },
+            description)
+        ->delimiter(',')
+        ->type_name(std::is_integral_v<T> ? "INT,..." : "NUMBER,...");
 }
 
 }  // namespace
@@ -51,16 +98,26 @@ CLI::Option* add_seed_option(CLI::App& command, std::uint64_t& target) {
         ->type_name("UINT");
 }
 
-CLI::Option* add_bounded_option(CLI::App& command, const std::string& name, int& target, int min,
-                                int max, const std::string& description) {
-    return command
-        .add_option_function<std::string>(
-            name,
-            [&target, name, min, max](const std::string& text) {
-                target = strict_number<int>(name, text, min, max);
-            },
-            description)
-        ->type_name("INT");
+CLI::Option* add_whole_number_option(CLI::App& command, const std::string& name, int& target,
+                                     int min, int max, const std::string& description) {
+    return add_strict_option(command, name, target, min, max, description);
+}
+
+CLI::Option* add_whole_numbers_option(CLI::App& command, const std::string& name,
+                                      std::vector<int>& target, int min, int max,
+                                      const std::string& description) {
+    return add_strict_list_option(command, name, target, min, max, description);
+}
+
+CLI::Option* add_number_option(CLI::App& command, const std::string& name, double& target,
+                               double min, double max, const std::string& description) {
+    return add_strict_option(command, name, target, min, max, description);
+}
+
+CLI::Option* add_numbers_option(CLI::App& command, const std::string& name,
+                                std::vector<double>& target, double min, double max,
+                                const std::string& description) {
+    return add_strict_list_option(command, name, target, min, max, description);
 }
 
 std::optional<dsl::LoadResult> load_or_report(const std::string& path, int& exit_code) {
@@ -83,6 +140,10 @@ void print_line(std::string_view text) {
     if (text.empty() || text.back() != '\n') {
         std::cout << '\n';
     }
+}
+
+void print_text(std::string_view text) {
+    print_line(printable_lines(text));
 }
 
 }  // namespace rebound::cli

@@ -99,8 +99,11 @@ int run_protocol_classify(const ClassifyOptions& options) {
     if (!result) {
         return kExitUsage;
     }
-    print_line(options.format == "json" ? json_output(protocol_json(options.protocol, *result))
-                                        : protocol_text(*result));
+    if (options.format == "json") {
+        print_line(json_output(protocol_json(options.protocol, *result)));
+    } else {
+        print_text(protocol_text(*result));
+    }
     return kExitOk;
 }
 
@@ -125,8 +128,11 @@ int run_classify(const ClassifyOptions& options) {
         return exit_code;
     }
     const SqlClassification result = classifier->classify(*record);
-    print_line(options.format == "json" ? json_output(classification_json(*record, result))
-                                        : classification_text(result));
+    if (options.format == "json") {
+        print_line(json_output(classification_json(*record, result)));
+    } else {
+        print_text(classification_text(result));
+    }
     return kExitOk;
 }
 

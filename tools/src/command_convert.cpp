@@ -48,10 +48,10 @@ void warn_about_dropped_suppressions(const std::string& path, std::string_view s
         if (line.ends_with('\r')) {
             line.remove_suffix(1);
         }
-        std::cerr << path << ':' << line_number << ':' << hash + 1
+        std::cerr << printable(path) << ':' << line_number << ':' << hash + 1
                   << ": warning: convert drops comments, so this lint suppression is not carried "
                      "over: "
-                  << line.substr(hash) << '\n';
+                  << printable(line.substr(hash)) << '\n';
     }
 }
 
@@ -72,7 +72,7 @@ int run_convert(const ConvertOptions& options) {
     out << text;
     out.close();
     if (!out) {
-        std::cerr << "rebound convert: cannot write " << options.output << '\n';
+        std::cerr << "rebound convert: cannot write " << printable(options.output) << '\n';
         return kExitUsage;
     }
     return kExitOk;

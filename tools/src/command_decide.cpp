@@ -43,7 +43,7 @@ std::optional<Duration> duration_option(const std::string& name, const std::stri
     std::string error;
     const auto value = dsl::parse_duration(text, error);
     if (!value) {
-        std::cerr << "rebound decide: " << name << ": " << error << '\n';
+        std::cerr << "rebound decide: " << name << ": " << printable(error) << '\n';
     }
     return value;
 }
@@ -76,7 +76,7 @@ bool check_error_options(const DecideOptions& options) {
         return false;
     }
     if (!options.sqlstate.empty() && options.vendor.empty() && options.category.empty()) {
-        std::cerr << "rebound decide: no --vendor given: SQLSTATE " << options.sqlstate
+        std::cerr << "rebound decide: no --vendor given: SQLSTATE " << printable(options.sqlstate)
                   << " is classified as vendor 'generic' (the ISO/ODBC map only)\n";
     }
     return true;
@@ -91,7 +91,7 @@ std::optional<ErrorDescription> describe_error(const DecideOptions& options) {
     if (!options.category.empty()) {
         error.category = parse_category(options.category);
         if (!error.category) {
-            std::cerr << "rebound decide: unknown category '" << options.category
+            std::cerr << "rebound decide: unknown category '" << printable(options.category)
                       << "': " << category_suggestion(options.category) << '\n';
             return std::nullopt;
         }
@@ -99,7 +99,7 @@ std::optional<ErrorDescription> describe_error(const DecideOptions& options) {
     if (!options.vendor.empty()) {
         error.vendor = parse_vendor(options.vendor);
         if (!error.vendor) {
-            std::cerr << "rebound decide: unknown vendor '" << options.vendor
+            std::cerr << "rebound decide: unknown vendor '" << printable(options.vendor)
                       << "': expected one of postgresql mysql sqlserver oracle db2 sqlite "
                          "cockroachdb generic\n";
             return std::nullopt;
@@ -224,8 +224,11 @@ int run_decide(const DecideOptions& options) {
     add_protocol_failure(options, context.idempotent, *error);
     SeededRandomSource random(options.seed);
     const Decision decision = decide(*resolution.policy, *error, context, random);
-    print_line(options.format == "json" ? json_output(decision_json(decision, *resolution.policy))
-                                        : decision_text(decision, *resolution.policy));
+    if (options.format == "json") {
+        print_line(json_output(decision_json(decision, *resolution.policy)));
+    } else {
+        print_text(decision_text(decision, *resolution.policy));
+    }
     return kExitOk;
 }
 
@@ -238,9 +241,9 @@ void register_decide(CLI::App& app, CommandOutcome& outcome) {
         "Take one retry decision for a handler's failed attempt (deterministic with --seed)");
     command->add_option("PATH", o->path, "Policy file (.yaml .yml .json .rebound)")->required();
     command->add_option("--handler", o->handler, "Handler name")->required();
-    command->add_option("--attempt", o->attempt, "The attempt that failed (1-based)")
-        ->required()
-        ->check(CLI::Range(1, 1000000));
+    add_whole_number_option(*command, "--attempt", o->attempt, 1, 1000000,
+                            "The attempt that failed (1-based)")
+        ->required();
     command->add_option("--category", o->category, "Error category, e.g. deadlock");
     command->add_option("--sqlstate", o->sqlstate, "SQLSTATE, e.g. 40001");
     command->add_option("--vendor", o->vendor, "Database vendor, e.g. postgresql");

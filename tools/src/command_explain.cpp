@@ -48,8 +48,9 @@ int run_explain(const ExplainOptions& options) {
         } else {
             policy = set.find(options.policy);
             if (!policy) {
-                std::cerr << options.path << ": no policy named '" << options.policy
-                          << "': " << policy_suggestion(set, options.policy) << '\n';
+                std::cerr << printable(options.path) << ": no policy named '"
+                          << printable(options.policy)
+                          << "': " << printable(policy_suggestion(set, options.policy)) << '\n';
                 return kExitInputErrors;
             }
         }
@@ -58,10 +59,12 @@ int run_explain(const ExplainOptions& options) {
             calls = handler_calls(loaded->document, set, options.handler);
         }
         const HandlerCalls* stated = calls ? &*calls : nullptr;
-        print_line(
-            json ? json_output(
-                       explain_json(set.service(), *policy, handler, options.handler, stated), 1)
-                 : explain_text(set.service(), *policy, handler, options.handler, stated));
+        if (json) {
+            print_line(json_output(
+                explain_json(set.service(), *policy, handler, options.handler, stated), 1));
+        } else {
+            print_text(explain_text(set.service(), *policy, handler, options.handler, stated));
+        }
         return kExitOk;
     }
     if (json) {
@@ -74,9 +77,9 @@ int run_explain(const ExplainOptions& options) {
         print_line(json_output(all, 1));
     } else {
         for (const auto& policy : set.policies()) {
-            print_line(explain_text(set.service(), *policy));
+            print_text(explain_text(set.service(), *policy));
         }
-        print_line(bindings_text(set));
+        print_text(bindings_text(set));
     }
     return kExitOk;
 }

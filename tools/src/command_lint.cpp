@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "cli_support.hpp"
+#include "line_reader.hpp"
 #include "rebound/lint/config.hpp"
 #include "rebound/lint/linter.hpp"
 #include "rebound/lint/output.hpp"
@@ -31,15 +32,26 @@ struct LintOptions {
 };
 
 // Reads --handlers FILE (one registered handler name per line; blank lines and lines starting
-// with '#' are skipped) into `settings`. Returns false (after saying why) when it cannot be read.
+// with '#' are skipped) into `settings`, a line at a time (LineReader: a line longer than its
+// limit is refused). Returns false (after saying why) when it cannot be read.
 bool load_handler_names(const std::string& file, lint::LintSettings& settings) {
-    std::ifstream in(file);
+    std::ifstream in(file, std::ios::binary);
     if (!in) {
-        std::cerr << "rebound lint: --handlers " << file << ": cannot read the file\n";
+        std::cerr << "rebound lint: --handlers " << printable(file) << ": cannot read the file\n";
         return false;
     }
     std::vector<std::string> names;
-    for (std::string line; std::getline(in, line);) {
+    LineReader lines(*in.rdbuf());
+    std::string line;
+    for (;;) {
+        const LineReader::Result read = lines.next(line);
+        if (read == LineReader::Result::End) {
+            break;
+        }
+        if (read == LineReader::Result::TooLong) {
+            std::cerr << "rebound lint: --handlers " << lines.too_long_message(file) << '\n';
+            return false;
+        }
         const auto first = line.find_first_not_of(" \t\r");
         const auto last = line.find_last_not_of(" \t\r");
         if (first == std::string::npos || line[first] == '#') {

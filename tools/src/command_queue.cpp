@@ -7,13 +7,13 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli_support.hpp"
 #include "connection_string.hpp"
-#include "rebound/dsl/terminal_text.hpp"
 #include "rebound/odbc/connection.hpp"
 #include "rebound/queue/queue_metrics.hpp"
 #include "rebound/queue/queue_schema.hpp"
@@ -112,7 +112,7 @@ class QueueCommand {
         if (file && !creates_) {
             std::error_code error;
             if (!std::filesystem::exists(*file, error)) {
-                std::cerr << name_ << ": no SQLite database at '" << dsl::printable(file->string())
+                std::cerr << name_ << ": no SQLite database at '" << printable(file->string())
                           << "' (the Database of --dsn): check the path; `rebound queue init` "
                           << "creates a queue\n";
                 exit_code = kExitInputErrors;
@@ -124,11 +124,11 @@ class QueueCommand {
             store_.emplace(connection_->vendor().value_or(Vendor::Generic));
         } catch (const odbc::DatabaseError& error) {
             std::cerr << name_ << ": cannot connect to the database --dsn names: "
-                      << dsl::printable(error.what()) << '\n';
+                      << printable(error.what()) << '\n';
             exit_code = kExitInputErrors;
             return false;
         } catch (const queue::SchemaError& error) {
-            std::cerr << name_ << ": " << dsl::printable(error.what()) << '\n';
+            std::cerr << name_ << ": " << printable(error.what()) << '\n';
             exit_code = kExitInputErrors;
             return false;
         }
@@ -149,12 +149,12 @@ class QueueCommand {
             if (error.category() == ErrorCategory::LockTimeout) {
                 std::cerr << name_ << ": gave up after waiting " << options_.lock_timeout
                           << " s for a lock another transaction holds (--lock-timeout): "
-                          << dsl::printable(error.what()) << '\n';
+                          << printable(error.what()) << '\n';
             } else {
-                std::cerr << name_ << ": database error: " << dsl::printable(error.what()) << '\n';
+                std::cerr << name_ << ": database error: " << printable(error.what()) << '\n';
             }
         } catch (const queue::SchemaError& error) {
-            std::cerr << name_ << ": " << dsl::printable(error.what()) << '\n';
+            std::cerr << name_ << ": " << printable(error.what()) << '\n';
         }
         return kExitInputErrors;
     }
@@ -178,7 +178,7 @@ std::optional<std::vector<std::int64_t>> parse_ids(const std::string& command,
         std::int64_t id = 0;
         const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
         if (error != std::errc{} || end != text.data() + text.size() || id <= 0) {
-            std::cerr << "rebound queue " << command << ": '" << text
+            std::cerr << "rebound queue " << command << ": '" << printable(text)
                       << "' is not a message id (a positive integer)\n";
             return std::nullopt;
         }
@@ -221,7 +221,7 @@ int print_operator_result(const QueueCommand& command, std::string_view verb,
         print_line(text.str());
     }
     for (const queue::RejectedId& r : result.rejected) {
-        std::cerr << command.name() << ": message " << r.id << ": " << r.reason << '\n';
+        std::cerr << command.name() << ": message " << r.id << ": " << printable(r.reason) << '\n';
     }
     return result.rejected.empty() ? kExitOk : kExitInputErrors;
 }
@@ -251,7 +251,7 @@ void print_status_text(const queue::QueueStatus& status) {
          << std::setw(8) << "dead" << std::setw(12) << "oldest due"
          << "  paused\n";
     for (const queue::HandlerCounts& h : status.handlers) {
-        text << std::left << std::setw(24) << dsl::printable(h.handler) << std::right
+        text << std::left << std::setw(24) << printable(h.handler) << std::right
              << std::setw(8) << h.ready << std::setw(8) << h.due << std::setw(8) << h.leased
              << std::setw(9) << h.done << std::setw(8) << h.dead << std::setw(12)
              << (h.oldest_due_age_us ? age_text(*h.oldest_due_age_us) : "-") << "  "
@@ -261,11 +261,11 @@ void print_status_text(const queue::QueueStatus& status) {
         text << "(no messages)\n";
     }
     for (const queue::BlockedKey& b : status.blocked_keys) {
-        text << "blocked key '" << dsl::printable(b.key) << "' of " << dsl::printable(b.handler)
+        text << "blocked key '" << printable(b.key) << "' of " << printable(b.handler)
              << ": dead message " << b.dead_id << " holds back " << b.waiting << " message"
              << (b.waiting == 1 ? "" : "s") << " (requeue or discard it)\n";
     }
-    std::cout << text.str();
+    print_text(text.str());
 }
 
 int run_status(const QueueOptions& options) {
@@ -333,19 +333,19 @@ int run_dead(const QueueOptions& options) {
         for (const queue::Message& m : dead) {
             // Every text here is data the database holds: printed escaped.
             const queue::LastError& e = m.last_error;
-            text << m.id << ' ' << dsl::printable(m.handler)
-                 << (m.key ? " key '" + dsl::printable(*m.key) + "'" : "") << ": "
-                 << dsl::printable(m.dead_reason) << " after " << m.attempt << " attempt"
+            text << m.id << ' ' << printable(m.handler)
+                 << (m.key ? " key '" + printable(*m.key) + "'" : "") << ": "
+                 << printable(m.dead_reason) << " after " << m.attempt << " attempt"
                  << (m.attempt == 1 ? "" : "s")
-                 << (m.route.empty() ? "" : ", route " + dsl::printable(m.route))
-                 << "\n    last error: " << dsl::printable(e.category)
-                 << (e.sqlstate.empty() ? "" : " (" + dsl::printable(e.sqlstate) + ")")
-                 << (e.message.empty() ? "" : ": " + dsl::printable(e.message)) << '\n';
+                 << (m.route.empty() ? "" : ", route " + printable(m.route))
+                 << "\n    last error: " << printable(e.category)
+                 << (e.sqlstate.empty() ? "" : " (" + printable(e.sqlstate) + ")")
+                 << (e.message.empty() ? "" : ": " + printable(e.message)) << '\n';
         }
         if (dead.empty()) {
             text << "no dead messages\n";
         }
-        std::cout << text.str();
+        print_text(text.str());
         return kExitOk;
     });
 }
@@ -399,7 +399,7 @@ int run_pause_or_resume(const QueueOptions& options, bool pause) {
             print_line(json_output(
                 Json{{"handler", options.handler}, {"paused", pause}, {"changed", changed}}));
         } else {
-            print_line("handler " + options.handler +
+            print_text("handler " + options.handler +
                        (changed ? (pause ? " paused" : " resumed")
                                 : (pause ? " was already paused" : " was not paused")));
         }
@@ -416,7 +416,7 @@ CLI::App* add_command(CLI::App& queue, const std::string& name, const std::strin
     command->add_option("--format", options.format, "Output format")->check(CLI::IsMember(formats));
     command->add_option("--vendor-maps", options.vendor_maps,
                         "Directory of vendor error maps (default: the installed ones)");
-    add_bounded_option(*command, "--lock-timeout", options.lock_timeout, 1, kMaxLockTimeout,
+    add_whole_number_option(*command, "--lock-timeout", options.lock_timeout, 1, kMaxLockTimeout,
                        "Seconds to wait for a lock another transaction holds before giving up "
                        "(1 to 3600; default 10)");
     return command;
@@ -438,7 +438,7 @@ void register_queue(CLI::App& app, CommandOutcome& outcome) {
     CLI::App* dead =
         add_command(*queue, "dead", "List dead messages with their last error", *options);
     dead->add_option("--handler", options->handler, "Only this handler's");
-    add_bounded_option(*dead, "--limit", options->limit, 1, kMaxDeadLimit,
+    add_whole_number_option(*dead, "--limit", options->limit, 1, kMaxDeadLimit,
                        "At most this many (1 to 100000; default 50)");
     dead->callback([options, &outcome] { outcome.exit_code = run_dead(*options); });
     CLI::App* requeue = add_command(*queue, "requeue", "Make dead messages ready again", *options);

@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
-#include <sstream>
 #include <variant>
 
 #include "cli_support.hpp"
+#include "line_reader.hpp"
 #include "rebound/dsl/compile.hpp"
 #include "rebound/simulation/breaker_replay.hpp"
 
@@ -22,18 +21,52 @@ struct ReplayOptions {
     std::string format = "text";
 };
 
-// The trace's text from a file, or standard input for "-"; nullopt when it cannot be read.
-std::optional<std::string> read_events(const std::string& source) {
-    if (source == "-") {
-        return std::string(std::istreambuf_iterator<char>(std::cin), {});
+// Replays the trace read from `input` (named `events_name` in messages) through a breaker with
+// `settings`, a line at a time: each event's result is printed (and flushed) as soon as its line
+// is read, so a trace piped in live is answered line by line. A bad line stops the replay with
+// its error, after the results of the lines before it.
+int replay_stream(std::streambuf& input, const std::string& events_name,
+                  const BreakerSettings& settings, bool json) {
+    const auto report = [&](const simulation::ReplayInputError& error) {
+        std::cerr << printable(events_name) << ':' << error.line << ':' << error.column << ": "
+                  << printable(error.message) << '\n';
+        return kExitUsage;
+    };
+    LineReader lines(input);
+    simulation::ReplayEventReader reader;
+    simulation::BreakerReplay replay(settings);
+    std::string line;
+    for (;;) {
+        const LineReader::Result read = lines.next(line);
+        if (read == LineReader::Result::End) {
+            return kExitOk;
+        }
+        if (read == LineReader::Result::TooLong) {
+            std::cerr << lines.too_long_message(events_name) << '\n';
+            return kExitUsage;
+        }
+        auto event = reader.read_line(line);
+        if (const auto* error = std::get_if<simulation::ReplayInputError>(&event)) {
+            return report(*error);
+        }
+        const auto& read_event = std::get<std::optional<simulation::ReplayEvent>>(event);
+        if (!read_event) {
+            continue;
+        }
+        const auto step = replay.step(*read_event);
+        if (const auto* error = std::get_if<simulation::ReplayInputError>(&step)) {
+            return report(*error);
+        }
+        const auto& done = std::get<simulation::ReplayStep>(step);
+        if (json) {
+            print_line(simulation::replay_step_json(done));
+        } else {
+            print_text(simulation::replay_step_text(done));
+        }
+        if (!std::cout.flush()) {
+            return kExitOk;  // main reports the output that cannot be written
+        }
     }
-    std::ifstream in(source, std::ios::binary);
-    if (!in) {
-        return std::nullopt;
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 int run_replay(const ReplayOptions& options) {
@@ -52,39 +85,25 @@ int run_replay(const ReplayOptions& options) {
         for (const BreakerSettings& b : breakers) {
             names.push_back(b.name);
         }
-        std::cerr << "rebound replay: " << options.path << " declares no breaker '"
-                  << options.breaker << "': "
+        std::cerr << "rebound replay: " << printable(options.path) << " declares no breaker '"
+                  << printable(options.breaker) << "': "
                   << (names.empty() ? std::string("it declares no breakers")
-                                    : dsl::suggestion_for(options.breaker, names))
+                                    : printable(dsl::suggestion_for(options.breaker, names)))
                   << '\n';
         return kExitUsage;
     }
-    const auto text = read_events(options.events);
-    if (!text) {
-        std::cerr << "rebound replay: cannot read " << options.events << '\n';
-        return kExitUsage;
+    std::ifstream file;
+    std::streambuf* input = std::cin.rdbuf();
+    if (options.events != "-") {
+        file.open(options.events, std::ios::binary);
+        if (!file) {
+            std::cerr << "rebound replay: cannot read " << printable(options.events) << '\n';
+            return kExitUsage;
+        }
+        input = file.rdbuf();
     }
-    const std::string events_name = options.events == "-" ? "<stdin>" : options.events;
-    const auto report = [&](const simulation::ReplayInputError& error) {
-        std::cerr << events_name << ':' << error.line << ':' << error.column << ": "
-                  << error.message << '\n';
-        return kExitUsage;
-    };
-    const auto events = simulation::read_replay_events(*text);
-    if (const auto* error = std::get_if<simulation::ReplayInputError>(&events)) {
-        return report(*error);
-    }
-    const auto steps =
-        simulation::replay_breaker(*found, std::get<std::vector<simulation::ReplayEvent>>(events));
-    if (const auto* error = std::get_if<simulation::ReplayInputError>(&steps)) {
-        return report(*error);
-    }
-    const bool json = options.format == "json";
-    for (const simulation::ReplayStep& step :
-         std::get<std::vector<simulation::ReplayStep>>(steps)) {
-        print_line(json ? simulation::replay_step_json(step) : simulation::replay_step_text(step));
-    }
-    return kExitOk;
+    return replay_stream(*input, options.events == "-" ? "<stdin>" : options.events, *found,
+                         options.format == "json");
 }
 
 }  // namespace

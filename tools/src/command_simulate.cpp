@@ -26,6 +26,11 @@ constexpr int kMaxClients = 10000;
 constexpr int kMaxRuns = 100000;
 constexpr int kMaxRequests = 10'000'000;
 constexpr int kMaxRetries = 999;
+constexpr int kMaxTokens = 100000;
+constexpr double kMinTokenRatio = 0.001;
+constexpr double kMaxTokenRatio = 1000.0;
+constexpr double kMinCapacity = 10.0;
+constexpr double kMaxCapacity = 100000.0;
 
 struct SimulateOptions {
     std::string scenario = "contention";
@@ -53,7 +58,7 @@ struct SimulateOptions {
 // "unknown strategy 'NAME': did you mean 'X'?", or the list of the scenario's strategies.
 void report_unknown_strategy(const std::string& name, const std::vector<std::string_view>& known) {
     const std::string suggestion = dsl::closest_match(name, known);
-    std::cerr << "rebound simulate: unknown strategy '" << name << "': ";
+    std::cerr << "rebound simulate: unknown strategy '" << printable(name) << "': ";
     if (!suggestion.empty()) {
         std::cerr << "did you mean '" << suggestion << "'?\n";
         return;
@@ -108,8 +113,8 @@ std::optional<std::pair<std::string, std::shared_ptr<const Policy>>> policy_of_h
     if (std::find(builtin_names.begin(), builtin_names.end(), name) != builtin_names.end()) {
         name = "file:" + name;
     }
-    std::cerr << "rebound simulate: handler '" << options.handler << "' uses policy '"
-              << resolution.policy->name() << "' (" << to_string(resolution.via) << "); "
+    std::cerr << "rebound simulate: handler '" << printable(options.handler) << "' uses policy '"
+              << printable(resolution.policy->name()) << "' (" << to_string(resolution.via) << "); "
               << what_is_modelled << '\n';
     return std::make_pair(std::move(name), resolution.policy);
 }
@@ -180,7 +185,7 @@ bool write_file(const std::string& path, const std::string& text) {
     out << text;
     out.close();
     if (!out) {
-        std::cerr << "rebound simulate: cannot write '" << path << "'\n";
+        std::cerr << "rebound simulate: cannot write '" << printable(path) << "'\n";
         return false;
     }
     return true;
@@ -191,7 +196,7 @@ int report(const SimulateOptions& options, const std::string& svg, const std::st
     if (!options.svg_path.empty() && !write_file(options.svg_path, svg)) {
         return kExitUsage;
     }
-    std::cout << text;
+    print_text(text);
     return kExitOk;
 }
 
@@ -331,41 +336,28 @@ void register_simulate(CLI::App& app, CommandOutcome& outcome) {
         command->add_option("--handler", o->handler, "Handler whose policy to simulate");
     policy->needs(handler);
     handler->needs(policy);
-    command
-        ->add_option("--clients", o->clients,
-                     "contention: client counts (default 10,20,...,190); failure-rate and "
-                     "brownout: the number of clients, each with its own budget and breaker "
-                     "(default 1)")
-        ->delimiter(',')
-        ->check(CLI::Range(1, kMaxClients));
-    command->add_option("--runs", o->runs, "Runs per point, averaged")
-        ->check(CLI::Range(1, kMaxRuns))
-        ->capture_default_str();
+    // Every numeric option is read strictly (cli_support.hpp): `nan`, `inf`, `0x10` and values
+    // out of range are usage errors.
+    add_whole_numbers_option(*command, "--clients", o->clients, 1, kMaxClients,
+                             "contention: client counts (default 10,20,...,190); failure-rate "
+                             "and brownout: the number of clients, each with its own budget and "
+                             "breaker (default 1)");
+    add_whole_number_option(*command, "--runs", o->runs, 1, kMaxRuns,
+                            "Runs per point, averaged (default 100)");
     add_seed_option(*command, o->seed);
-    command
-        ->add_option("--failure-rates", o->failure_rates,
-                     "failure-rate: the downstream failure rates, fractions from 0 to 1 "
-                     "(default 0,0.1,...,1)")
-        ->delimiter(',')
-        ->check(CLI::Range(0.0, 1.0));
-    command->add_option("--requests", o->requests, "failure-rate: requests per point")
-        ->check(CLI::Range(1, kMaxRequests))
-        ->capture_default_str();
-    command->add_option("--retries", o->retries, "failure-rate and brownout: retries (N)")
-        ->check(CLI::Range(0, kMaxRetries))
-        ->capture_default_str();
-    command
-        ->add_option("--max-tokens", o->max_tokens, "failure-rate and brownout: budget max_tokens")
-        ->check(CLI::Range(1, 100000))
-        ->capture_default_str();
-    command
-        ->add_option("--token-ratio", o->token_ratio,
-                     "failure-rate and brownout: budget token_ratio")
-        ->check(CLI::Range(0.001, 1000.0))
-        ->capture_default_str();
-    command->add_option("--capacity", o->capacity, "brownout: server capacity, requests/s")
-        ->check(CLI::Range(10.0, 100000.0))
-        ->capture_default_str();
+    add_numbers_option(*command, "--failure-rates", o->failure_rates, 0.0, 1.0,
+                       "failure-rate: the downstream failure rates, fractions from 0 to 1 "
+                       "(default 0,0.1,...,1)");
+    add_whole_number_option(*command, "--requests", o->requests, 1, kMaxRequests,
+                            "failure-rate: requests per point (default 100000)");
+    add_whole_number_option(*command, "--retries", o->retries, 0, kMaxRetries,
+                            "failure-rate and brownout: retries (N; default 3)");
+    add_whole_number_option(*command, "--max-tokens", o->max_tokens, 1, kMaxTokens,
+                            "failure-rate and brownout: budget max_tokens (default 100)");
+    add_number_option(*command, "--token-ratio", o->token_ratio, kMinTokenRatio, kMaxTokenRatio,
+                      "failure-rate and brownout: budget token_ratio (default 0.1)");
+    add_number_option(*command, "--capacity", o->capacity, kMinCapacity, kMaxCapacity,
+                      "brownout: server capacity, requests/s (default 1000)");
     command->add_option("--format", o->format, "Output format")
         ->check(CLI::IsMember({"text", "csv"}))
         ->capture_default_str();

@@ -1,6 +1,9 @@
 // rebound: lint, explain, convert and try out retry policy files.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <optional>
@@ -30,7 +33,7 @@ std::optional<std::string> unknown_command(const CLI::App& app, const std::strin
     }
     std::sort(names.begin(), names.end());
     const std::vector<std::string_view> candidates(names.begin(), names.end());
-    std::string message = path + ": unknown command '" + rebound::dsl::printable(word) +
+    std::string message = path + ": unknown command '" + rebound::printable(word) +
                           "'; commands are " + rebound::dsl::join_words(candidates);
     if (const std::string close = rebound::dsl::closest_match(word, candidates); !close.empty()) {
         message += " (did you mean '" + close + "'?)";
@@ -38,9 +41,25 @@ std::optional<std::string> unknown_command(const CLI::App& app, const std::strin
     return message;
 }
 
-}  // namespace
+// `exit_code`, unless what the command wrote to standard output could not all be written (a full
+// disk, /dev/full, a closed file descriptor): then, after saying so on standard error, the exit
+// code of an unwritable output (docs/cli.md), so that no command reports success with its output
+// lost. Checked once, here, for every command.
+int checked_output(int exit_code) {
+    using namespace rebound::cli;
+    errno = 0;
+    const bool written = static_cast<bool>(std::cout.flush()) && std::fflush(stdout) == 0 &&
+                         std::ferror(stdout) == 0;
+    if (written) {
+        return exit_code;
+    }
+    const int error = errno;
+    std::cerr << "rebound: cannot write standard output"
+              << (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) << '\n';
+    return exit_code == kExitInternal ? kExitInternal : kExitUsage;
+}
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     using namespace rebound::cli;
     CLI::App app{"rebound: check, explain and convert retry policy files"};
     app.require_subcommand(1);
@@ -82,4 +101,10 @@ int main(int argc, char** argv) {
         return kExitInternal;
     }
     return outcome.exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return checked_output(run(argc, argv));
 }

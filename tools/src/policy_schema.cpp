@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rebound/output_text.hpp"
 #include "rebound/policy_field.hpp"
 
 namespace rebound::cli {
@@ -263,7 +264,7 @@ std::string policy_schema() {
     definitions["policy"] = container(parts.at("containers").at("policy"), true);
     definitions["defaults"] = container(parts.at("containers").at("defaults"), false);
     schema["definitions"] = std::move(definitions);
-    return schema.dump(2) + "\n";
+    return json_output(schema, 2) + "\n";
 }
 
 }  // namespace rebound::cli

@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "cli_support.hpp"
 #include "rebound/grpc/classification.hpp"
 #include "rebound/http/classification.hpp"
 #include "rebound/http/retry_after.hpp"
@@ -75,8 +76,8 @@ std::optional<ProtocolClassification> classify_grpc(std::string_view command,
 }  // namespace
 
 void add_protocol_options(CLI::App& command, ProtocolOptions& options) {
-    command.add_option("--http", options.http, "HTTP status of the response, e.g. 503")
-        ->check(CLI::Range(100, 599));
+    add_whole_number_option(command, "--http", options.http, 100, 599,
+                            "HTTP status of the response, e.g. 503");
     command
         .add_option("--transport", options.transport,
                     "A transport failure: connect (nothing sent), tls (certificate or protocol "

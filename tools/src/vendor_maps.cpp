@@ -85,14 +85,14 @@ std::optional<SqlErrorRecord> sql_error_record(std::string_view command, const s
     SqlErrorRecord record;
     record.vendor = parse_vendor(vendor.empty() ? "generic" : vendor);
     if (!record.vendor) {
-        std::cerr << "rebound " << command << ": unknown vendor '" << vendor
+        std::cerr << "rebound " << command << ": unknown vendor '" << printable(vendor)
                   << "': expected one of postgresql mysql sqlserver oracle db2 sqlite cockroachdb "
                      "generic\n";
         return std::nullopt;
     }
     const auto parsed_phase = parse_database_phase(phase);
     if (!parsed_phase) {
-        std::cerr << "rebound " << command << ": unknown phase '" << phase
+        std::cerr << "rebound " << command << ": unknown phase '" << printable(phase)
                   << "': expected one of connect, execute, commit\n";
         return std::nullopt;
     }
@@ -101,7 +101,7 @@ std::optional<SqlErrorRecord> sql_error_record(std::string_view command, const s
         return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
     });
     if (!sqlstate.empty() && (sqlstate.size() != 5 || !well_formed)) {
-        std::cerr << "rebound " << command << ": SQLSTATE '" << sqlstate
+        std::cerr << "rebound " << command << ": SQLSTATE '" << printable(sqlstate)
                   << "' is not five letters and digits, such as 40001 or HYT00\n";
         return std::nullopt;
     }

@@ -38,6 +38,7 @@
 #include "field_locations.hpp"
 #include "rebound/dsl/parse.hpp"
 #include "rebound/error_category.hpp"
+#include "rebound/output_text.hpp"
 #include "rebound/policy_field.hpp"
 #include "rebound/vendor.hpp"
 #include "text/actions.hpp"
@@ -46,7 +47,6 @@
 #include "text/text_helpers.hpp"
 #include "text/vocabulary.hpp"
 #include "text_utilities.hpp"
-#include "utf8.hpp"
 
 namespace rebound::dsl::text {
 namespace {

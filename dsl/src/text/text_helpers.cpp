@@ -9,8 +9,8 @@
 
 #include "rebound/dsl/diagnostic.hpp"
 #include "rebound/dsl/syntax.hpp"
+#include "rebound/output_text.hpp"
 #include "text_utilities.hpp"
-#include "utf8.hpp"
 
 namespace rebound::dsl::text {
 

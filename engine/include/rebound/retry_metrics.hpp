@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "rebound/error_category.hpp"
+#include "rebound/output_text.hpp"  // escape_label_value, for every Prometheus writer
 #include "rebound/retry_listener.hpp"
 #include "rebound/retry_outcome.hpp"
 
@@ -59,9 +60,6 @@ class RetryMetrics final : public RetryListener {
     mutable std::shared_mutex mutex_;
     std::map<std::string, std::unique_ptr<HandlerCounters>, std::less<>> handlers_;
 };
-
-// `text` escaped for a Prometheus label value (backslash, double quote and newline).
-std::string escape_label_value(std::string_view text);
 
 // Appends the `# HELP` and `# TYPE` lines of metric `name` (`type`: counter, gauge, ...); every
 // Prometheus writer of the project starts its metrics with it.

@@ -12,6 +12,7 @@
 // without an outcome yet).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,6 +48,19 @@ struct ReplayInputError {
 // The trace's events, or the first problem found. Never throws on bad input.
 std::variant<std::vector<ReplayEvent>, ReplayInputError> read_replay_events(std::string_view text);
 
+// The same reader a line at a time, for a trace that arrives as a stream (`rebound replay` answers
+// each event as its line arrives): read_replay_events is this applied to each line of the text.
+class ReplayEventReader {
+  public:
+    // The event of the trace's next line (`line` without its '\n'), nullopt for a blank or
+    // comment line, or the line's problem. Lines are numbered from 1 in the order given.
+    std::variant<std::optional<ReplayEvent>, ReplayInputError> read_line(std::string_view line);
+
+  private:
+    int line_number_ = 0;
+    Duration previous_{0};
+};
+
 // What one event did.
 struct ReplayStep {
     ReplayEvent event;
@@ -59,6 +73,21 @@ struct ReplayStep {
 // holds no permit is a ReplayInputError naming its line.
 std::variant<std::vector<ReplayStep>, ReplayInputError> replay_breaker(
     const BreakerSettings& settings, const std::vector<ReplayEvent>& events);
+
+// The same replay an event at a time (replay_breaker is this applied to each event): a breaker
+// with `settings` created at time 0, and the permits its admitted acquires hold.
+class BreakerReplay {
+  public:
+    explicit BreakerReplay(const BreakerSettings& settings);
+
+    // What `event` (no earlier than the events before it) does, or the ReplayInputError of an
+    // acquire for an ID that holds a permit or an outcome for one that holds none.
+    std::variant<ReplayStep, ReplayInputError> step(const ReplayEvent& event);
+
+  private:
+    CircuitBreaker breaker_;
+    std::map<std::string, BreakerPermit, std::less<>> permits_;
+};
 
 // One JSON object (docs/cli.md, `rebound replay`), without a line end.
 std::string replay_step_json(const ReplayStep& step);
