@@ -22,9 +22,9 @@ struct ReplayOptions {
 };
 
 // Replays the trace read from `input` (named `events_name` in messages) through a breaker with
-// `settings`, a line at a time: each event's result is printed (and flushed) as soon as its line
-// is read, so a trace piped in live is answered line by line. A bad line stops the replay with
-// its error, after the results of the lines before it.
+// `settings`, a line at a time: each event's result is printed as soon as its line is read, and
+// flushed whenever no more input is at hand, so a trace piped in live is answered line by line. A
+// bad line stops the replay with its error, after the results of the lines before it.
 int replay_stream(std::streambuf& input, const std::string& events_name,
                   const BreakerSettings& settings, bool json) {
     const auto report = [&](const simulation::ReplayInputError& error) {
@@ -63,7 +63,9 @@ int replay_stream(std::streambuf& input, const std::string& events_name,
         } else {
             print_text(simulation::replay_step_text(done));
         }
-        if (!std::cout.flush()) {
+        // Flushed before the reader could wait for more input (a pipe), not after every line of a
+        // file already read.
+        if (input.in_avail() <= 0 && !std::cout.flush()) {
             return kExitOk;  // main reports the output that cannot be written
         }
     }
