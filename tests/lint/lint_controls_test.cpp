@@ -21,7 +21,7 @@ namespace {
 
 const std::string kCli = REBOUND_CLI_PATH;
 
-// Lockstep retries (RB301 at 6:13) and nothing else (the deadline keeps RB320 quiet).
+// Lockstep retries (RB301 at 6:13) and nothing else (4 attempts keep RB320 quiet).
 constexpr std::string_view kNoJitter = R"(rebound: 1
 service: payments
 policies:
@@ -240,6 +240,26 @@ TEST_CASE("lint controls: the configuration is found in the directory or a paren
     REQUIRE(found);
     CHECK(fs::equivalent(*found, dir.path / "project/.rebound-lint.yaml"));
     CHECK_FALSE(find_config(dir.path));
+}
+
+// `deadline: 2` meant as 2 s is a 2 ms deadline: a default CI gate (`rebound lint`, failing on
+// errors) stops it, and the message gives both readings (issue 43).
+TEST_CASE("lint controls: a bare number for a duration fails lint by default", "[lint][cli]") {
+    const TemporaryDirectory dir;
+    const fs::path bare = dir.write("bare/p.yaml", R"(rebound: 1
+service: payments
+policies:
+  interactive:
+    max_attempts: 3
+    jitter: equal
+    deadline: 2
+    retry_on: [deadlock]
+)");
+    const CommandResult result = run_cli({"lint", "--no-source", bare.string()});
+    CHECK(result.exit_code == 1);
+    CHECK(result.out.find("p.yaml:7:15: error: deadline: 2 is 2 ms; if you meant 2 s write 2s, "
+                          "else write 2ms [RB329 unitless-duration]") != std::string::npos);
+    CHECK(run_cli({"lint", "--disable", "RB329", bare.string()}).exit_code == 0);
 }
 
 TEST_CASE("lint controls: exit codes 0, 1 and 2 of the binary", "[lint][cli]") {

@@ -1,6 +1,7 @@
 // RB329 unitless-duration: a duration written as a bare integer (`deadline: 5`) in YAML or JSON.
 // The format reads it as milliseconds (docs/policy-format.md), which is rarely what someone who
-// wrote `deadline: 5` meant; the rule asks for the unit to be written. 0 needs no unit.
+// wrote `deadline: 5` meant; the rule asks for the unit to be written, and is an error by default
+// so that a CI gate stops a 5 ms deadline meant as 5 s. 0 needs no unit.
 #include <cctype>
 #include <string>
 
@@ -44,8 +45,8 @@ void check_value(std::string_view source, const dsl::Field<Duration>& value, std
     }
     const std::string text(number);
     reporter.report(value->position,
-                    std::string(field) + ": " + text + " is read as " + text + "ms; write " + text +
-                        "ms or " + text + "s",
+                    std::string(field) + ": " + text + " is " + text + " ms; if you meant " + text +
+                        " s write " + text + "s, else write " + text + "ms",
                     "durations carry their unit: us, ms, s, m or h");
 }
 
@@ -86,11 +87,12 @@ void check(const PolicyFileContext& file, RuleReporter& reporter) {
 }  // namespace
 
 const Rule kUnitlessDuration{
-    RuleInfo{"RB329", "unitless-duration", Severity::Warning, RuleOrigin::Semantic,
+    RuleInfo{"RB329", "unitless-duration", Severity::Error, RuleOrigin::Semantic,
              "a duration written as a bare integer, which is read as milliseconds",
              "YAML and JSON accept a bare integer where a duration goes and read it as "
              "milliseconds, so `deadline: 5` is a 5 ms deadline. Whoever wrote it usually meant "
-             "seconds. Write the unit (`5ms`, `5s`) so that the file says what it means."},
+             "seconds. Write the unit (`5ms`, `5s`) so that the file says what it means. An error "
+             "by default: such a file fails `rebound lint` until the unit is written."},
     check};
 
 }  // namespace rebound::lint::rules
