@@ -2,7 +2,11 @@
 """Checks that the project's reference is self-contained.
 
 1. Every relative Markdown link in README.md and docs/ (recursively) names a file that exists.
-2. No source or data file, and not README.md, cites a reference document by a bare name
+2. A page of docs/ that names a Markdown file in its text (`semantics.md, The decision`) names
+   one beside it or a path from the repository's root (`docs/cli.md`), or links the name on the
+   same line to a file that exists (`[semantics.md, The decision](../semantics.md#the-decision)`):
+   a name alone in docs/rules/ is a file that is not there, or another document's page.
+3. No source or data file, and not README.md, cites a reference document by a bare name
    (`semantics.md`, `categories.md`, `policy-language.md`, `cli.md`, `resilience.md`,
    `protocols.md`) or points outside the repository (`../shared`): they are cited as
    `docs/NAME.md`, so a reader finds them in the repository (pages of docs/ name their
@@ -19,6 +23,8 @@ CITED = r"(?:semantics|categories|policy-language|cli|resilience|protocols)\.md"
 BARE = re.compile(r"(?<![/\w.-])" + CITED)
 OUTSIDE = re.compile(r"\.\./shared")
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+NAMED_PAGE = re.compile(r"(?<![\w./#-])((?:\.\./)*[\w-]+(?:/[\w-]+)*\.md)\b")
+URL = re.compile(r"[a-z]+://\S+")
 SOURCE_SUFFIXES = (".cpp", ".hpp", ".h", ".txt", ".cmake", ".in", ".py", ".sh", ".yaml", ".yml",
                    ".json", ".rebound", ".md")
 SKIPPED_DIRS = {".git", "build", "spec", "corpus"}
@@ -34,6 +40,21 @@ def files(root):
             if name.endswith(SOURCE_SUFFIXES):
                 path = os.path.join(directory, name)
                 yield os.path.relpath(path, root).replace(os.sep, "/"), path
+
+
+def unlinked_pages(root, path, line):
+    """The Markdown files `line` of the page `path` names in its text (not as a link target) that
+    are neither beside the page, nor a path from `root`, nor the target of a link on the line."""
+    directory = os.path.dirname(path)
+    linked = {os.path.basename(target) for target in LINK.findall(line)
+              if os.path.exists(os.path.join(directory, target))}
+    text = LINK.sub("]()", URL.sub("", line))
+    return [f"names '{name}', which is not in the repository there and not linked: "
+            f"{line.strip()}"
+            for name in NAMED_PAGE.findall(text)
+            if not os.path.exists(os.path.join(directory, name))
+            and not os.path.exists(os.path.join(root, name))
+            and os.path.basename(name) not in linked]
 
 
 def main():
@@ -53,6 +74,9 @@ def main():
             for match in [] if relative.startswith("docs/") else BARE.finditer(line):
                 problems.append(f"{relative}:{number}: cites '{match.group(0)}' without "
                                 f"'docs/': {line.strip()}")
+            if is_markdown and relative.startswith("docs/"):
+                problems.extend(f"{relative}:{number}: {problem}"
+                                for problem in unlinked_pages(root, path, line))
             if is_markdown:
                 for target in LINK.findall(line):
                     if re.match(r"[a-z]+:", target):
