@@ -42,6 +42,13 @@ class LimitChecker {
         list(fields.never_retry_on, prefix + "never_retry_on");
         list(fields.retry_if, prefix + "retry_if");
         list(fields.routes, prefix + "routes");
+        if (fields.routes) {
+            for (const RouteNode& route : fields.routes->items) {
+                if (route.target) {
+                    name(*route.target, prefix + "routes.target");
+                }
+            }
+        }
         if (fields.retry_if) {
             for (const Located<std::string>& predicate : fields.retry_if->items) {
                 name(predicate, prefix + "retry_if");

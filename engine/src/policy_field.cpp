@@ -204,14 +204,13 @@ constexpr std::array kFields{
                     {0.001, 1000}},
     PolicyFieldInfo{
         Routes, Routes, "routes", "route", FieldKind::GroupList, PolicyBody, 0, 0,
-        "list of `{ up_to: duration, target: non-empty text }`, `up_to` strictly increasing",
-        "none",
+        "list of `{ up_to: duration, target: name }`, `up_to` strictly increasing", "none",
         "for asynchronous consumers: the decision names the first route whose `up_to` >= the "
         "delay, or the last route"},
     PolicyFieldInfo{RouteUpTo, Routes, "up_to", "up to", FieldKind::TimeSpan, InsideParent, 0, 0,
                     "duration", "", "the longest delay the route takes"},
     PolicyFieldInfo{RouteTarget, Routes, "target", "", FieldKind::Text, InsideParent, 0, 0,
-                    "non-empty text", "", "where the route sends the retry"},
+                    "name ([A-Za-z_][A-Za-z0-9_.-]*)", "", "where the route sends the retry"},
     PolicyFieldInfo{ServerDelay, ServerDelay, "server_delay", "server delay", FieldKind::Group,
                     PolicyBody, 0, 0, "`{ use, cap, over_cap, spread }`",
                     "use max, cap 5m, over_cap stop, spread 0",

@@ -288,8 +288,14 @@ FieldProblems validate_policy(const PolicySpec& spec, const PredicateRegistry* p
     for (std::size_t i = 0; i < spec.routes.size(); ++i) {
         const Route& route = spec.routes[i];
         validate_duration(route.up_to, PolicyField::RouteUpTo, i, false, out);
+        // A target names a queue or topic: a name like a policy's, never free text.
         if (route.target.empty()) {
             report_invalid(out, PolicyField::RouteTarget, i, "a route needs a non-empty target");
+        } else if (!is_valid_name(route.target)) {
+            report(out, PolicyField::RouteTarget, i,
+                   "route targets are names that match [A-Za-z_][A-Za-z0-9_.-]*, got '" +
+                       route.target + "'",
+                   ProblemKind::InvalidName);
         }
         if (i > 0 && route.up_to <= spec.routes[i - 1].up_to) {
             report(

@@ -105,6 +105,11 @@ TEST_CASE("invalid values are refused with the field named", "[policy]") {
           std::vector<std::string>{"routes[1].up_to"});
     CHECK(failing_fields(PolicyBuilder("p").route(10s, "")) ==
           std::vector<std::string>{"routes[0].target"});
+    // A route target is a name, as a policy's is: no control characters, spaces or free text.
+    CHECK(failing_fields(PolicyBuilder("p").route(10s, "ok.retry").route(1min, "a\x1b[2Jb")) ==
+          std::vector<std::string>{"routes[1].target"});
+    CHECK(failing_fields(PolicyBuilder("p").route(10s, "retry 10s")) ==
+          std::vector<std::string>{"routes[0].target"});
     CHECK(failing_fields(PolicyBuilder("9lives")) == std::vector<std::string>{"name"});
     CHECK(failing_fields(PolicyBuilder("p").retry_on(Matcher::sqlstate("4000"))) ==
           std::vector<std::string>{"retry_on[0]"});

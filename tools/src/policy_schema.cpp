@@ -198,6 +198,9 @@ Json field_schema(const PolicyFieldInfo& info, const Json& parts) {
             if (info.range.find("non-empty") != std::string_view::npos) {
                 schema["minLength"] = 1;
             }
+            if (info.range.starts_with("name")) {  // quoted in the text DSL, but a name
+                schema["allOf"] = reference("name");
+            }
             break;
         case FieldKind::Word:
             schema["type"] = "string";

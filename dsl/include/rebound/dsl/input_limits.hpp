@@ -21,7 +21,8 @@ inline constexpr std::uintmax_t kMaxInputBytes = std::uintmax_t{1024} * 1024;
 inline constexpr std::size_t kMaxNodes = 100'000;
 // Items of one list (retry_on, never_retry_on, retry_if, routes, breaker failures).
 inline constexpr std::size_t kMaxListItems = 1'000;
-// Bytes of one name or key: service, policy, handler, breaker, predicate, mapping key.
+// Bytes of one name or key: service, policy, handler, breaker, predicate, route target, mapping
+// key.
 inline constexpr std::size_t kMaxNameBytes = 256;
 // Policies of one file.
 inline constexpr std::size_t kMaxPolicies = 1'000;
