@@ -928,6 +928,13 @@ std::shared_ptr<const PolicySet> compile_valid_parts(const Document& document,
         }
         holding_errors.insert(policy->name.value);
     }
+    // An error in text a policy reuses (a YAML alias of a value that was refused) lies in
+    // another policy's lines; the front end marks the policies it read with errors.
+    for (const PolicyNode& policy : document.policies) {
+        if (policy.read_with_errors) {
+            holding_errors.insert(policy.name.value);
+        }
+    }
     Diagnostics ignored;
     return Compiler(document, options, ignored).run_partial(holding_errors);
 }

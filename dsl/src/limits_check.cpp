@@ -99,9 +99,9 @@ void enforce_document_limits(Document& document, Diagnostics& diagnostics) {
     }
 }
 
-void cap_diagnostics(Diagnostics& diagnostics, const std::string& file) {
+std::size_t cap_diagnostics(Diagnostics& diagnostics, const std::string& file) {
     if (diagnostics.size() <= kMaxDiagnostics) {
-        return;
+        return 0;
     }
     const std::size_t dropped = diagnostics.size() - kMaxDiagnostics;
     const SourcePosition last_kept = diagnostics[kMaxDiagnostics - 1].position;
@@ -110,6 +110,7 @@ void cap_diagnostics(Diagnostics& diagnostics, const std::string& file) {
               std::to_string(dropped) + " more diagnostics were left out (at most " +
                   std::to_string(kMaxDiagnostics) + " are reported for one file)",
               "fix the ones shown and check again");
+    return dropped;
 }
 
 }  // namespace rebound::dsl::detail

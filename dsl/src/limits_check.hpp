@@ -2,6 +2,9 @@
 // front end read. Private to rebound::dsl.
 #pragma once
 
+#include <cstddef>
+#include <string>
+
 #include "rebound/dsl/diagnostic.hpp"
 #include "rebound/dsl/document.hpp"
 
@@ -13,7 +16,7 @@ namespace rebound::dsl::detail {
 void enforce_document_limits(Document& document, Diagnostics& diagnostics);
 
 // Keeps the first kMaxDiagnostics of `diagnostics` (in their order) and, when any were dropped,
-// appends one RB112 saying how many.
-void cap_diagnostics(Diagnostics& diagnostics, const std::string& file);
+// appends one RB112 saying how many. Returns how many were dropped.
+std::size_t cap_diagnostics(Diagnostics& diagnostics, const std::string& file);
 
 }  // namespace rebound::dsl::detail

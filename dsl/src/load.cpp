@@ -86,6 +86,18 @@ void sort_in_file_order(Diagnostics& diagnostics) {
                      });
 }
 
+// Drops a diagnostic that repeats the one before it (same code, place and text): a value
+// refused once is refused again at each YAML alias that reuses it, and saying so a thousand
+// times tells the reader nothing more. `diagnostics` is in file order.
+void drop_repeats(Diagnostics& diagnostics) {
+    const auto repeats = [](const Diagnostic& a, const Diagnostic& b) {
+        return a.code == b.code && a.position == b.position && a.message == b.message &&
+               a.suggestion == b.suggestion;
+    };
+    diagnostics.erase(std::unique(diagnostics.begin(), diagnostics.end(), repeats),
+                      diagnostics.end());
+}
+
 LoadResult load_text_unguarded(std::string_view text, std::string_view file, Syntax syntax,
                                const PolicyCompileOptions& options) {
     LoadResult result;
@@ -110,7 +122,8 @@ LoadResult load_text_unguarded(std::string_view text, std::string_view file, Syn
         }
     }
     sort_in_file_order(result.diagnostics);
-    detail::cap_diagnostics(result.diagnostics, std::string(file));
+    drop_repeats(result.diagnostics);
+    result.diagnostics_left_out = detail::cap_diagnostics(result.diagnostics, std::string(file));
     if (!has_errors(result.diagnostics)) {
         result.policy_set = std::move(compiled.policy_set);
     }

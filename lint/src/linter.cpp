@@ -8,6 +8,7 @@
 #include "policy_file.hpp"
 #include "rebound/dsl/call_graph.hpp"
 #include "rebound/dsl/compile.hpp"
+#include "rebound/dsl/input_limits.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/dsl/vendor_map_loader.hpp"
 #include "rebound/lint/policy_file_search.hpp"
@@ -83,6 +84,52 @@ void report_duplicate_services(std::vector<FileReport>& files, const RuleRegistr
     }
 }
 
+// The position just past the last character of `source`'s last line (columns count code
+// points, as every position does): it sorts after every finding of the file.
+SourcePosition end_of(std::string_view source) {
+    if (source.ends_with('\n')) {
+        source.remove_suffix(1);
+    }
+    SourcePosition end{1, 1};
+    for (const char c : source) {
+        if (c == '\n') {
+            ++end.line;
+            end.column = 1;
+        } else if ((static_cast<unsigned char>(c) & 0xC0U) != 0x80U) {
+            ++end.column;
+        }
+    }
+    return end;
+}
+
+// Bounds what one file reports, whatever its findings come from (compiler, rules, suppressions,
+// the call graph): at most dsl::kMaxDiagnostics findings, the most severe first (errors, then
+// warnings, then notes, each in file order), and, when any were left out here or by the
+// compiler (`compiler_left_out`, whose own count is not among `findings`), one final note that
+// says how many. `findings` is sorted, and stays so.
+void cap_findings(Findings& findings, std::size_t compiler_left_out, const std::string& file,
+                  std::string_view source, const RuleRegistry& registry) {
+    std::size_t left_out = compiler_left_out;
+    if (findings.size() > dsl::kMaxDiagnostics) {
+        std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+            return static_cast<int>(a.severity) < static_cast<int>(b.severity);
+        });
+        left_out += findings.size() - dsl::kMaxDiagnostics;
+        findings.resize(dsl::kMaxDiagnostics);
+        sort_findings(findings);
+    }
+    if (left_out == 0) {
+        return;
+    }
+    Finding note = make_finding(
+        registry, dsl::code_id(dsl::DiagnosticCode::LimitExceeded), file, end_of(source),
+        std::to_string(left_out) + " more findings were left out (at most " +
+            std::to_string(dsl::kMaxDiagnostics) + " are reported for one file, errors first)",
+        "fix the ones shown and lint again");
+    note.severity = Severity::Note;
+    findings.push_back(std::move(note));
+}
+
 }  // namespace
 
 Linter::Linter(LintSettings settings, const RuleRegistry& registry)
@@ -143,8 +190,11 @@ FileReport Linter::finish(LoadedFile prepared, Findings cross_file) const {
         report.service_position = loaded.document.service->position;
     }
     Findings findings;
-    for (const dsl::Diagnostic& d : loaded.diagnostics) {
-        findings.push_back(from_diagnostic(d));
+    // The compiler's own "N more were left out" is replaced by the one cap_findings adds.
+    const std::size_t compiler_left_out = loaded.diagnostics_left_out;
+    const std::size_t kept = loaded.diagnostics.size() - (compiler_left_out > 0 ? 1 : 0);
+    for (std::size_t i = 0; i < kept; ++i) {
+        findings.push_back(from_diagnostic(loaded.diagnostics[i]));
     }
     if (report.unreadable) {
         report.findings = std::move(findings);
@@ -163,6 +213,7 @@ FileReport Linter::finish(LoadedFile prepared, Findings cross_file) const {
         findings.insert(findings.end(), scan.problems.begin(), scan.problems.end());
         apply_settings(findings, settings_, registry_);
         sort_findings(findings);
+        cap_findings(findings, 0, report.file, report.source, registry_);
         report.findings = std::move(findings);
         return report;
     }
@@ -204,6 +255,7 @@ FileReport Linter::finish(LoadedFile prepared, Findings cross_file) const {
     findings.insert(findings.end(), scan.problems.begin(), scan.problems.end());
     apply_settings(findings, settings_, registry_);
     sort_findings(findings);
+    cap_findings(findings, compiler_left_out, report.file, report.source, registry_);
     report.findings = std::move(findings);
     return report;
 }

@@ -438,7 +438,9 @@ void YamlReader::read_policies(const Entry& entry, Document& document) {
         PolicyNode node;
         node.name = Located<std::string>{policy.key, policy.key_position};
         node.position = policy.key_position;
+        const std::size_t problems_before = diagnostics_.size();
         node.fields = read_policy_fields(policy.value, policy_context, false);
+        node.read_with_errors = diagnostics_.size() > problems_before || over_budget_;
         document.policies.push_back(std::move(node));
     }
 }

@@ -34,10 +34,11 @@ CompileResult compile(const Document& document, const PolicyCompileOptions& opti
 PolicyFields merge_fields(PolicyFields child, const PolicyFields& base);
 
 // For a document with errors (`found`, from loading it): a set of the policies that compile on
-// their own and hold none of the errors (with the bindings and default that name them), so that
-// lint's semantic rules can still check them. Null when an error lies outside every policy's
-// definition (it could change any of them) or the file has no usable service name. Never use it
-// to serve work: the file is invalid.
+// their own, hold none of the errors and were read whole (PolicyNode::read_with_errors: no value
+// refused, even through a YAML alias of another policy's text), with the bindings and default
+// that name them, so that lint's semantic rules can still check them. Null when an error lies
+// outside every policy's definition (it could change any of them) or the file has no usable service
+// name. Never use it to serve work: the file is invalid.
 std::shared_ptr<const PolicySet> compile_valid_parts(const Document& document,
                                                      const Diagnostics& found,
                                                      const PolicyCompileOptions& options = {});

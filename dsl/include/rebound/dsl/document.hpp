@@ -164,6 +164,10 @@ struct PolicyNode {
     Located<std::string> name;
     PolicyFields fields;
     SourcePosition position;  // of the definition (the name)
+    // The front end reported an error while reading the policy's values, in its own text or in
+    // text it reuses (a YAML alias), or stopped reading before its end: its fields are
+    // incomplete, so nothing is judged from them (compile_valid_parts leaves the policy out).
+    bool read_with_errors = false;
     friend bool operator==(const PolicyNode&, const PolicyNode&) = default;
 };
 

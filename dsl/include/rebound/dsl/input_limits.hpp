@@ -28,7 +28,8 @@ inline constexpr std::size_t kMaxNameBytes = 256;
 inline constexpr std::size_t kMaxPolicies = 1'000;
 // Parents between a policy and the policy at the top of its `extends` chain.
 inline constexpr std::size_t kMaxExtendsDepth = 32;
-// Diagnostics reported for one file; one more says how many were left out.
+// Diagnostics reported for one file; one more says how many were left out. `rebound lint` holds
+// all its findings of a file (its rules' too) to the same number.
 inline constexpr std::size_t kMaxDiagnostics = 200;
 
 // RB112 about `file` (no position) when `size` bytes are more than kMaxInputBytes for a file

@@ -7,6 +7,7 @@
 // load_file_or_throw is the short form for embedders that treat any error as fatal.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -25,6 +26,9 @@ struct LoadResult {
     Document document;
     Diagnostics diagnostics;  // every problem, in file order (line, then column)
     std::string source;       // the file's text, for printing source lines
+    // Diagnostics past the kMaxDiagnostics kept (input_limits.hpp); when not 0, the last of
+    // `diagnostics` is the RB112 that says how many.
+    std::size_t diagnostics_left_out = 0;
 };
 
 // Never throws for bad input: an unreadable file or unknown extension is a diagnostic.
