@@ -143,7 +143,7 @@ SqlErrorClassifier::SqlErrorClassifier(std::span<const SqlErrorRule> rules) {
         entry.key = key;
         entry.last = last;
         bool applies = false;
-        for (std::size_t phase = 0; phase < kDatabasePhaseCount; ++phase) {
+        for (std::size_t phase = 0; phase < kMapPhaseCount; ++phase) {
             const auto& category = rule.category_by_phase[phase];
             entry.category_by_phase[phase] =
                 category ? static_cast<std::uint8_t>(*category) : kNoCategory;
@@ -241,7 +241,7 @@ SqlClassification SqlErrorClassifier::lookup_range(Vendor vendor, std::int64_t c
 
 SqlClassification SqlErrorClassifier::make_result(const Entry& entry,
                                                   DatabasePhase phase) const noexcept {
-    const std::uint8_t category = entry.category_by_phase[static_cast<std::size_t>(phase)];
+    const std::uint8_t category = entry.category_by_phase[static_cast<std::size_t>(map_phase(phase))];
     if (category == kNoCategory) {
         return {};
     }
@@ -304,23 +304,60 @@ SqlClassification SqlErrorClassifier::classify(const SqlErrorRecord& record) con
     return {};
 }
 
-SqlClassification SqlErrorClassifier::classify_most_specific(
-    std::span<const SqlErrorRecord> records) const noexcept {
-    std::optional<SqlClassification> best;
-    for (const SqlErrorRecord& record : records) {
-        const NormalizedSqlState normalized = normalize_sqlstate(record.sqlstate);
-        if (normalized.view().starts_with("01")) {
+std::optional<std::pair<std::size_t, SqlClassification>> SqlErrorClassifier::most_specific(
+    std::span<const SqlErrorRecord> records, std::optional<DatabasePhase> phase) const noexcept {
+    std::optional<std::pair<std::size_t, SqlClassification>> best;
+    for (std::size_t index = 0; index < records.size(); ++index) {
+        SqlErrorRecord record = records[index];
+        if (normalize_sqlstate(record.sqlstate).view().starts_with("01")) {
             continue;
         }
+        if (phase) {
+            record.phase = *phase;
+        }
         const SqlClassification result = classify(record);
-        if (!best || result.specificity > best->specificity) {
-            best = result;
+        if (!best || result.specificity > best->second.specificity) {
+            best.emplace(index, result);
         }
     }
-    if (best) {
-        return *best;
+    return best;
+}
+
+SqlClassification SqlErrorClassifier::classify_most_specific(
+    std::span<const SqlErrorRecord> records) const noexcept {
+    if (const auto best = most_specific(records, std::nullopt)) {
+        return best->second;
     }
     return records.empty() ? SqlClassification{} : classify(records.front());
+}
+
+SqlFailureClassification SqlErrorClassifier::classify_failure(
+    std::span<const SqlErrorRecord> records, DatabasePhase phase,
+    bool session_dead) const noexcept {
+    SqlFailureClassification failure;
+    if (const auto best = most_specific(records, phase)) {
+        failure.record = best->first;
+        failure.category = best->second.category;
+        failure.map_rule = best->second.matched;
+    }
+    if (session_dead && failure.category == ErrorCategory::Unknown) {
+        failure.category = ErrorCategory::ConnectionLost;
+        failure.connection_dead = true;
+    }
+    if (phase == DatabasePhase::Commit &&
+        restart_scope(failure.category) == RestartScope::Connection) {
+        failure.category = ErrorCategory::CommitOutcomeUnknown;
+        failure.commit_connection_loss = true;
+    }
+    return failure;
+}
+
+std::string SqlFailureClassification::matched() const {
+    std::string text(connection_dead ? std::string_view("connection_dead") : map_rule);
+    if (commit_connection_loss) {
+        text.insert(0, "commit_connection_loss:");
+    }
+    return text;
 }
 
 std::size_t SqlErrorClassifier::rule_count(Vendor vendor) const noexcept {

@@ -48,7 +48,7 @@ SqlErrorRecord record(std::optional<Vendor> vendor, std::string_view sqlstate,
 }
 
 // A small map with a rule at every level, so each test can tell the levels apart.
-SqlErrorClassifier make_classifier() {
+std::vector<SqlErrorRule> small_map() {
     std::vector<SqlErrorRule> rules{
         native_rule(Vendor::MySql, 1213, ErrorCategory::Deadlock),
         native_rule(Vendor::MySql, 1205, ErrorCategory::LockTimeout),
@@ -83,7 +83,11 @@ SqlErrorClassifier make_classifier() {
     SqlErrorRule lost = native_rule(Vendor::MySql, 2013, ErrorCategory::ConnectionLost);
     lost.set_category(DatabasePhase::Commit, ErrorCategory::CommitOutcomeUnknown);
     rules.push_back(lost);
-    return SqlErrorClassifier(rules);
+    return rules;
+}
+
+SqlErrorClassifier make_classifier() {
+    return SqlErrorClassifier(small_map());
 }
 
 }  // namespace
@@ -235,6 +239,80 @@ TEST_CASE("the most specific of several records wins and warnings are skipped",
     CHECK(classifier.classify_most_specific(odbc2).category == ErrorCategory::SyntaxError);
 
     CHECK(classifier.classify_most_specific({}).category == ErrorCategory::Unknown);
+}
+
+TEST_CASE("classify_failure applies the phase rules after the maps", "[sql_classifier]") {
+    std::vector<SqlErrorRule> rules = small_map();
+    rules.push_back(state_rule(Vendor::PostgreSql, SqlRuleKey::SqlState, "57P01",
+                               ErrorCategory::AdminShutdown));
+    SqlErrorRule rollback =
+        state_rule(Vendor::PostgreSql, SqlRuleKey::SqlState, "40P01", ErrorCategory::Deadlock);
+    rollback.set_category(DatabasePhase::Rollback, ErrorCategory::DataError);  // no such entry
+    rules.push_back(rollback);
+    const SqlErrorClassifier classifier(rules);
+    const auto failure = [&](std::vector<SqlErrorRecord> records, DatabasePhase phase,
+                             bool dead = false) {
+        return classifier.classify_failure(records, phase, dead);
+    };
+
+    // PostgreSQL terminates the session during COMMIT: 57P01 is admin_shutdown only executing.
+    const std::vector<SqlErrorRecord> terminated{record(Vendor::PostgreSql, "57P01", 1),
+                                                 record(Vendor::PostgreSql, "08S01", 35)};
+    const auto executing = failure(terminated, DatabasePhase::Execute);
+    CHECK(executing.category == ErrorCategory::AdminShutdown);
+    CHECK(executing.record == 0U);
+    CHECK(executing.matched() == "sqlstate:postgresql:57P01");
+    const auto committing = failure(terminated, DatabasePhase::Commit);
+    CHECK(committing.category == ErrorCategory::CommitOutcomeUnknown);
+    CHECK(committing.commit_connection_loss);
+    CHECK(committing.map_rule == "sqlstate:postgresql:57P01");
+    CHECK(committing.matched() == "commit_connection_loss:sqlstate:postgresql:57P01");
+    // The records' own phase is not read: the call's is.
+    CHECK(failure({record(Vendor::PostgreSql, "57P01", 1, DatabasePhase::Execute)},
+                  DatabasePhase::Commit)
+              .category == ErrorCategory::CommitOutcomeUnknown);
+    // A rollback is looked up as a statement, and its outcome is never unknown.
+    const auto rolling_back = failure(terminated, DatabasePhase::Rollback);
+    CHECK(rolling_back.category == ErrorCategory::AdminShutdown);
+    CHECK_FALSE(rolling_back.commit_connection_loss);
+    CHECK(failure({record(Vendor::PostgreSql, "HYT00")}, DatabasePhase::Rollback).category ==
+          ErrorCategory::StatementTimeout);
+    // A rule cannot give rollback a category of its own (set_category ignores it).
+    CHECK(failure({record(Vendor::PostgreSql, "40P01")}, DatabasePhase::Rollback).category ==
+          ErrorCategory::Deadlock);
+    // A category without restart scope `connection` stays during a commit.
+    CHECK(failure({record(Vendor::PostgreSql, "40001")}, DatabasePhase::Commit).category ==
+          ErrorCategory::SerializationFailure);
+
+    // A session the driver reports dead: what no rule knew is connection_lost, and during a
+    // commit the outcome is unknown.
+    const std::vector<SqlErrorRecord> unknown{record(Vendor::PostgreSql, "XX999", 7)};
+    CHECK(failure(unknown, DatabasePhase::Execute).category == ErrorCategory::Unknown);
+    CHECK(failure(unknown, DatabasePhase::Execute).matched().empty());
+    const auto dead = failure(unknown, DatabasePhase::Execute, true);
+    CHECK(dead.category == ErrorCategory::ConnectionLost);
+    CHECK(dead.matched() == "connection_dead");
+    const auto dead_commit = failure(unknown, DatabasePhase::Commit, true);
+    CHECK(dead_commit.category == ErrorCategory::CommitOutcomeUnknown);
+    CHECK(dead_commit.matched() == "commit_connection_loss:connection_dead");
+    // A rule that knew the failure stands when the session is dead.
+    CHECK(failure({record(Vendor::PostgreSql, "40001")}, DatabasePhase::Execute, true).category ==
+          ErrorCategory::SerializationFailure);
+
+    // Only warnings, or nothing: unknown with no deciding record.
+    const auto warnings = failure({record(Vendor::PostgreSql, "01000")}, DatabasePhase::Execute);
+    CHECK(warnings.category == ErrorCategory::Unknown);
+    CHECK_FALSE(warnings.record);
+    CHECK(failure({}, DatabasePhase::Commit).category == ErrorCategory::Unknown);
+    CHECK(failure({}, DatabasePhase::Commit, true).category == ErrorCategory::CommitOutcomeUnknown);
+}
+
+TEST_CASE("the rollback phase has a wire name but no entry in the maps", "[sql_classifier]") {
+    CHECK(rebound::parse_database_phase("rollback") == DatabasePhase::Rollback);
+    CHECK(rebound::to_string(DatabasePhase::Rollback) == "rollback");
+    CHECK(rebound::map_phase(DatabasePhase::Rollback) == DatabasePhase::Execute);
+    CHECK(rebound::map_phase(DatabasePhase::Commit) == DatabasePhase::Commit);
+    CHECK_FALSE(rebound::parse_database_phase("teardown"));
 }
 
 TEST_CASE("rule counts are kept per vendor", "[sql_classifier]") {

@@ -94,6 +94,34 @@ TEST_CASE("classify uses the phase, defaults and normalisation", "[classify_cli]
     CHECK(unknown["retryable_by_default"] == false);
 }
 
+TEST_CASE("classify applies the adapter's phase rules", "[classify_cli]") {
+    // PostgreSQL 15 answers 57P01 to a COMMIT of a session it terminates: executing, the session
+    // was shut down; committing, whether the commit happened is unknown.
+    const json execute = classify_json({"--vendor", "postgresql", "--sqlstate", "57P01"});
+    CHECK(execute["category"] == "admin_shutdown");
+    CHECK(execute["matched"] == "sqlstate:postgresql:57P01");
+    const json commit =
+        classify_json({"--vendor", "postgresql", "--sqlstate", "57P01", "--phase", "commit"});
+    CHECK(commit["phase"] == "commit");
+    CHECK(commit["category"] == "commit_outcome_unknown");
+    CHECK(commit["retryable_by_default"] == false);
+    CHECK(commit["matched"] == "commit_connection_loss:sqlstate:postgresql:57P01");
+    const CommandResult text =
+        run_cli({"classify", "--vendor", "postgresql", "--sqlstate", "57P01", "--phase", "commit"});
+    CHECK(text.out ==
+          "commit_outcome_unknown (not retryable by default, restart none, matched "
+          "commit_connection_loss:sqlstate:postgresql:57P01)\n");
+    // A rollback looks its records up as a statement does, and no outcome is unknown.
+    const json rollback =
+        classify_json({"--vendor", "postgresql", "--sqlstate", "57P01", "--phase", "rollback"});
+    CHECK(rollback["phase"] == "rollback");
+    CHECK(rollback["category"] == "admin_shutdown");
+    CHECK(classify_json({"--sqlstate", "HYT00", "--phase", "rollback"})["category"] ==
+          "statement_timeout");
+    CHECK(classify_json({"--sqlstate", "08S01", "--phase", "rollback"})["category"] ==
+          "connection_lost");
+}
+
 TEST_CASE("classify prints one line of text by default", "[classify_cli]") {
     const CommandResult result =
         run_cli({"classify", "--vendor", "postgresql", "--sqlstate", "40P01", "--native", "1"});
@@ -109,7 +137,10 @@ TEST_CASE("classify refuses bad options with exit code 2", "[classify_cli]") {
     CHECK(vendor.exit_code == 2);
     CHECK(vendor.err.find("unknown vendor 'mariadb'") != std::string::npos);
     CHECK(run_cli({"classify", "--sqlstate", "4000"}).exit_code == 2);
-    CHECK(run_cli({"classify", "--sqlstate", "40001", "--phase", "rollback"}).exit_code == 2);
+    const CommandResult phase = run_cli({"classify", "--sqlstate", "40001", "--phase", "teardown"});
+    CHECK(phase.exit_code == 2);
+    CHECK(phase.err.find("connect") != std::string::npos);
+    CHECK(phase.err.find("rollback") != std::string::npos);
     CHECK(run_cli({"classify", "--sqlstate", "40001", "--vendor-maps", "/nonexistent"}).exit_code ==
           2);
 }
@@ -163,6 +194,18 @@ TEST_CASE("decide classifies SQLSTATE and native codes with the maps first", "[c
                                 "postgresql", "--sqlstate", "08S01", "--phase", "commit"});
     CHECK(commit["category"] == "commit_outcome_unknown");
     CHECK(commit["reason"] == "outcome_unknown");
+    // 57P01 is admin_shutdown, retried, while executing; during a commit it stops too, unless
+    // the handler is idempotent (then its policy decides: background does not retry it).
+    const std::vector<std::string> shutdown{"--handler", "jobs.nightly", "--attempt",  "1",
+                                            "--vendor",  "postgresql",   "--sqlstate", "57P01"};
+    CHECK(decide(shutdown)["reason"] == "retry");
+    std::vector<std::string> at_commit = shutdown;
+    at_commit.insert(at_commit.end(), {"--phase", "commit"});
+    CHECK(decide(at_commit)["reason"] == "outcome_unknown");
+    at_commit.push_back("--idempotent");
+    const json idempotent = decide(at_commit);
+    CHECK(idempotent["category"] == "commit_outcome_unknown");
+    CHECK(idempotent["reason"] == "non_retryable");
     // An explicit --category stands.
     const json explicit_category =
         decide({"--handler", "ApproveCase", "--attempt", "1", "--category", "deadlock", "--vendor",

@@ -1,4 +1,5 @@
-// rebound classify [--vendor V] [--sqlstate S] [--native N] [--phase connect|execute|commit]
+// rebound classify [--vendor V] [--sqlstate S] [--native N]
+//                  [--phase connect|execute|commit|rollback]
 //                  [--format text|json] [--vendor-maps DIR]
 // rebound classify --http STATUS | --transport WHERE | --grpc STATUS [--header 'N: v']...
 //                  [--method M] [--now HTTP-DATE] [--format text|json]
@@ -24,28 +25,29 @@ struct ClassifyOptions {
     ProtocolOptions protocol;
 };
 
-Json classification_json(const SqlErrorRecord& record, const SqlClassification& result) {
+Json classification_json(const SqlErrorRecord& record, const SqlFailureClassification& result) {
     const CategoryInfo& info = category_info(result.category);
+    const std::string matched = result.matched();
     // Copied at once: the view must not outlive the normalised value.
     const std::string sqlstate(normalize_sqlstate(record.sqlstate).view());
-    return Json{
-        {"vendor", std::string(to_string(record.vendor.value_or(Vendor::Generic)))},
-        {"sqlstate", sqlstate.empty() ? Json(nullptr) : Json(sqlstate)},
-        {"native", record.native_code ? Json(*record.native_code) : Json(nullptr)},
-        {"phase", std::string(to_string(record.phase))},
-        {"category", std::string(info.wire_name)},
-        {"retryable_by_default", info.retryable_by_default},
-        {"restart_scope", std::string(to_string(info.restart_scope))},
-        {"matched", result.matched.empty() ? Json(nullptr) : Json(std::string(result.matched))}};
+    return Json{{"vendor", std::string(to_string(record.vendor.value_or(Vendor::Generic)))},
+                {"sqlstate", sqlstate.empty() ? Json(nullptr) : Json(sqlstate)},
+                {"native", record.native_code ? Json(*record.native_code) : Json(nullptr)},
+                {"phase", std::string(to_string(record.phase))},
+                {"category", std::string(info.wire_name)},
+                {"retryable_by_default", info.retryable_by_default},
+                {"restart_scope", std::string(to_string(info.restart_scope))},
+                {"matched", matched.empty() ? Json(nullptr) : Json(matched)}};
 }
 
-std::string classification_text(const SqlClassification& result) {
+std::string classification_text(const SqlFailureClassification& result) {
     const CategoryInfo& info = category_info(result.category);
+    const std::string matched = result.matched();
     std::ostringstream out;
     out << info.wire_name << " ("
         << (info.retryable_by_default ? "retryable by default" : "not retryable by default")
         << ", restart " << to_string(info.restart_scope) << ", matched "
-        << (result.matched.empty() ? std::string_view("nothing") : result.matched) << ")";
+        << (matched.empty() ? std::string_view("nothing") : std::string_view(matched)) << ")";
     return out.str();
 }
 
@@ -127,7 +129,7 @@ int run_classify(const ClassifyOptions& options) {
     if (!classifier) {
         return exit_code;
     }
-    const SqlClassification result = classifier->classify(*record);
+    const SqlFailureClassification result = classify_as_adapter(*classifier, *record);
     if (options.format == "json") {
         print_line(json_output(classification_json(*record, result)));
     } else {
@@ -151,9 +153,7 @@ void register_classify(CLI::App& app, CommandOutcome& outcome) {
     command->add_option("--sqlstate", o->sqlstate,
                         "SQLSTATE, e.g. 40001 (ODBC 2 states are normalised)");
     add_native_code_option(*command, o->native, "Vendor's native error code, e.g. 1213");
-    command->add_option("--phase", o->phase, "Phase of the failure")
-        ->check(CLI::IsMember({"connect", "execute", "commit"}))
-        ->capture_default_str();
+    add_phase_option(*command, o->phase);
     add_protocol_options(*command, o->protocol);
     command->add_option("--format", o->format, "Output format")
         ->check(CLI::IsMember({"text", "json"}))

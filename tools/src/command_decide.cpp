@@ -195,6 +195,7 @@ int run_decide(const DecideOptions& options) {
     // A database error without an explicit category is classified with the vendor maps first,
     // as the ODBC adapter does (docs/cli.md); --category, when given, stands.
     std::shared_ptr<const SqlErrorClassifier> classifier;
+    std::string normalized_sqlstate;  // error->sqlstate views it
     if (!error->category && (!options.sqlstate.empty() || options.native)) {
         const auto record = sql_error_record("decide", options.vendor, options.sqlstate,
                                              options.native, options.phase);
@@ -203,10 +204,17 @@ int run_decide(const DecideOptions& options) {
         if (!classifier) {
             return exit_code;
         }
-        const SqlClassification classification = classifier->classify(*record);
-        if (!classification.matched.empty()) {
-            error->category = classification.category;
+        // As the adapter describes its failures (DatabaseFailure::description): the category
+        // with the phase rules applied, and the SQLSTATE (normalised) and native code of the
+        // record that decided, none when it was a warning.
+        const SqlFailureClassification classification = classify_as_adapter(*classifier, *record);
+        error->category = classification.category;
+        if (classification.record) {
+            normalized_sqlstate = normalize_sqlstate(options.sqlstate).view();
+        } else {
+            error->native_code.reset();
         }
+        error->sqlstate = normalized_sqlstate;
     }
     const auto loaded = load_or_report(options.path, exit_code);
     if (!loaded) {
@@ -248,8 +256,7 @@ void register_decide(CLI::App& app, CommandOutcome& outcome) {
     command->add_option("--sqlstate", o->sqlstate, "SQLSTATE, e.g. 40001");
     command->add_option("--vendor", o->vendor, "Database vendor, e.g. postgresql");
     add_native_code_option(*command, o->native, "Vendor's native error code");
-    command->add_option("--phase", o->phase, "Phase of the failure")
-        ->check(CLI::IsMember({"connect", "execute", "commit"}));
+    add_phase_option(*command, o->phase);
     add_protocol_options(*command, o->protocol);
     command->add_option("--error", o->error_type, "Error type name, e.g. io.timeout.read");
     command->add_option("--message", o->message, "Error message");

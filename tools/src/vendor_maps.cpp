@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <system_error>
+#include <vector>
 
 #include "cli_support.hpp"
 #include "rebound/dsl/vendor_map_loader.hpp"
@@ -93,7 +94,7 @@ std::optional<SqlErrorRecord> sql_error_record(std::string_view command, const s
     const auto parsed_phase = parse_database_phase(phase);
     if (!parsed_phase) {
         std::cerr << "rebound " << command << ": unknown phase '" << printable(phase)
-                  << "': expected one of connect, execute, commit\n";
+                  << "': expected one of connect, execute, commit, rollback\n";
         return std::nullopt;
     }
     record.phase = *parsed_phase;
@@ -108,6 +109,23 @@ std::optional<SqlErrorRecord> sql_error_record(std::string_view command, const s
     record.sqlstate = sqlstate;
     record.native_code = native;
     return record;
+}
+
+void add_phase_option(CLI::App& command, std::string& phase) {
+    std::vector<std::string> names;
+    for (const DatabasePhaseInfo& info : kDatabasePhaseTable) {
+        names.emplace_back(info.wire_name);
+    }
+    command
+        .add_option("--phase", phase,
+                    "Phase of the failure (a session lost at commit leaves the outcome unknown)")
+        ->check(CLI::IsMember(names))
+        ->capture_default_str();
+}
+
+SqlFailureClassification classify_as_adapter(const SqlErrorClassifier& classifier,
+                                             const SqlErrorRecord& record) {
+    return classifier.classify_failure({&record, 1}, record.phase);
 }
 
 }  // namespace rebound::cli

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include <CLI/CLI.hpp>
+
 #include "rebound/sql_error_classifier.hpp"
 
 namespace rebound::cli {
@@ -32,5 +34,13 @@ std::optional<SqlErrorRecord> sql_error_record(std::string_view command, const s
                                                const std::string& sqlstate,
                                                std::optional<std::int64_t> native,
                                                const std::string& phase);
+
+// Adds `--phase connect|execute|commit|rollback` (default execute) to `command`.
+void add_phase_option(CLI::App& command, std::string& phase);
+
+// Classifies one record as the ODBC adapter classifies a failed call in the record's phase, phase
+// rules included (SqlErrorClassifier::classify_failure; docs/cli.md).
+SqlFailureClassification classify_as_adapter(const SqlErrorClassifier& classifier,
+                                             const SqlErrorRecord& record);
 
 }  // namespace rebound::cli

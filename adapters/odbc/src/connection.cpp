@@ -571,10 +571,10 @@ void Connection::commit() {
 
 void Connection::rollback() {
     if (!is_open()) {
-        fail(SQL_HANDLE_DBC, nullptr, DatabasePhase::Execute);
+        fail(SQL_HANDLE_DBC, nullptr, DatabasePhase::Rollback);
     }
     if (!SQL_SUCCEEDED(SQLEndTran(SQL_HANDLE_DBC, handle(), SQL_ROLLBACK))) {
-        fail(SQL_HANDLE_DBC, handle(), DatabasePhase::Execute);
+        fail(SQL_HANDLE_DBC, handle(), DatabasePhase::Rollback);
     }
 }
 

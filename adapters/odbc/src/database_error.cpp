@@ -1,6 +1,7 @@
 #include "rebound/odbc/database_error.hpp"
 
 #include <utility>
+#include <vector>
 
 namespace rebound::odbc {
 
@@ -50,13 +51,6 @@ std::string DatabaseFailure::summary() const {
     return text;
 }
 
-namespace {
-
-constexpr std::string_view kCommitConnectionRule = "commit_connection_loss:";
-constexpr std::string_view kDeadSessionRule = "connection_dead";
-
-}  // namespace
-
 DatabaseFailure classify_failure(const SqlErrorClassifier& classifier, std::optional<Vendor> vendor,
                                  DatabasePhase phase, std::vector<DiagnosticRecord> records,
                                  bool session_dead) {
@@ -64,37 +58,20 @@ DatabaseFailure classify_failure(const SqlErrorClassifier& classifier, std::opti
     failure.phase = phase;
     failure.vendor = vendor;
     failure.records = std::move(records);
-    SqlClassification best;
-    for (std::size_t index = 0; index < failure.records.size(); ++index) {
-        const DiagnosticRecord& record = failure.records[index];
-        if (record.is_warning()) {
-            continue;
-        }
-        SqlErrorRecord input;
-        input.vendor = vendor;
-        input.sqlstate = record.sqlstate;
-        input.native_code = record.native_code;
-        input.phase = phase;
-        const SqlClassification result = classifier.classify(input);
-        if (!failure.classified_record || result.specificity > best.specificity) {
-            best = result;
-            failure.classified_record = index;
-        }
+    std::vector<SqlErrorRecord> inputs;
+    inputs.reserve(failure.records.size());
+    for (const DiagnosticRecord& record : failure.records) {
+        inputs.push_back({.vendor = vendor,
+                          .sqlstate = record.sqlstate,
+                          .native_code = record.native_code,
+                          .phase = phase});
     }
-    failure.category = best.category;
-    failure.matched = std::string(best.matched);
-    if (session_dead && failure.category == ErrorCategory::Unknown) {
-        failure.category = ErrorCategory::ConnectionLost;
-        failure.matched = std::string(kDeadSessionRule);
-    }
-    if (phase == DatabasePhase::Commit &&
-        restart_scope(best.category) == RestartScope::Connection) {
-        // The session ended while the commit was under way: the server may have committed before
-        // it went (PostgreSQL answers 57P01 to a COMMIT it may have finished; MariaDB 1927), so
-        // the outcome is unknown whatever the map says about the error in other phases.
-        failure.category = ErrorCategory::CommitOutcomeUnknown;
-        failure.matched = std::string(kCommitConnectionRule) + failure.matched;
-    }
+    // The maps and the phase rules, shared with `rebound classify` and `rebound decide`.
+    const SqlFailureClassification result =
+        classifier.classify_failure(inputs, phase, session_dead);
+    failure.category = result.category;
+    failure.matched = result.matched();
+    failure.classified_record = result.record;
     if (const DiagnosticRecord* record = failure.primary()) {
         failure.sqlstate = std::string(normalize_sqlstate(record->sqlstate).view());
     }

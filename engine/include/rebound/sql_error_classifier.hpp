@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -24,18 +25,21 @@ namespace rebound {
 
 // When the error happened: the same record means different things while connecting, executing
 // or committing (`HYT00` connecting is connection_failure, executing statement_timeout; `08S01`
-// during commit is commit_outcome_unknown).
-enum class DatabasePhase : std::uint8_t { Connect, Execute, Commit };
+// during commit is commit_outcome_unknown). A rollback's records are looked up with the maps'
+// `execute` entries (the maps name no rollback phase): whatever happens to the session during a
+// rollback, the transaction does not commit, so no outcome is unknown.
+enum class DatabasePhase : std::uint8_t { Connect, Execute, Commit, Rollback };
 
 struct DatabasePhaseInfo {
     DatabasePhase phase;
     std::string_view wire_name;
 };
 
-inline constexpr std::array<DatabasePhaseInfo, 3> kDatabasePhaseTable{{
+inline constexpr std::array<DatabasePhaseInfo, 4> kDatabasePhaseTable{{
     {DatabasePhase::Connect, "connect"},
     {DatabasePhase::Execute, "execute"},
     {DatabasePhase::Commit, "commit"},
+    {DatabasePhase::Rollback, "rollback"},
 }};
 
 constexpr std::string_view to_string(DatabasePhase phase) noexcept {
@@ -73,6 +77,26 @@ struct SqlClassification {
     std::uint8_t specificity = 0;
 };
 
+// The classification of every record of one failed call, with the phase rules applied
+// (SqlErrorClassifier::classify_failure). `map_rule` views the classifier, which must outlive it.
+struct SqlFailureClassification {
+    ErrorCategory category = ErrorCategory::Unknown;
+    // The vendor-map rule that classified the deciding record (`sqlstate:postgresql:57P01`);
+    // empty when no rule did.
+    std::string_view map_rule;
+    // Index of the deciding record (the most specific non-warning one); nullopt when every record
+    // is a warning or there is none.
+    std::optional<std::size_t> record;
+    // The phase rules that applied (docs/categories.md, "The phase rules").
+    bool connection_dead = false;         // no rule knew the failure and the session is gone
+    bool commit_connection_loss = false;  // the session ended during a commit
+
+    // The rule as `rebound classify` and DatabaseFailure::matched print it: `map_rule`, or
+    // `connection_dead`, prefixed with `commit_connection_loss:` when that rule applied; empty
+    // for `unknown`.
+    std::string matched() const;
+};
+
 // Normalises an ODBC 2 SQLSTATE to ODBC 3 (`S1xxx` -> `HYxxx`, `37000` -> `42000`,
 // `S0002` -> `42S02`, `S0022` -> `42S22`, ...) and upper-cases it. Input that is not five
 // characters is returned unchanged (upper-cased, truncated to five).
@@ -92,7 +116,14 @@ enum class SqlRuleKey : std::uint8_t {
     NativeRange,    // a family of native error numbers: native_code to native_last, inclusive
 };
 
-inline constexpr std::size_t kDatabasePhaseCount = kDatabasePhaseTable.size();
+// The phases a vendor map's rule can name (`connect`, `execute`, `commit`): the first three of
+// kDatabasePhaseTable. `rollback` is looked up as `execute` (map_phase).
+inline constexpr std::size_t kMapPhaseCount = 3;
+
+// The phase whose map entries apply in `phase`.
+constexpr DatabasePhase map_phase(DatabasePhase phase) noexcept {
+    return phase == DatabasePhase::Rollback ? DatabasePhase::Execute : phase;
+}
 
 // One rule of a vendor map, in readable form (the loader fills these from policies/vendors/*.yaml;
 // code may build them directly). The rule applies in the phases whose entry is set; a phase left
@@ -103,12 +134,16 @@ struct SqlErrorRule {
     std::int64_t native_code = 0;  // NativeCode; NativeRange: the first code of the range
     std::int64_t native_last = 0;  // NativeRange: the last code of the range (>= native_code)
     std::string_view sqlstate;     // SqlState: 5 characters; SqlStateClass: 2 characters
-    std::array<std::optional<ErrorCategory>, kDatabasePhaseCount> category_by_phase{};
+    std::array<std::optional<ErrorCategory>, kMapPhaseCount> category_by_phase{};
 
     // The same category in every phase.
     void set_category(ErrorCategory category) noexcept { category_by_phase.fill(category); }
+    // The category in one phase a map names; Rollback, which has no entry of its own (it is
+    // looked up as Execute), is ignored.
     void set_category(DatabasePhase phase, ErrorCategory category) noexcept {
-        category_by_phase[static_cast<std::size_t>(phase)] = category;
+        if (phase != DatabasePhase::Rollback) {
+            category_by_phase[static_cast<std::size_t>(phase)] = category;
+        }
     }
 };
 
@@ -156,6 +191,21 @@ class SqlErrorClassifier {
     SqlClassification classify_most_specific(
         std::span<const SqlErrorRecord> records) const noexcept;
 
+    // Classifies one failed call as the ODBC adapter does (rebound::odbc::classify_failure) and
+    // `rebound classify` and `rebound decide` do: every record is looked up in `phase` (its own
+    // `phase` is not read); class-01 warnings are skipped, and of the rest the most specific rule
+    // wins (the earlier record on a tie). Then the phase rules (docs/categories.md):
+    // 1. `session_dead` (the driver reports the session gone): a failure no rule recognised is
+    //    `connection_lost` (`connection_dead`): a session that is gone must be replaced whatever
+    //    the code.
+    // 2. During a commit, a category whose restart scope is `connection` (connection_lost,
+    //    admin_shutdown, ... : the session ended) becomes `commit_outcome_unknown`
+    //    (`commit_connection_loss`): the server may have committed before the session went.
+    // No record, or only warnings: `unknown` unless a rule applies. Never allocates or throws.
+    SqlFailureClassification classify_failure(std::span<const SqlErrorRecord> records,
+                                              DatabasePhase phase,
+                                              bool session_dead = false) const noexcept;
+
     // Number of rules of one vendor's map (`Generic`: the ISO/ODBC map).
     std::size_t rule_count(Vendor vendor) const noexcept;
 
@@ -169,7 +219,7 @@ class SqlErrorClassifier {
     struct Entry {
         std::int64_t key = 0;
         std::int64_t last = 0;  // NativeRange: the last code; other kinds: `key`
-        std::array<std::uint8_t, kDatabasePhaseCount> category_by_phase{};  // or kNoCategory
+        std::array<std::uint8_t, kMapPhaseCount> category_by_phase{};  // or kNoCategory
         std::uint8_t specificity = 0;
         std::uint32_t text_offset = 0;  // of the `matched` text in texts_
         std::uint32_t text_length = 0;
@@ -185,6 +235,11 @@ class SqlErrorClassifier {
     SqlClassification lookup_range(Vendor vendor, std::int64_t code,
                                    DatabasePhase phase) const noexcept;
     SqlClassification make_result(const Entry& entry, DatabasePhase phase) const noexcept;
+
+    // The most specific non-warning record of `records` (each looked up in `phase` when given,
+    // else in its own) and its classification; nullopt when there is none.
+    std::optional<std::pair<std::size_t, SqlClassification>> most_specific(
+        std::span<const SqlErrorRecord> records, std::optional<DatabasePhase> phase) const noexcept;
 
     std::vector<Entry> entries_;  // grouped by vendor and key kind, each group sorted by key
     std::vector<char> texts_;     // the `matched` texts of every entry, back to back

@@ -1,8 +1,8 @@
 // DatabaseFailure and DatabaseError: one failed ODBC call, read and classified.
 //
 // A failure keeps every diagnostic record of the handle (warnings included, in driver order),
-// the phase (connect, execute, commit), the vendor of the connection, and the classification of
-// its most specific non-warning record (docs/categories.md).
+// the phase (connect, execute, commit, rollback), the vendor of the connection, and the
+// classification of its most specific non-warning record (docs/categories.md).
 #pragma once
 
 #include <cstddef>
@@ -46,16 +46,17 @@ struct DatabaseFailure {
     std::string summary() const;
 };
 
-// Classifies `records` read in `phase` on a connection of `vendor`: class-01 warnings are
-// skipped; among the rest, the record whose rule is most specific wins (the earlier one on a tie).
-// A failure without any non-warning record is `unknown`. During a commit, a category whose
-// restart scope is `connection` (the session ended: connection_lost, admin_shutdown, ...) becomes
-// `commit_outcome_unknown`, with `matched` prefixed `commit_connection_loss:`: the server may have
-// committed before the session went.
-// `session_dead`: the driver reports the session gone (SQL_ATTR_CONNECTION_DEAD). A failure that
-// no rule recognised is then `connection_lost` (`matched` is `connection_dead`), and during a
-// commit `commit_outcome_unknown` as above: a driver may report a dropped session with a code no
-// vendor map knows yet, and a session that is gone must be replaced whatever the code.
+// Classifies `records` read in `phase` on a connection of `vendor` with
+// SqlErrorClassifier::classify_failure, which `rebound classify` and `rebound decide` use too:
+// class-01 warnings are skipped; among the rest, the record whose rule is most specific wins (the
+// earlier one on a tie); a failure without any non-warning record is `unknown`. Then the phase
+// rules (docs/categories.md): `session_dead` (the driver reports the session gone,
+// SQL_ATTR_CONNECTION_DEAD) makes a failure no rule recognised `connection_lost` (`matched` is
+// `connection_dead`): a driver may report a dropped session with a code no vendor map knows yet,
+// and a session that is gone must be replaced whatever the code. During a commit, a category whose
+// restart scope is `connection` (connection_lost, admin_shutdown, ...; `connection_dead`
+// included) becomes `commit_outcome_unknown`, with `matched` prefixed `commit_connection_loss:`:
+// the server may have committed before the session went.
 DatabaseFailure classify_failure(const SqlErrorClassifier& classifier, std::optional<Vendor> vendor,
                                  DatabasePhase phase, std::vector<DiagnosticRecord> records,
                                  bool session_dead = false);
