@@ -112,7 +112,14 @@ ErrorDescription ExceptionClassifier::describe_current() const noexcept {
 }
 
 ErrorDescription ExceptionClassifier::describe_current(const Error** carrier) const noexcept {
+    const std::type_info* unmatched = nullptr;
+    return describe_current(carrier, &unmatched);
+}
+
+ErrorDescription ExceptionClassifier::describe_current(
+    const Error** carrier, const std::type_info** unmatched) const noexcept {
     *carrier = nullptr;
+    *unmatched = nullptr;
     for (const auto& entry : entries_) {
         if (auto description = entry->describe(*entry, *this, carrier)) {
             return *description;
@@ -121,10 +128,12 @@ ErrorDescription ExceptionClassifier::describe_current(const Error** carrier) co
     try {
         throw;
     } catch (const std::exception& exception) {
+        *unmatched = &typeid(exception);
         ErrorDescription description;
         description.message = exception.what();
         return description;
     } catch (...) {
+        *unmatched = &typeid(void);
         return ErrorDescription{};
     }
 }

@@ -1,10 +1,17 @@
 #include "rebound/retry_executor.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 
 #include "rebound/retry_run.hpp"
 
 namespace rebound {
+
+struct RetryExecutor::UnclassifiedTypes {
+    static constexpr std::size_t kCapacity = 64;
+    std::array<std::atomic<const std::type_info*>, kCapacity> seen{};
+};
 
 RetryExecutor::RetryExecutor(ExecutorOptions options)
     : clock_(options.clock != nullptr ? options.clock : &default_clock()),
@@ -19,6 +26,30 @@ RetryExecutor::RetryExecutor(ExecutorOptions options)
       resolver_(std::move(options.resolver)) {
     std::erase(listeners_, nullptr);
     observes_first_attempt_ = listening() || measure_elapsed_;
+    if (listening()) {
+        unclassified_ = std::make_shared<UnclassifiedTypes>();
+    }
+}
+
+bool RetryExecutor::first_unclassified(const std::type_info& type) const noexcept {
+    if (unclassified_ == nullptr) {
+        return false;
+    }
+    // Lock-free: a slot, once set, keeps its type; two threads reporting one type at once
+    // race for the same empty slot, and the loser finds the winner's type there.
+    for (std::atomic<const std::type_info*>& slot : unclassified_->seen) {
+        const std::type_info* seen = slot.load(std::memory_order_acquire);
+        while (seen == nullptr) {
+            if (slot.compare_exchange_weak(seen, &type, std::memory_order_acq_rel,
+                                           std::memory_order_acquire)) {
+                return true;
+            }
+        }
+        if (*seen == type) {
+            return false;
+        }
+    }
+    return true;  // more types than slots: reported every time rather than never
 }
 
 HandlerResolution RetryExecutor::resolve(std::string_view handler) const {
@@ -37,7 +68,8 @@ void RetryExecutor::notify(void (RetryListener::*method)(const RetryEvent&) noex
     }
 }
 
-Failure RetryExecutor::classify_current() const noexcept {
+Failure RetryExecutor::classify_current(const std::type_info** unmatched) const noexcept {
+    *unmatched = nullptr;
     std::exception_ptr exception = std::current_exception();
     std::optional<ErrorDescription> description;
     if (classifier_ != nullptr) {
@@ -45,10 +77,13 @@ Failure RetryExecutor::classify_current() const noexcept {
     }
     const Error* carrier = nullptr;  // stays null for a description the classifier made
     if (!description) {
-        description = exceptions_->describe_current(&carrier);
+        description = exceptions_->describe_current(&carrier, unmatched);
     }
     if (classifier_ != nullptr) {
         description = classifier_->refine(*description);
+    }
+    if (description->category) {
+        *unmatched = nullptr;  // the refinement knew it after all
     }
     return Failure::thrown(std::move(exception), *description, carrier);
 }

@@ -194,7 +194,22 @@ RunStep RetryRun::cancel() noexcept {
 }
 
 Failure RetryRun::classify_current() const noexcept {
-    return executor_->classify_current();
+    const std::type_info* unmatched = nullptr;
+    Failure failure = executor_->classify_current(&unmatched);
+    if (unmatched != nullptr && executor_->first_unclassified(*unmatched)) {
+        UnclassifiedExceptionEvent event;
+        event.handler = info_.handler;
+        event.policy = result_.policy->name();
+        event.command_id = options_->command_id;
+        event.attempt = info_.attempt;
+        event.type = unmatched;
+        event.type_name = unmatched->name();
+        event.message = failure.description().message;
+        for (RetryListener* listener : executor_->listeners_) {
+            listener->on_unclassified_exception(event);
+        }
+    }
+    return failure;
 }
 
 Failure RetryRun::classify_returned(Error error) const noexcept {

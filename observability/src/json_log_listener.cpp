@@ -43,25 +43,37 @@ std::string JsonLogListener::format(std::string_view service, const BreakerTrans
     return json_output(line);
 }
 
-void JsonLogListener::write(const RetryEvent& event) noexcept {
+std::string JsonLogListener::format(const UnclassifiedExceptionEvent& event) {
+    nlohmann::ordered_json line;
+    line["event"] = "unclassified_exception";
+    line["handler"] = event.handler;
+    line["attempt"] = event.attempt;
+    line["type"] = event.type_name;
+    line["message"] = event.message;
+    line["command_id"] = event.command_id.empty() ? nlohmann::ordered_json(nullptr)
+                                                  : nlohmann::ordered_json(event.command_id);
+    return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+template <typename... Event>
+void JsonLogListener::write(const Event&... event) noexcept {
     try {
-        const std::string line = format(event);
+        const std::string line = format(event...);
         std::lock_guard lock(mutex_);
         sink_(line);
     } catch (...) {
-        // Logging must never fail the work: a line that cannot be built or written is dropped.
+        // Logging must never fail the work or the breaker: a line that cannot be built or
+        // written is dropped.
     }
 }
 
 void JsonLogListener::on_breaker_transition(std::string_view service,
                                             const BreakerTransition& transition) noexcept {
-    try {
-        const std::string line = format(service, transition);
-        std::lock_guard lock(mutex_);
-        sink_(line);
-    } catch (...) {
-        // As above: a log line never fails the breaker.
-    }
+    write(service, transition);
+}
+
+void JsonLogListener::on_unclassified_exception(const UnclassifiedExceptionEvent& event) noexcept {
+    write(event);
 }
 
 void JsonLogListener::on_attempt_started(const RetryEvent& event) noexcept {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -142,4 +143,35 @@ TEST_CASE("runs keep one complete policy set while the store reloads", "[concurr
     CHECK(same_policy.mismatches == 0);
     CHECK(runs > 0);
     CHECK(metrics.attempts("job") + metrics.attempts("tiered") > 0);
+}
+
+TEST_CASE("threads that throw one unclassified type at once report it once",
+          "[executor][unclassified]") {
+    class Unregistered : public std::runtime_error {
+      public:
+        Unregistered() : std::runtime_error("nobody registered me") {}
+    };
+    // A listener is called from many threads: this one only counts, atomically.
+    struct Counter final : rebound::RetryListener {
+        std::atomic<int> count{0};
+        void on_unclassified_exception(
+            const rebound::UnclassifiedExceptionEvent& /*event*/) noexcept override {
+            ++count;
+        }
+    } counter;
+    const rebound::RetryExecutor executor({.listeners = {&counter}});
+    rebound::HandlerResolution resolution;
+    resolution.policy = rebound::PolicyBuilder("single").max_attempts(1).build();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back([&] {
+            for (int i = 0; i < 50; ++i) {
+                (void)executor.run(resolution, "h", [] { throw Unregistered(); });
+            }
+        });
+    }
+    for (std::thread& thread : threads) {
+        thread.join();
+    }
+    CHECK(counter.count == 1);
 }

@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include "rebound/observability/json_log_listener.hpp"
@@ -55,6 +57,33 @@ TEST_CASE("every event is one JSON line with the documented fields", "[observabi
     // Field order is the documented one.
     CHECK(out.str().starts_with(
         R"({"event":"attempt_started","handler":"ApproveCase","attempt":1,"reason":null,)"));
+}
+
+TEST_CASE("an exception nothing classified is one JSON line, once per type", "[observability]") {
+    std::ostringstream out;
+    rebound::observability::JsonLogListener log(out);
+    const rebound::RetryExecutor executor({.listeners = {&log}});
+    rebound::HandlerResolution resolution;
+    resolution.policy = rebound::PolicyBuilder("p").max_attempts(1).build();
+    for (int run = 0; run < 2; ++run) {
+        executor.run(resolution, "ApproveCase", [] { throw std::length_error("too long"); },
+                     {.command_id = "c-9"});
+    }
+    std::istringstream lines(out.str());
+    std::vector<nlohmann::json> unclassified;
+    for (std::string line; std::getline(lines, line);) {
+        const nlohmann::json event = nlohmann::json::parse(line);
+        if (event["event"] == "unclassified_exception") {
+            unclassified.push_back(event);
+        }
+    }
+    REQUIRE(unclassified.size() == 1);
+    CHECK(unclassified[0] == nlohmann::json{{"event", "unclassified_exception"},
+                                            {"handler", "ApproveCase"},
+                                            {"attempt", 1},
+                                            {"type", typeid(std::length_error).name()},
+                                            {"message", "too long"},
+                                            {"command_id", "c-9"}});
 }
 
 TEST_CASE("a breaker's changes of state are JSON lines, through the registry",

@@ -15,7 +15,9 @@
 // and `std::system_error` (by its error code: registered error conditions first, then a built-in
 // table from std::errc to categories, else `system_error`). So a type registered for
 // std::runtime_error catches neither of them, but one registered for a class derived from
-// std::system_error does. An exception matching nothing is `unknown`, message what() if any.
+// std::system_error does. An exception matching nothing has no category (it counts as `unknown`),
+// message what() if any; an executor reports its type to its listeners once
+// (RetryListener::on_unclassified_exception).
 //
 // Thread safety: `add*` must not run concurrently with anything else; `describe_current` is const
 // and safe from many threads.
@@ -27,6 +29,7 @@
 #include <string_view>
 #include <system_error>
 #include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 #include "rebound/error.hpp"
@@ -62,6 +65,11 @@ class ExceptionClassifier {
     // from one), else to null: a Failure refers to the description such an Error carries rather
     // than copying it (failure.hpp).
     ErrorDescription describe_current(const Error** carrier) const noexcept;
+    // The same, and sets `*unmatched` to the type of an exception that no registered or built-in
+    // type matched (its dynamic type when it derives from std::exception, else typeid(void)),
+    // else to null.
+    ErrorDescription describe_current(const Error** carrier,
+                                      const std::type_info** unmatched) const noexcept;
 
     // The description of a std::system_error's code (registered conditions, then std::errc).
     ErrorDescription describe_error_code(const std::error_code& code) const noexcept;

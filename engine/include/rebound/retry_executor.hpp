@@ -28,10 +28,12 @@
 
 #include <any>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string_view>
 #include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 #include "rebound/clock.hpp"
@@ -188,8 +190,12 @@ class RetryExecutor {
     RunResult run_attempts(HandlerResolution resolution, std::string_view handler,
                            FunctionRef<std::optional<Error>(const AttemptInfo&)> attempt,
                            const RunOptions& options) const;
-    Failure classify_current() const noexcept;
+    // `*unmatched`: the type of an exception nothing classified (no FailureClassifier answer,
+    // no ExceptionClassifier type, no category after refine), else null.
+    Failure classify_current(const std::type_info** unmatched) const noexcept;
     Failure classify_returned(Error error) const noexcept;
+    // Whether `type` is reported for the first time (false after that, or with no listener).
+    bool first_unclassified(const std::type_info& type) const noexcept;
     // Whether any listener is registered: a run builds no event otherwise.
     bool listening() const noexcept { return !listeners_.empty(); }
     void notify(void (RetryListener::*method)(const RetryEvent&) noexcept,
@@ -207,6 +213,10 @@ class RetryExecutor {
     // RetryRun::may_defer() in one test.
     bool observes_first_attempt_ = false;
     PolicyResolver resolver_;
+    // The exception types already reported unclassified; null without listeners. Shared by
+    // copies of the executor.
+    struct UnclassifiedTypes;
+    std::shared_ptr<UnclassifiedTypes> unclassified_;
 };
 
 }  // namespace rebound

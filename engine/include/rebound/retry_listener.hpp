@@ -2,7 +2,9 @@
 //
 // Events, in order for one run: attempt started (every attempt), then after a failed attempt
 // either retry scheduled (before the wait) or a stop; after a successful attempt, succeeded.
-// Every run ends with exactly one of `on_succeeded` and `on_stopped`.
+// Every run ends with exactly one of `on_succeeded` and `on_stopped`. Besides, once per type and
+// executor, `on_unclassified_exception` reports an exception that nothing classified (before the
+// decision on its attempt).
 //
 // Listeners are called on the thread running the work, synchronously, possibly from many threads
 // at once: implementations must be thread-safe, must not throw (the executor is noexcept towards
@@ -10,6 +12,7 @@
 #pragma once
 
 #include <string_view>
+#include <typeinfo>
 
 #include "rebound/duration.hpp"
 #include "rebound/error.hpp"
@@ -63,6 +66,24 @@ struct RetryEvent {
     }
 };
 
+// An exception thrown by work that neither the executor's FailureClassifier nor its
+// ExceptionClassifier knows (no registered type is it or a base of it; not a rebound::Error, not a
+// std::system_error): its failure has no category, which counts as `unknown`, and only a policy
+// that names `unknown` retries it. Register the type (docs/embedding.md, "Your own exceptions").
+// Reported once per type and executor (after 64 distinct types, each further one every time).
+struct UnclassifiedExceptionEvent {
+    std::string_view handler;
+    std::string_view policy;
+    std::string_view command_id;
+    int attempt = 0;  // the attempt that threw
+    // The exception's dynamic type when it derives from std::exception, else typeid(void): the
+    // standard library tells no other type of an exception in flight.
+    const std::type_info* type = &typeid(void);
+    // type->name(): the implementation's name (mangled by GCC and Clang: `c++filt -t` reads it).
+    std::string_view type_name;
+    std::string_view message;  // what(), empty when it does not derive from std::exception
+};
+
 class RetryListener {
   public:
     virtual ~RetryListener() = default;
@@ -70,6 +91,7 @@ class RetryListener {
     virtual void on_retry_scheduled(const RetryEvent& /*event*/) noexcept {}
     virtual void on_succeeded(const RetryEvent& /*event*/) noexcept {}
     virtual void on_stopped(const RetryEvent& /*event*/) noexcept {}
+    virtual void on_unclassified_exception(const UnclassifiedExceptionEvent& /*event*/) noexcept {}
 };
 
 }  // namespace rebound

@@ -16,6 +16,12 @@
 // open_for_ms is null unless the breaker opened on its own. Connect it with
 //   registry.set_transition_listener([&log](auto service, const auto& t) {
 //       log.on_breaker_transition(service, t); });
+//
+// An exception that nothing classified (RetryListener::on_unclassified_exception) gets one line,
+// once per type and executor, with the type's name and what():
+//
+//   {"event":"unclassified_exception","handler":"ApproveCase","attempt":1,
+//    "type":"N8payments14GatewayTimeoutE","message":"gateway timed out","command_id":null}
 #pragma once
 
 #include <functional>
@@ -42,6 +48,7 @@ class JsonLogListener final : public RetryListener {
     void on_retry_scheduled(const RetryEvent& event) noexcept override;
     void on_succeeded(const RetryEvent& event) noexcept override;
     void on_stopped(const RetryEvent& event) noexcept override;
+    void on_unclassified_exception(const UnclassifiedExceptionEvent& event) noexcept override;
 
     // A circuit breaker of `service` changed state.
     void on_breaker_transition(std::string_view service,
@@ -50,9 +57,12 @@ class JsonLogListener final : public RetryListener {
     // The line for `event` (without newline).
     static std::string format(const RetryEvent& event);
     static std::string format(std::string_view service, const BreakerTransition& transition);
+    static std::string format(const UnclassifiedExceptionEvent& event);
 
   private:
-    void write(const RetryEvent& event) noexcept;
+    // Formats the line of `event` and hands it to the sink; drops it when that fails.
+    template <typename... Event>
+    void write(const Event&... event) noexcept;
 
     std::mutex mutex_;
     LineSink sink_;
