@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "braced_co_await.hpp"
 #include "loopback_http_server.hpp"
 #include "rebound/asio/retry_executor.hpp"
 #include "rebound/asio/virtual_time.hpp"
@@ -273,4 +274,33 @@ TEST_CASE(
     CHECK(r.run.outcome == RetryOutcome::Exhausted);
     CHECK(r.run.attempts == 4);
     CHECK(last_category(r) == ErrorCategory::ConnectionLost);
+}
+
+TEST_CASE("async curl: a call with its options written in the call keeps no reference to them",
+          "[async_curl][braced]") {
+    Fixture f;
+    std::stop_source stop;
+    std::optional<CallResult> result;
+    asio::co_spawn(
+        f.io,
+        [&]() -> asio::awaitable<void> {
+            const std::string id = "c-7";
+            HttpRequest request = f.request("GET", "/status/braced?code=503&fail=1");
+#if REBOUND_BRACED_CO_AWAIT_ARGUMENTS
+            result = co_await f.client.call(f.executor, "c", request,
+                                            {.command_id = id, .stop = stop.get_token()});
+#else
+            rebound::RunOptions options{.command_id = id, .stop = stop.get_token()};
+            result = co_await f.client.call(f.executor, "c", request, std::move(options));
+#endif
+        },
+        asio::detached);
+    f.io.run();
+    REQUIRE(result.has_value());
+    CHECK(result->run.succeeded());
+    CHECK(result->run.attempts == 2);  // the options' token was watched through a wait
+    // The token's shared state still belongs to the source: one reference too few would have
+    // freed it with the call's copy.
+    stop.request_stop();
+    CHECK(stop.stop_requested());
 }

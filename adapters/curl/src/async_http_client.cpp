@@ -322,7 +322,7 @@ AsyncHttpClient::~AsyncHttpClient() {
     co_return std::move(transfer->outcome);
 }
 
-::asio::awaitable<std::optional<Error>> AsyncHttpClient::attempt(const HttpRequest& request,
+::asio::awaitable<std::optional<Error>> AsyncHttpClient::attempt(HttpRequest request,
                                                                  AttemptInfo info,
                                                                  bool declared_idempotent,
                                                                  HttpResponse& response) const {

@@ -82,22 +82,24 @@ class AsyncHttpClient {
     // may not be repeated (not idempotent by its method or an Idempotency-Key, nor declared so)
     // goes on a new connection: on a reused connection that closes before any answer, libcurl
     // would send it again by itself. (Coroutines start when awaited, so what they take by
-    // reference must live until then: perform and call take the request by value.)
+    // reference must live until then: perform, attempt and call take the request by value.)
     ::asio::awaitable<AttemptOutcome> perform(HttpRequest request, std::optional<Duration> timeout,
                                               bool declared_idempotent = false) const;
 
     // One attempt as the work of a run: performs `request` within the attempt's time limit,
     // keeps a response that arrived in `response`, and returns the classified failure
-    // (classify_attempt), or nothing when the call did not fail. `info` is copied (the run's
-    // changes with the next attempt); `request` and `response` must outlive the await. A
-    // cancelled attempt touches neither once cancelled.
-    ::asio::awaitable<std::optional<Error>> attempt(const HttpRequest& request, AttemptInfo info,
+    // (classify_attempt), or nothing when the call did not fail. `request` and `info` are copied
+    // into the coroutine (a temporary may be passed; the run's `info` changes with the next
+    // attempt); `response` must outlive the await. A cancelled attempt does not touch `response`
+    // once cancelled.
+    ::asio::awaitable<std::optional<Error>> attempt(HttpRequest request, AttemptInfo info,
                                                     bool declared_idempotent,
                                                     HttpResponse& response) const;
 
     // Sends `request` under the policy `executor` resolves for `handler`, retrying as it says;
-    // the handler's declared idempotence counts as an Idempotency-Key does. The executor,
-    // `handler` and the options' views must outlive the call.
+    // the handler's declared idempotence counts as an Idempotency-Key does. `request` and
+    // `options` are taken by value into the coroutine; the executor, `handler` and the options'
+    // views (command_id, on_failure's callable) must outlive the call.
     ::asio::awaitable<CallResult> call(const rebound::asio::RetryExecutor& executor,
                                        std::string_view handler, HttpRequest request,
                                        RunOptions options = {}) const;
