@@ -440,7 +440,7 @@ void YamlReader::read_policies(const Entry& entry, Document& document) {
         node.position = policy.key_position;
         const std::size_t problems_before = diagnostics_.size();
         node.fields = read_policy_fields(policy.value, policy_context, false);
-        node.read_with_errors = diagnostics_.size() > problems_before || over_budget_;
+        node.read_with_errors = diagnostics_.size() > problems_before || guard_.over_budget();
         document.policies.push_back(std::move(node));
     }
 }
