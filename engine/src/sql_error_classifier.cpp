@@ -241,7 +241,8 @@ SqlClassification SqlErrorClassifier::lookup_range(Vendor vendor, std::int64_t c
 
 SqlClassification SqlErrorClassifier::make_result(const Entry& entry,
                                                   DatabasePhase phase) const noexcept {
-    const std::uint8_t category = entry.category_by_phase[static_cast<std::size_t>(map_phase(phase))];
+    const std::uint8_t category =
+        entry.category_by_phase[static_cast<std::size_t>(map_phase(phase))];
     if (category == kNoCategory) {
         return {};
     }

@@ -9,7 +9,6 @@
 #include <system_error>
 #include <type_traits>
 
-
 namespace rebound::cli {
 namespace {
 

@@ -123,8 +123,9 @@ class QueueCommand {
             connection_.emplace(odbc::Environment::create(), classifier, dsn);
             store_.emplace(connection_->vendor().value_or(Vendor::Generic));
         } catch (const odbc::DatabaseError& error) {
-            std::cerr << name_ << ": cannot connect to the database --dsn names: "
-                      << printable(error.what()) << '\n';
+            std::cerr << name_
+                      << ": cannot connect to the database --dsn names: " << printable(error.what())
+                      << '\n';
             exit_code = kExitInputErrors;
             return false;
         } catch (const queue::SchemaError& error) {
@@ -251,9 +252,9 @@ void print_status_text(const queue::QueueStatus& status) {
          << std::setw(8) << "dead" << std::setw(12) << "oldest due"
          << "  paused\n";
     for (const queue::HandlerCounts& h : status.handlers) {
-        text << std::left << std::setw(24) << printable(h.handler) << std::right
-             << std::setw(8) << h.ready << std::setw(8) << h.due << std::setw(8) << h.leased
-             << std::setw(9) << h.done << std::setw(8) << h.dead << std::setw(12)
+        text << std::left << std::setw(24) << printable(h.handler) << std::right << std::setw(8)
+             << h.ready << std::setw(8) << h.due << std::setw(8) << h.leased << std::setw(9)
+             << h.done << std::setw(8) << h.dead << std::setw(12)
              << (h.oldest_due_age_us ? age_text(*h.oldest_due_age_us) : "-") << "  "
              << (h.paused ? "yes" : "no") << '\n';
     }
@@ -417,8 +418,8 @@ CLI::App* add_command(CLI::App& queue, const std::string& name, const std::strin
     command->add_option("--vendor-maps", options.vendor_maps,
                         "Directory of vendor error maps (default: the installed ones)");
     add_whole_number_option(*command, "--lock-timeout", options.lock_timeout, 1, kMaxLockTimeout,
-                       "Seconds to wait for a lock another transaction holds before giving up "
-                       "(1 to 3600; default 10)");
+                            "Seconds to wait for a lock another transaction holds before giving up "
+                            "(1 to 3600; default 10)");
     return command;
 }
 
@@ -439,7 +440,7 @@ void register_queue(CLI::App& app, CommandOutcome& outcome) {
         add_command(*queue, "dead", "List dead messages with their last error", *options);
     dead->add_option("--handler", options->handler, "Only this handler's");
     add_whole_number_option(*dead, "--limit", options->limit, 1, kMaxDeadLimit,
-                       "At most this many (1 to 100000; default 50)");
+                            "At most this many (1 to 100000; default 50)");
     dead->callback([options, &outcome] { outcome.exit_code = run_dead(*options); });
     CLI::App* requeue = add_command(*queue, "requeue", "Make dead messages ready again", *options);
     requeue->add_option("ID", options->ids, "Message ids");
