@@ -96,11 +96,18 @@ bool is_version_2(const fs::path& file) {
     return file.filename().string().starts_with("06-resilience");
 }
 
+// Version-3 vectors (07-hedging: hedged attempts): not implemented yet (issue "Tail latency").
+// Until they are, the test case "version-3 vectors are refused at each hedge key" pins what a
+// user of this build gets from them, and the walks over valid vectors leave them out.
+bool is_version_3(const fs::path& file) {
+    return file.filename().string().starts_with("07-hedging");
+}
+
 std::vector<fs::path> valid_vectors(bool version_2 = false) {
     std::vector<fs::path> found;
     for (const fs::path& file :
          files_matching(kConformance, std::regex(R"(\d\d-[a-z-]+\.(yaml|rebound))"))) {
-        if (is_version_2(file) == version_2) {
+        if (!is_version_3(file) && is_version_2(file) == version_2) {
             found.push_back(file);
         }
     }
@@ -183,6 +190,30 @@ TEST_CASE("decide cases hold for 20 seeds each", "[conformance]") {
     REQUIRE(vectors.size() == 20);
     for (const std::string& line : vectors) {
         check_decide_vector(line);
+    }
+}
+
+TEST_CASE("version-3 vectors are refused at each hedge key, not half loaded", "[conformance]") {
+    const auto files = files_matching(kConformance, std::regex(R"(07-hedging\.(yaml|rebound))"));
+    REQUIRE(files.size() == 2);
+    for (const fs::path& file : files) {
+        SECTION(file.filename().string()) {
+            const CommandResult lint = run_cli({"lint", "--format", "json", file.string()});
+            INFO(lint.out << lint.err);
+            CHECK(lint.exit_code == 1);
+            int errors = 0;
+            const json report = json::parse(lint.out);
+            for (const json& finding : report["diagnostics"]) {
+                if (finding["severity"] == "error") {
+                    ++errors;
+                    CHECK(finding["code"] == "RB002");
+                    CHECK_THAT(finding["message"].get<std::string>(), Catch::Contains("'hedge'"));
+                }
+            }
+            CHECK(errors == 4);  // the four policies with a hedge
+            const CommandResult explained = run_cli({"explain", file.string()});
+            CHECK(explained.exit_code != 0);
+        }
     }
 }
 
