@@ -167,15 +167,15 @@ bool PolicyFileWatcher::read_events() {
             const std::string_view name(name_start,
                                         event.len == 0 ? 0 : ::strnlen(name_start, event.len));
             at += static_cast<ssize_t>(sizeof(inotify_event) + event.len);
-            if (parent_watch_ >= 0 && event.wd == parent_watch_ && name == link_name_ &&
-                (event.mask & (IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)) != 0) {
-                retarget();  // the path was replaced (a symlink swapped) or removed
-                relevant = true;
-            } else if (event.wd == watch_ && (event.mask & kLostEvents) != 0) {
-                retarget();  // deleted or moved away; the path may already be back
-                relevant = true;
-            } else if ((event.mask & IN_Q_OVERFLOW) != 0) {
-                retarget();  // events were lost, a swap of the path among them maybe
+            // The path was replaced (a symlink swapped) or removed; the watched directory was
+            // deleted or moved away (the path may already be back); or events were lost, a swap
+            // of the path among them maybe: watch the path's target anew.
+            const bool path_swapped =
+                parent_watch_ >= 0 && event.wd == parent_watch_ && name == link_name_ &&
+                (event.mask & (IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)) != 0;
+            const bool watch_lost = event.wd == watch_ && (event.mask & kLostEvents) != 0;
+            if (path_swapped || watch_lost || (event.mask & IN_Q_OVERFLOW) != 0) {
+                retarget();
                 relevant = true;
             } else if (event.wd == watch_) {
                 relevant = relevant || concerns_policies(name, event.mask);

@@ -113,6 +113,7 @@ std::optional<SqlErrorRecord> sql_error_record(std::string_view command, const s
 
 void add_phase_option(CLI::App& command, std::string& phase) {
     std::vector<std::string> names;
+    names.reserve(kDatabasePhaseTable.size());
     for (const DatabasePhaseInfo& info : kDatabasePhaseTable) {
         names.emplace_back(info.wire_name);
     }
