@@ -11,6 +11,7 @@
 
 #include "rebound/backoff.hpp"
 #include "rebound/duration.hpp"
+#include "rebound/hedge.hpp"
 #include "rebound/jitter.hpp"
 #include "rebound/matcher.hpp"
 #include "rebound/retry_budget.hpp"
@@ -52,6 +53,9 @@ struct PolicySpec {
     // The circuit breaker guarding this policy's calls, declared under `breakers:` in the same
     // file; empty for none.
     std::string breaker;
+    // Hedged attempts (docs/hedging.md); absent for a policy that only retries. Only an
+    // asynchronous executor runs a hedging policy; the others refuse it at the start of a run.
+    std::optional<HedgeSettings> hedge;
 
     friend bool operator==(const PolicySpec&, const PolicySpec&) = default;
 };
