@@ -41,15 +41,15 @@ foreach(_entry IN LISTS _rebound_component_table)
   list(APPEND REBOUND_INSTALLED_COMPONENTS ${_component})
   install(TARGETS rebound_${_component}
     EXPORT rebound-${_component}-targets
-    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   install(EXPORT rebound-${_component}-targets
     NAMESPACE rebound::
     FILE rebound-${_component}-targets.cmake
-    DESTINATION ${REBOUND_INSTALL_CMAKEDIR})
+    DESTINATION ${REBOUND_INSTALL_CMAKEDIR} COMPONENT dev)
   install(FILES cmake/components/rebound-${_component}.cmake
-    DESTINATION ${REBOUND_INSTALL_CMAKEDIR})
+    DESTINATION ${REBOUND_INSTALL_CMAKEDIR} COMPONENT dev)
 endforeach()
 
 # pkg-config files, one per component (rebound-<component>.pc, relocatable through ${pcfiledir}):
@@ -89,7 +89,7 @@ Cflags: -I\${includedir} -std=c++20
 Libs: ${_libs}
 ")
   install(FILES "${CMAKE_CURRENT_BINARY_DIR}/pkgconfig/rebound-${_component}.pc"
-    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 endforeach()
 
 list(JOIN REBOUND_ALL_COMPONENTS " " REBOUND_ALL_COMPONENTS)
@@ -103,7 +103,7 @@ install(DIRECTORY engine/include/rebound dsl/include/rebound lint/include/reboun
   simulation/include/rebound observability/include/rebound adapters/odbc/include/rebound
   protocols/include/rebound adapters/curl/include/rebound adapters/asio/include/rebound
   adapters/queue/include/rebound ${REBOUND_OPTIONAL_INCLUDE_DIRS}
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
 
 configure_package_config_file(cmake/reboundConfig.cmake.in
   "${CMAKE_CURRENT_BINARY_DIR}/reboundConfig.cmake"
@@ -113,20 +113,22 @@ write_basic_package_version_file("${CMAKE_CURRENT_BINARY_DIR}/reboundConfigVersi
 install(FILES
   "${CMAKE_CURRENT_BINARY_DIR}/reboundConfig.cmake"
   "${CMAKE_CURRENT_BINARY_DIR}/reboundConfigVersion.cmake"
-  DESTINATION ${REBOUND_INSTALL_CMAKEDIR})
+  DESTINATION ${REBOUND_INSTALL_CMAKEDIR} COMPONENT dev)
 
 # The vendor error maps (read at run time: default_vendor_map_directory()), the JSON Schemas of
 # both file formats (for editors: docs/policy-format.md) and the standard tiers (to extend or copy).
 install(DIRECTORY policies/vendors policies/tiers DESTINATION ${CMAKE_INSTALL_DATADIR}/rebound
-  FILES_MATCHING PATTERN "*.yaml")
+  COMPONENT data FILES_MATCHING PATTERN "*.yaml")
 install(FILES policies/schema/rebound-vendor-map.schema.json
   policies/schema/rebound-policy.schema.json
-  DESTINATION ${CMAKE_INSTALL_DATADIR}/rebound/schema)
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/rebound/schema COMPONENT data)
 
-# A Debian package of the whole installation (cpack -G DEB in the build directory): the libraries,
-# headers, package files, data and the `rebound` command line under /usr. It depends on the shared
-# libraries the command line links; the -dev packages a consumer's components need are suggested
-# (docs/install.md).
+# Debian packages (cpack -G DEB in the build directory), one per install component, under /usr:
+#   rebound-data    the vendor error maps, the standard tiers and the JSON Schemas (share/rebound),
+#                   read at run time by the command line and by programs that link rebound::dsl;
+#   librebound-dev  the static libraries, headers, CMake package and pkg-config files; the -dev
+#                   packages a consumer's components need are suggested (docs/install.md);
+#   rebound         the `rebound` command line, stripped, with the shared libraries it links.
 if(PROJECT_IS_TOP_LEVEL)
   set(CPACK_GENERATOR DEB)
   set(CPACK_PACKAGE_NAME rebound)
@@ -134,10 +136,28 @@ if(PROJECT_IS_TOP_LEVEL)
   set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
   set(CPACK_PACKAGE_CONTACT "Rebound maintainers <rebound-maintainers@users.noreply.github.com>")
   set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+  set(CPACK_DEB_COMPONENT_INSTALL ON)
+  set(CPACK_COMPONENTS_ALL cli dev data)
   set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-  set(CPACK_DEBIAN_PACKAGE_SECTION libdevel)
-  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libyaml-cpp0.7, libodbc2, libstdc++6, libgcc-s1")
-  set(CPACK_DEBIAN_PACKAGE_SUGGESTS
+  set(CPACK_STRIP_FILES ON)  # the command line; install(TARGETS) strips no static library
+  set(_rebound_data_depends "rebound-data (= ${PROJECT_VERSION})")
+  set(CPACK_DEBIAN_DATA_PACKAGE_NAME rebound-data)
+  set(CPACK_DEBIAN_DATA_PACKAGE_ARCHITECTURE all)
+  set(CPACK_DEBIAN_DATA_PACKAGE_SECTION misc)
+  set(CPACK_COMPONENT_DATA_DESCRIPTION
+    "Rebound vendor error maps, standard policy tiers and JSON Schemas")
+  set(CPACK_DEBIAN_DEV_PACKAGE_NAME librebound-dev)
+  set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+  set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "${_rebound_data_depends}")
+  set(CPACK_DEBIAN_DEV_PACKAGE_SUGGESTS
     "libyaml-cpp-dev, unixodbc-dev, libcurl4-openssl-dev, libasio-dev, libgrpc++-dev, pkg-config")
+  set(CPACK_COMPONENT_DEV_DESCRIPTION
+    "Rebound retry-policy engine: static libraries, headers, CMake and pkg-config files")
+  set(CPACK_DEBIAN_CLI_PACKAGE_NAME rebound)
+  set(CPACK_DEBIAN_CLI_PACKAGE_SECTION devel)
+  set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS
+    "${_rebound_data_depends}, libyaml-cpp0.7, libodbc2, libstdc++6, libgcc-s1")
+  set(CPACK_COMPONENT_CLI_DESCRIPTION
+    "rebound: lint, explain, convert and simulate retry policy files")
   include(CPack)
 endif()
