@@ -182,6 +182,12 @@ RunStep RetryRun::waited() {
 }
 
 RunStep RetryRun::cancel() noexcept {
+    abandon();
+    finish(RetryOutcome::Cancelled);
+    return RunStep::Done;
+}
+
+void RetryRun::abandon() noexcept {
     if (in_attempt_) {
         in_attempt_ = false;
         CircuitBreaker* const breaker = result_.policy->breaker();
@@ -189,8 +195,6 @@ RunStep RetryRun::cancel() noexcept {
             breaker->release(permit(), executor_->clock_->now());
         }
     }
-    finish(RetryOutcome::Cancelled);
-    return RunStep::Done;
 }
 
 Failure RetryRun::classify_current() const noexcept {

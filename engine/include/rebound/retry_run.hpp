@@ -87,6 +87,11 @@ class RetryRun {
     // Ends the run as cancelled, keeping the last error; a permit taken for an attempt in
     // progress goes back to the breaker unrecorded.
     RunStep cancel() noexcept;
+    // Gives the run up without an outcome, for a driver that lets an exception of the work
+    // propagate instead of deciding on it (the ODBC transactional runner): a permit taken for an
+    // attempt in progress goes back to the breaker unrecorded, and no listener hears an end. The
+    // run must not be stepped again.
+    void abandon() noexcept;
 
     const RunResult& result() const noexcept { return result_; }
     RunResult take_result() noexcept { return std::move(result_); }
