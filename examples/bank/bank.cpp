@@ -6,7 +6,7 @@
 // (PostgreSQL), and are retried. Every transfer records its result in the command-id table in the
 // same transaction, which makes it idempotent. At the end the service prints a summary table, the
 // invariant check (the money total is unchanged and the balances are exactly what the recorded
-// transfers add up to), and the engine's Prometheus metrics.
+// transfers add up to), and the Prometheus metrics the runner's RetryMetrics listener counted.
 //
 //   rebound_example_bank [--policy FILE] [--dsn CONNECTION_STRING] [--threads N]
 //                        [--transfers N] [--accounts N] [--vendor-maps DIR]
@@ -152,54 +152,12 @@ std::shared_ptr<const rebound::PolicySet> load_policies(const Options& options) 
     return loaded.policy_set;
 }
 
-// Tells `listener` what one run of the runner did, as the executor's events (attempt started,
-// retry scheduled, succeeded or stopped), so the engine's RetryMetrics counts transactions too.
-void publish(rebound::RetryListener& listener, std::string_view handler,
-             const rebound::Policy& policy, const rebound::odbc::TransactionReport& report) {
-    auto failure = report.failures.begin();
-    for (int attempt = 1; attempt <= report.attempts; ++attempt) {
-        rebound::RetryEvent started;
-        started.kind = rebound::RetryEventKind::AttemptStarted;
-        started.handler = handler;
-        started.policy = policy.name();
-        started.attempt = attempt;
-        listener.on_attempt_started(started);
-        if (failure != report.failures.end() && failure->attempt == attempt) {
-            if (failure->decision.retry) {
-                const rebound::ErrorDescription error = failure->failure.description();
-                rebound::RetryEvent retry = started;
-                retry.kind = rebound::RetryEventKind::RetryScheduled;
-                retry.category = failure->failure.category;
-                retry.delay = failure->decision.delay;
-                retry.error = &error;
-                listener.on_retry_scheduled(retry);
-            }
-            ++failure;
-        }
-    }
-    rebound::RetryEvent end;
-    end.handler = handler;
-    end.policy = policy.name();
-    end.attempt = report.attempts;
-    end.outcome = report.outcome;
-    if (report.succeeded()) {
-        end.kind = rebound::RetryEventKind::Succeeded;
-        listener.on_succeeded(end);
-    } else {
-        end.kind = rebound::RetryEventKind::Stopped;
-        const rebound::odbc::AttemptFailure* last = report.last_failure();
-        const rebound::ErrorDescription error =
-            last != nullptr ? last->failure.description() : rebound::ErrorDescription{};
-        end.error = last != nullptr ? &error : nullptr;
-        listener.on_stopped(end);
-    }
-}
-
 // The service: its registered handlers, policies, and the runner they share.
 class Service {
   public:
+    // The runner tells `metrics` the events of every transaction, as any executor does.
     Service(std::shared_ptr<const rebound::PolicySet> policies, rebound::RetryListener& metrics)
-        : policies_(std::move(policies)), metrics_(metrics) {
+        : policies_(std::move(policies)), runner_({.listeners = {&metrics}}) {
         handlers_.add<Transfer>();
         handlers_.add<Audit>();
         for (const rebound::UnknownTier& unknown : handlers_.unknown_tiers(*policies_)) {
@@ -212,31 +170,27 @@ class Service {
         }
     }
 
-    // Runs handler `Handler` in a transaction under its policy; returns the runner's result.
+    // Runs handler `Handler` in a transaction under its policy and idempotency (the registry's
+    // resolution); returns the runner's result.
     template <class Handler, class... Arguments>
     auto run(Connection& connection, const Arguments&... arguments) const {
         constexpr std::string_view name = Handler::rebound_handler_name;
-        const rebound::HandlerResolution resolution = handlers_.resolve(name, policies_.get());
         rebound::odbc::TransactionOptions options;
         options.handler = std::string(name);
-        options.idempotent = resolution.idempotent;
         // PostgreSQL at REPEATABLE READ: a concurrent update is a serialization failure (40001).
         if (connection.vendor() == rebound::Vendor::PostgreSql) {
             options.isolation = rebound::odbc::IsolationLevel::RepeatableRead;
         }
-        auto result = runner_.run(connection, *resolution.policy, options,
-                                  [&](Connection& c, const rebound::odbc::TransactionAttempt&) {
-                                      return Handler{}(c, arguments...);
-                                  });
-        publish(metrics_, name, *resolution.policy, result);
-        return result;
+        return runner_.run(connection, handlers_.resolve(name, policies_.get()), options,
+                           [&](Connection& c, const rebound::odbc::TransactionAttempt&) {
+                               return Handler{}(c, arguments...);
+                           });
     }
 
   private:
     std::shared_ptr<const rebound::PolicySet> policies_;
     rebound::HandlerRegistry handlers_;
     rebound::odbc::TransactionalRunner runner_;
-    rebound::RetryListener& metrics_;
 };
 
 // What the workers did, added up.
@@ -420,14 +374,18 @@ int run(const Options& options) {
     const std::int64_t recorded =
         std::stoll(setup.query_value("SELECT COUNT(*) FROM " + kCommands.table()).value_or("-1"));
     const bool consistent = balances_match_records(setup, options.accounts);
+    // The attempts the runner told the metrics of are the attempts of the transfers' reports.
+    const bool counted = metrics.attempts(Transfer::rebound_handler_name) ==
+                         static_cast<std::uint64_t>(tally.attempts);
     const bool ok = worker_errors.empty() && total_before == total_after &&
                     recorded == tally.committed && consistent &&
-                    tally.attempts == tally.transfers + tally.retries;
+                    tally.attempts == tally.transfers + tally.retries && counted;
     std::cout << "invariant: total " << total_before << " before, " << total_after << " after; "
               << recorded << " transfers recorded for " << tally.committed << " committed; "
               << "balances " << (consistent ? "match" : "do not match")
               << " the records; attempts = transfers + retries: "
-              << (tally.attempts == tally.transfers + tally.retries ? "yes" : "no") << " -> "
+              << (tally.attempts == tally.transfers + tally.retries ? "yes" : "no")
+              << "; metrics count them: " << (counted ? "yes" : "no") << " -> "
               << (ok ? "OK" : "VIOLATED") << '\n';
     std::cout << "\n# Prometheus metrics (rebound::RetryMetrics)\n" << metrics.render();
     return ok ? 0 : 1;
