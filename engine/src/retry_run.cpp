@@ -78,10 +78,40 @@ void RetryRun::finish(RetryOutcome outcome) noexcept {
            });
 }
 
+void RetryRun::resume(const RunProgress& progress) noexcept {
+    const int made = std::max(progress.attempts, 0);
+    info_.attempt = made;
+    result_.attempts = made;
+    result_.last_decision.delay = std::max(progress.previous_delay, Duration{0});
+    if (made > 0 && timed_) {
+        // start_attempt() sets start_ only for attempt 1: later ones count from here.
+        start_ = executor_->clock_->now() - std::max(progress.elapsed, Duration{0});
+    }
+}
+
+BreakerPermit RetryRun::reserve_permit() noexcept {
+    BreakerPermit permit;
+    permit.admitted = true;
+    if (CircuitBreaker* const breaker = result_.policy->breaker(); breaker != nullptr) {
+        attempt_start_ = executor_->clock_->now();
+        permit = breaker->acquire(attempt_start_);
+        keep_permit(permit);
+        permit_reserved_ = permit.admitted;
+    }
+    return permit;
+}
+
+void RetryRun::release_permit() noexcept {
+    CircuitBreaker* const breaker = result_.policy->breaker();
+    if (breaker != nullptr && permit_admitted_) {
+        breaker->release(permit(), executor_->clock_->now());
+    }
+    permit_admitted_ = false;
+}
+
 RunStep RetryRun::start_attempt() {
     if (options_->stop.stop_requested()) {
-        finish(RetryOutcome::Cancelled);
-        return RunStep::Done;
+        return cancel();  // a permit reserve_permit() took goes back
     }
     const int number = info_.attempt + 1;
     const PolicySpec& spec = result_.policy->spec();
@@ -98,10 +128,14 @@ RunStep RetryRun::start_attempt() {
     notify(&RetryListener::on_attempt_started, RetryEventKind::AttemptStarted, number,
            [](RetryEvent&) {});
 
-    // The breaker, if any, is asked before every attempt (docs/resilience.md): a refused attempt
-    // does not run, counts as an attempt and fails with circuit_open.
-    permit_admitted_ = false;
-    if (CircuitBreaker* const breaker = result_.policy->breaker(); breaker != nullptr) {
+    // The breaker, if any, is asked before every attempt (docs/resilience.md), unless
+    // reserve_permit() asked it already: a refused attempt does not run, counts as an attempt
+    // and fails with circuit_open.
+    const bool reserved = permit_reserved_;
+    permit_reserved_ = false;
+    CircuitBreaker* const breaker = reserved ? nullptr : result_.policy->breaker();
+    permit_admitted_ = reserved;
+    if (breaker != nullptr) {
         attempt_start_ = executor_->clock_->now();
         const BreakerPermit permit = breaker->acquire(attempt_start_);
         keep_permit(permit);
@@ -109,7 +143,7 @@ RunStep RetryRun::start_attempt() {
             ErrorDescription refusal = ErrorDescription::of(ErrorCategory::CircuitOpen);
             refusal.server_delay = permit.retry_after;
             result_.last_error = Failure::returned(Error(refusal));
-            return decide_after_failure();
+            return decide_after_failure(true);
         }
     }
     in_attempt_ = true;
@@ -134,10 +168,10 @@ RunStep RetryRun::failed(Failure failure) {
     if (CircuitBreaker* const breaker = result_.policy->breaker(); breaker != nullptr) {
         breaker->record_error(permit(), result_.last_error.description(), executor_->clock_->now());
     }
-    return decide_after_failure();
+    return decide_after_failure(false);
 }
 
-RunStep RetryRun::decide_after_failure() {
+RunStep RetryRun::decide_after_failure(bool refused) {
     const Policy& policy = *result_.policy;
     const int number = info_.attempt;
     AttemptContext context;
@@ -155,7 +189,6 @@ RunStep RetryRun::decide_after_failure() {
     }
 
     if (!decision.retry) {
-        const bool refused = policy.breaker() != nullptr && !permit_admitted_;
         RetryOutcome outcome = refused ? RetryOutcome::CircuitOpen : outcome_of(decision.reason);
         DeadLetterSink* const sink = executor_->dead_letter_sink_;
         if (outcome == RetryOutcome::Exhausted &&
@@ -181,20 +214,18 @@ RunStep RetryRun::waited() {
     return start_attempt();
 }
 
+void RetryRun::abandon() noexcept {
+    if (in_attempt_ || permit_reserved_) {
+        in_attempt_ = false;
+        permit_reserved_ = false;
+        release_permit();
+    }
+}
+
 RunStep RetryRun::cancel() noexcept {
     abandon();
     finish(RetryOutcome::Cancelled);
     return RunStep::Done;
-}
-
-void RetryRun::abandon() noexcept {
-    if (in_attempt_) {
-        in_attempt_ = false;
-        CircuitBreaker* const breaker = result_.policy->breaker();
-        if (breaker != nullptr && permit_admitted_) {
-            breaker->release(permit(), executor_->clock_->now());
-        }
-    }
 }
 
 Failure RetryRun::classify_current() const noexcept {

@@ -18,7 +18,20 @@
 //   rebound::RunResult result = run.take_result();
 //
 // Start attempt (a permit from the breaker; a refusal fails the attempt with circuit_open at
-// once) -> record the outcome and decide -> wait the decision's delay, or done. Every step runs
+// once) -> record the outcome and decide -> wait the decision's delay, or done.
+//
+// A driver whose run outlives the process, one attempt per delivery (the durable queue,
+// docs/queue.md), begins a run for each delivery, resume()s it where the stored message left it,
+// and may take the breaker's permit first with reserve_permit(), postponing the delivery when it
+// is refused instead of failing an attempt:
+//
+//   rebound::RetryRun run = executor.begin(resolution, handler, options);
+//   run.resume({.attempts = made, .elapsed = since_first, .previous_delay = last_delay});
+//   if (!run.reserve_permit()) { ... postpone, counting no attempt; drop the run }
+//   ... run.start_attempt() (Attempt), run the work, then succeeded() or failed(): store Wait
+//   ... (retry after delay()) or Done (result()), and drop the run; abandon() it when the
+//   ... delivery turns out not to be its own any more
+// Every step runs
 // in constant time, never allocates (listeners may, see their headers) and never throws, except
 // failed(), which calls RunOptions::on_failure, which may throw to abort the run.
 //
@@ -40,6 +53,14 @@
 #include "rebound/retry_listener.hpp"
 
 namespace rebound {
+
+// Where a run resumed by RetryRun::resume() stands: what the attempts made before it, by other
+// runs of the same work (the deliveries of a durable queue's message), left.
+struct RunProgress {
+    int attempts = 0;            // attempts made so far (< 0: 0); the next one is attempts + 1
+    Duration elapsed{0};         // since the first of them started (< 0: 0)
+    Duration previous_delay{0};  // the wait the last decision chose (decorrelated jitter)
+};
 
 // What the driver of a run does next.
 enum class RunStep {
@@ -66,6 +87,23 @@ class RetryRun {
     // work should run, or Wait / Done when the breaker refused the attempt. A refusal is a failed
     // attempt, told to on_failure, which may throw.
     RunStep start_attempt();
+    // Resumes the run after `progress` (call before anything else): the next attempt is number
+    // progress.attempts + 1, decisions see the previous delay and, in a timed run, the time since
+    // the first attempt as progress.elapsed plus the time since this call, and a deadline's time
+    // left counts from that first attempt. Listeners hear the events of this run's attempts only,
+    // as they would in one run that made every attempt. Besides start_attempt(), a resumed run
+    // may go straight to failed() when its last attempt, progress.attempts (>= 1), failed out of
+    // its driver's sight (a queue worker that vanished): it is decided as that attempt, and the
+    // breaker records no outcome (this run took no permit for it).
+    void resume(const RunProgress& progress) noexcept;
+    // Asks the breaker for the next attempt's permit ahead of start_attempt(), for a driver that
+    // postpones a refused attempt instead of failing it. Admitted (always, without a breaker):
+    // start_attempt() uses the permit instead of asking again, and cancel() or a stop returns
+    // it. Refused: the run is as it was (no attempt counted, no event, no decision); retry_after
+    // is the time until the breaker half-opens (absent while half-open or isolated), and the
+    // driver drops the run.
+    BreakerPermit reserve_permit() noexcept;
+
     // The attempt to run (valid after start_attempt() returned Attempt).
     const AttemptInfo& attempt() const noexcept { return info_; }
 
@@ -87,10 +125,11 @@ class RetryRun {
     // Ends the run as cancelled, keeping the last error; a permit taken for an attempt in
     // progress goes back to the breaker unrecorded.
     RunStep cancel() noexcept;
-    // Gives the run up without an outcome, for a driver that lets an exception of the work
-    // propagate instead of deciding on it (the ODBC transactional runner): a permit taken for an
-    // attempt in progress goes back to the breaker unrecorded, and no listener hears an end. The
-    // run must not be stepped again.
+    // Gives the run up without an outcome and without an event: for a driver that lets an
+    // exception of the work propagate instead of deciding on it (the ODBC transactional runner),
+    // or that finds the attempt is no longer its own (a queue message whose lease another worker
+    // took). A permit taken for the attempt (start_attempt(), reserve_permit()) goes back to the
+    // breaker unrecorded. The run must not be stepped after it.
     void abandon() noexcept;
 
     const RunResult& result() const noexcept { return result_; }
@@ -158,7 +197,9 @@ class RetryRun {
         permit.admitted_in = permit_state_;
         return permit;
     }
-    RunStep decide_after_failure();
+    // `refused`: the breaker refused the attempt (it did not run).
+    RunStep decide_after_failure(bool refused);
+    void release_permit() noexcept;
 
     const RetryExecutor* executor_;
     const RunOptions* options_;
@@ -173,6 +214,7 @@ class RetryRun {
     bool in_attempt_ = false;
     bool idempotent_ = false;
     bool permit_admitted_ = false;
+    bool permit_reserved_ = false;  // reserve_permit() admitted the next attempt
     BreakerState permit_state_ = BreakerState::Closed;
 };
 
