@@ -45,21 +45,6 @@ HandlerRegistration registration(std::string name, std::shared_ptr<const Policy>
     return HandlerRegistration{.name = std::move(name), .policy = std::move(policy)};
 }
 
-WorkerOptions worker_options(const QueueDatabase& database, int threads = 2) {
-    return WorkerOptions{.connection_string = database.connection_string(),
-                         .classifier = shipped_classifier(),
-                         .threads = threads,
-                         .lease = 10s,
-                         .batch = 4,
-                         .poll_interval = 10ms,
-                         .name = "test"};
-}
-
-std::int64_t count_in(odbc::Connection& connection, std::string_view state) {
-    return query_int(connection, "SELECT COUNT(*) FROM rebound_queue_messages WHERE state = '" +
-                                     std::string(state) + "'");
-}
-
 std::int64_t enqueue(const QueueDatabase& database, odbc::Connection& connection,
                      std::string handler, std::optional<std::string> key = std::nullopt) {
     return database.store().enqueue(

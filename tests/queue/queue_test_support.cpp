@@ -63,4 +63,19 @@ std::int64_t query_int(odbc::Connection& connection, const std::string& sql) {
     return value ? std::stoll(*value) : 0;
 }
 
+std::int64_t count_in(odbc::Connection& connection, std::string_view state) {
+    return query_int(connection, "SELECT COUNT(*) FROM rebound_queue_messages WHERE state = '" +
+                                     std::string(state) + "'");
+}
+
+queue::WorkerOptions worker_options(const QueueDatabase& database, int threads) {
+    return queue::WorkerOptions{.connection_string = database.connection_string(),
+                                .classifier = shipped_classifier(),
+                                .threads = threads,
+                                .lease = std::chrono::seconds(10),
+                                .batch = 4,
+                                .poll_interval = std::chrono::milliseconds(10),
+                                .name = "test"};
+}
+
 }  // namespace rebound::testing

@@ -9,10 +9,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "database_test_support.hpp"
 #include "rebound/odbc/connection.hpp"
 #include "rebound/queue/queue_store.hpp"
+#include "rebound/queue/worker_pool.hpp"
 
 namespace rebound::testing {
 
@@ -42,5 +44,11 @@ bool wait_until(const std::function<bool()>& condition,
 
 // The first column of the first row as an integer (0 when none).
 std::int64_t query_int(odbc::Connection& connection, const std::string& sql);
+
+// How many messages are in `state` (`ready`, `done`, ...).
+std::int64_t count_in(odbc::Connection& connection, std::string_view state);
+
+// A pool of `threads` named `test` on `database`: leases of 10 s, claims of 4, polls every 10 ms.
+queue::WorkerOptions worker_options(const QueueDatabase& database, int threads = 2);
 
 }  // namespace rebound::testing

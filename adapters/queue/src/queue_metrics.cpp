@@ -77,12 +77,13 @@ std::string render_status_metrics(const QueueStatus& status) {
 }
 
 std::string render_worker_metrics(const WorkerMetrics& metrics) {
-    const std::array<std::pair<std::string_view, const std::atomic<std::uint64_t>*>, 8> outcomes{
+    const std::array<std::pair<std::string_view, const std::atomic<std::uint64_t>*>, 9> outcomes{
         {{"claimed", &metrics.claimed},
          {"succeeded", &metrics.succeeded},
          {"retried", &metrics.retried},
          {"dead", &metrics.dead},
          {"released", &metrics.released},
+         {"postponed", &metrics.postponed},
          {"lost_lease", &metrics.lost_leases},
          {"expired_settled", &metrics.expired_settled},
          {"renewed_lease", &metrics.renewed_leases}}};

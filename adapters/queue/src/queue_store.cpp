@@ -382,16 +382,34 @@ bool QueueStore::record_failure(Connection& connection, std::int64_t id,
     return connection.execute_prepared(sql, parameters) == 1;
 }
 
+namespace {
+
+// Ready again with the claim's attempt not counted (release, postpone); `then` sets more columns.
+// MariaDB assigns left to right with the new values: first_attempt_at reads the old attempt.
+std::string unclaim_sql(std::string_view then) {
+    return "UPDATE " + messages_table +
+           " SET first_attempt_at = CASE WHEN attempt <= 1 THEN NULL ELSE first_attempt_at END,"
+           " attempt = attempt - 1, state = 'ready', lease_owner = NULL, lease_until = NULL" +
+           std::string(then) + std::string(kHeldById);
+}
+
+}  // namespace
+
 bool QueueStore::release(Connection& connection, std::int64_t id,
                          std::string_view lease_owner) const {
-    // MariaDB assigns left to right with the new values: first_attempt_at reads the old attempt.
-    return connection.execute_prepared(
-               "UPDATE " + messages_table +
-                   " SET first_attempt_at = CASE WHEN attempt <= 1 THEN NULL ELSE "
-                   "first_attempt_at END, attempt = attempt - 1, state = 'ready', lease_owner = "
-                   "NULL, lease_until = NULL" +
-                   std::string(kHeldById),
-               held_by_id(id, lease_owner)) == 1;
+    return connection.execute_prepared(unclaim_sql(""), held_by_id(id, lease_owner)) == 1;
+}
+
+bool QueueStore::postpone(Connection& connection, std::int64_t id, std::string_view lease_owner,
+                          Duration delay) const {
+    std::vector<SqlValue> parameters{
+        std::chrono::duration_cast<std::chrono::microseconds>(std::max(delay, Duration{0}))
+            .count()};
+    for (SqlValue& value : held_by_id(id, lease_owner)) {
+        parameters.push_back(std::move(value));
+    }
+    return connection.execute_prepared(unclaim_sql(", due_at = " + now_sql() + " + ?"),
+                                       parameters) == 1;
 }
 
 std::size_t QueueStore::renew_leases(Connection& connection,
@@ -438,7 +456,7 @@ std::size_t QueueStore::renew_leases(Connection& connection,
 
 std::vector<ExpiredLease> QueueStore::expired_leases(Connection& connection, int limit) const {
     std::string sql = "SELECT id, handler, lease_owner, attempt, " + now_sql() +
-                      " - COALESCE(first_attempt_at, created_at), last_delay_us FROM " +
+                      " - COALESCE(first_attempt_at, created_at), last_delay_us, command_id FROM " +
                       messages_table + " WHERE state = 'leased' AND lease_until < " + now_sql() +
                       " ORDER BY lease_until LIMIT " + std::to_string(std::max(limit, 1));
     if (skip_locked_) {
@@ -451,6 +469,7 @@ std::vector<ExpiredLease> QueueStore::expired_leases(Connection& connection, int
         expired.push_back(ExpiredLease{.id = to_int64(row.at(0)),
                                        .handler = row.at(1).value_or(""),
                                        .lease_owner = row.at(2).value_or(""),
+                                       .command_id = row.at(6).value_or(""),
                                        .attempt = static_cast<int>(to_int64(row.at(3))),
                                        .elapsed_us = to_int64(row.at(4)),
                                        .last_delay_us = to_int64(row.at(5))});

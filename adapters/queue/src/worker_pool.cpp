@@ -8,72 +8,25 @@
 #include <optional>
 #include <stdexcept>
 
+#include "delivery_run.hpp"
+#include "held_claims.hpp"
 #include "periodic_turn.hpp"
 #include "rebound/clock.hpp"
-#include "rebound/decision.hpp"
-#include "rebound/exception_classifier.hpp"
 #include "rebound/queue/queue_schema.hpp"
 #include "rebound/queue/queue_store.hpp"
-#include "rebound/random_source.hpp"
+#include "rebound/retry_run.hpp"
+#include "transaction_scope.hpp"
 #include "wake_schedule.hpp"
 
 namespace rebound::queue {
 
-namespace detail {
-
-// The lease owners of the claims in progress, shared by the worker threads and the renewer.
-class HeldClaims {
-  public:
-    void hold(const std::string& owner) {
-        const std::lock_guard lock(mutex_);
-        owners_.push_back(owner);
-    }
-    void drop(const std::string& owner) {
-        const std::lock_guard lock(mutex_);
-        const auto found = std::find(owners_.begin(), owners_.end(), owner);
-        if (found != owners_.end()) {
-            owners_.erase(found);
-        }
-    }
-    std::vector<std::string> owners() const {
-        const std::lock_guard lock(mutex_);
-        return owners_;
-    }
-
-  private:
-    mutable std::mutex mutex_;
-    std::vector<std::string> owners_;
-};
-
-}  // namespace detail
-
 namespace {
 
-// Lists a claim's owner in HeldClaims for as long as the worker works through it.
-class HeldClaim {
-  public:
-    HeldClaim(detail::HeldClaims* claims, std::string owner)
-        : claims_(claims), owner_(std::move(owner)) {
-        if (claims_ != nullptr) {
-            claims_->hold(owner_);
-        }
-    }
-    HeldClaim(const HeldClaim&) = delete;
-    HeldClaim& operator=(const HeldClaim&) = delete;
-    ~HeldClaim() {
-        if (claims_ != nullptr) {
-            claims_->drop(owner_);
-        }
-    }
-
-  private:
-    detail::HeldClaims* claims_;
-    std::string owner_;
-};
-
+using detail::HeldClaim;
+using detail::roll_back_quietly;
+using detail::TransactionScope;
 using odbc::Connection;
 
-constexpr std::size_t kMaxStoredMessage = 2000;
 constexpr int kExpiredPerPass = 100;
 // How often a worker prepares its statements again (Connection::release_prepared_statements):
 // PostgreSQL caches a statement's generic plan for the session, and one chosen while the queue
@@ -87,40 +40,6 @@ std::string default_worker_name() {
         host[0] = '\0';
     }
     return std::string(host) + ":" + std::to_string(getpid());
-}
-
-LastError stored_error(const ErrorDescription& description) {
-    LastError error;
-    error.category = std::string(to_string(description.effective_category()));
-    error.sqlstate = std::string(description.sqlstate);
-    error.native_code = description.native_code;
-    error.http_status = description.http_status;
-    error.message = std::string(description.message.substr(0, kMaxStoredMessage));
-    return error;
-}
-
-// What a failed attempt becomes, from the decision.
-AttemptFailure failure_of(const ErrorDescription& description, const Decision& decision) {
-    AttemptFailure failure;
-    failure.error = stored_error(description);
-    failure.retry = decision.retry;
-    failure.delay = decision.delay;
-    failure.route = std::string(decision.route);
-    if (!decision.retry) {
-        failure.dead_reason = std::string(to_string(decision.reason));
-    }
-    return failure;
-}
-
-void roll_back_quietly(Connection& connection) noexcept {
-    if (!connection.is_open()) {
-        return;
-    }
-    try {
-        connection.rollback();
-    } catch (...) {
-        // A session that cannot roll back is dropped by the caller (is_dead) or by the server.
-    }
 }
 
 // Waits up to `period`, waking early when `stop` is requested.
@@ -169,59 +88,19 @@ Connection open_worker_connection(const std::shared_ptr<const odbc::Environment>
     return connection;
 }
 
-// Whether a worker's connection stays in autocommit mode between transactions. On PostgreSQL the
-// steps of one statement (the claim, recording a failure, grouped completions, the next-due read)
-// then cost one round trip instead of three: under manual commit psqlODBC sends `BEGIN` as a round
-// trip of its own before the statement, and `COMMIT` is another. Steps of several statements (an
-// attempt with its completion, settling expired leases) open a transaction with
-// TransactionScope. MariaDB's driver sends `SET autocommit` to the server at every switch, and the
-// SQLite claim is several statements, so there the connection stays in manual commit.
-bool autocommit_between_transactions(Vendor vendor) {
-    return vendor == Vendor::PostgreSql;
-}
-
-// A transaction of several statements on a worker's connection. With `switch_mode` (the
-// connection is in autocommit between transactions) it turns autocommit off for its lifetime; on
-// the way out it rolls back what was not committed (nothing, after a commit) and turns autocommit
-// back on. Errors on the way out are left for the next statement to report.
-class TransactionScope {
-  public:
-    TransactionScope(Connection& connection, bool switch_mode)
-        : connection_(connection), switch_mode_(switch_mode) {
-        if (switch_mode_) {
-            connection_.set_autocommit(false);
-        }
-    }
-    TransactionScope(const TransactionScope&) = delete;
-    TransactionScope& operator=(const TransactionScope&) = delete;
-    ~TransactionScope() {
-        if (!switch_mode_ || !connection_.is_open()) {
-            return;
-        }
-        try {
-            connection_.rollback();
-            connection_.set_autocommit(true);
-        } catch (...) {
-            // A dead session: the worker replaces the connection (is_dead).
-        }
-    }
-
-  private:
-    Connection& connection_;
-    bool switch_mode_;
-};
-
 // One worker thread's connection, store and claim counter.
 class WorkerThread {
   public:
     // Thread `index` of the pool's options.threads.
     WorkerThread(const std::shared_ptr<const odbc::Environment>& environment,
                  const QueueHandlers& handlers, const WorkerOptions& options,
-                 WorkerMetrics& metrics, detail::HeldClaims* held_claims,
-                 detail::WakeSchedule& wake_schedule, detail::PeriodicTurn& settle_turn, int index)
+                 const RetryExecutor& executor, WorkerMetrics& metrics,
+                 detail::HeldClaims* held_claims, detail::WakeSchedule& wake_schedule,
+                 detail::PeriodicTurn& settle_turn, int index)
         : environment_(environment),
           handlers_(handlers),
           options_(options),
+          executor_(executor),
           metrics_(metrics),
           held_claims_(held_claims),
           wake_schedule_(wake_schedule),
@@ -279,7 +158,7 @@ class WorkerThread {
         }
         require_current_schema(connection);
         connection.commit();  // ends the read transaction the check opened
-        autocommit_ = autocommit_between_transactions(store_->vendor());
+        autocommit_ = detail::autocommit_between_transactions(store_->vendor());
         connection.set_autocommit(autocommit_);
         connection_.emplace(std::move(connection));
     }
@@ -319,22 +198,9 @@ class WorkerThread {
         const std::vector<ExpiredLease> expired =
             store_->expired_leases(*connection_, kExpiredPerPass);
         for (const ExpiredLease& lease : expired) {
-            const HandlerRegistry::Choice choice =
-                handlers_.registry().choose(lease.handler, options_.policies.get());
-            const std::string message = "lease expired: worker " + lease.lease_owner +
-                                        " vanished during attempt " + std::to_string(lease.attempt);
-            ErrorDescription error = ErrorDescription::of(ErrorCategory::ConnectionLost);
-            error.message = message;
-            const AttemptContext context{
-                .attempt = std::max(lease.attempt, 1),
-                .elapsed = std::chrono::microseconds(lease.elapsed_us),
-                .previous_delay = std::chrono::microseconds(lease.last_delay_us),
-                .idempotent = choice.idempotent};
-            const Decision decision =
-                decide(**choice.policy, error, context, default_random_source());
-            const AttemptFailure failure = failure_of(error, decision);
+            const AttemptFailure failure = lost_attempt(lease);
             store_->record_failure(*connection_, lease.id, lease.lease_owner, failure);
-            count(decision);
+            count(failure.retry);
             due_after_commit_.push_back(failure);
         }
         connection_->commit();
@@ -343,6 +209,22 @@ class WorkerThread {
         }
         due_after_commit_.clear();
         metrics_.expired_settled.fetch_add(expired.size(), std::memory_order_relaxed);
+    }
+
+    // The run of an expired lease's message decides on the vanished worker's attempt.
+    AttemptFailure lost_attempt(const ExpiredLease& lease) const {
+        const RunOptions run_options{.command_id = lease.command_id};
+        RetryRun run = executor_.begin(resolve(lease.handler), lease.handler, run_options);
+        run.resume(detail::progress_of(lease));
+        const RunStep step = run.failed(run.classify_returned(
+            Error(ErrorCategory::ConnectionLost, "lease expired: worker " + lease.lease_owner +
+                                                     " vanished during attempt " +
+                                                     std::to_string(lease.attempt))));
+        return detail::outcome_of(run.result(), step);
+    }
+
+    HandlerResolution resolve(std::string_view handler) const {
+        return handlers_.registry().resolve(handler, options_.policies.get());
     }
 
     // False when nothing was claimed.
@@ -398,8 +280,7 @@ class WorkerThread {
         std::vector<DeferredFailure> failures;
         failures.swap(deferred_failures_);
         for (const DeferredFailure& failure : failures) {
-            settle_failure(failure.message, failure.owner, failure.choice, failure.error,
-                           failure.session_ended, failure.stopping);
+            write_failure(failure.id, failure.owner, failure.outcome, failure.session_ended);
         }
     }
 
@@ -429,10 +310,12 @@ class WorkerThread {
         metrics_.released.fetch_add(messages.size() - from, std::memory_order_relaxed);
     }
 
-    void count(const Decision& decision) {
-        (decision.retry ? metrics_.retried : metrics_.dead).fetch_add(1, std::memory_order_relaxed);
+    void count(bool retried) {
+        (retried ? metrics_.retried : metrics_.dead).fetch_add(1, std::memory_order_relaxed);
     }
 
+    // One delivery: one attempt of the message's run (delivery_run.hpp), unless the policy's
+    // breaker refuses it, which postpones the message without counting an attempt.
     // `grouped`: the handler's completion waits for complete_grouped() (queue_handlers.hpp).
     // `claimed`: when the claim returned. A retry's lateness is how long after its due_at its
     // attempt starts: the claim's lateness on the database clock, plus the time the message then
@@ -444,28 +327,20 @@ class WorkerThread {
                 std::chrono::steady_clock::now() - claimed);
             metrics_.retry_lateness.record(*message.claimed_at - message.due_at + waited.count());
         }
-        const HandlerRegistry::Choice choice =
-            handlers_.registry().choose(message.handler, options_.policies.get());
-        const Policy& policy = **choice.policy;
-        CircuitBreaker* const breaker = policy.breaker();
-        BreakerPermit permit;
-        Clock::TimePoint started{};
-        if (breaker != nullptr) {
-            started = default_clock().now();
-            permit = breaker->acquire(started);
+        const RunOptions run_options{.command_id = message.command_id};
+        RetryRun run = executor_.begin(resolve(message.handler), message.handler, run_options);
+        run.resume(detail::progress_of(message));
+        if (const BreakerPermit permit = run.reserve_permit(); !permit) {
+            postpone(message, owner, detail::postponement(permit, *run.result().policy));
+            return;
         }
-
-        ErrorDescription error;
-        std::exception_ptr thrown;   // owns the text `error` views
+        run.start_attempt();  // Attempt: its permit is reserved, and the run has no stop token
+        Failure failure;
         bool session_ended = false;  // a database error that ended the worker's session
-        // The completion and the handler's writes (not for a grouped handler, which writes nothing
-        // through the connection); ended before the failure is recorded.
-        std::optional<TransactionScope> transaction;
-        if (breaker != nullptr && !permit) {
-            error = ErrorDescription::of(ErrorCategory::CircuitOpen);
-            error.server_delay = permit.retry_after;
-            error.message = "the circuit breaker refused the attempt";
-        } else {
+        {
+            // The completion and the handler's writes (not for a grouped handler, which writes
+            // nothing through the connection); ended before the outcome is written.
+            std::optional<TransactionScope> transaction;
             if (!grouped) {
                 transaction.emplace(*connection_, autocommit_);
             }
@@ -478,13 +353,11 @@ class WorkerThread {
                                                              options_.delete_done) &&
                                                 run_handler(message, stop);
                 if (!held) {
-                    // The lease ran out and another worker took the message: nothing of this
-                    // attempt may commit.
+                    // The lease ran out and another worker took the message, and its run with
+                    // it: nothing of this attempt may commit.
                     roll_back_quietly(*connection_);
                     metrics_.lost_leases.fetch_add(1, std::memory_order_relaxed);
-                    if (breaker != nullptr) {
-                        breaker->release(permit, default_clock().now());
-                    }
+                    run.abandon();
                     return;
                 }
                 if (grouped) {
@@ -493,34 +366,49 @@ class WorkerThread {
                     connection_->commit();
                     metrics_.succeeded.fetch_add(1, std::memory_order_relaxed);
                 }
-                if (breaker != nullptr) {
-                    const Clock::TimePoint now = default_clock().now();
-                    breaker->record_success(
-                        permit, std::chrono::duration_cast<Duration>(now - started), now);
-                }
-                policy.record_success();
+                run.succeeded();
                 return;
-            } catch (const odbc::DatabaseError& failure) {
-                thrown = std::current_exception();
-                error = failure.failure().description();
-                session_ended = restart_scope(failure.category()) == RestartScope::Connection;
+            } catch (const odbc::DatabaseError& error) {
+                session_ended = restart_scope(error.category()) == RestartScope::Connection;
+                failure = run.classify_current();
             } catch (...) {
-                thrown = std::current_exception();
-                error = ExceptionClassifier::builtin().describe_current();
+                failure = run.classify_current();
             }
             roll_back_quietly(*connection_);
-            transaction.reset();
-            if (breaker != nullptr) {
-                breaker->record_error(permit, error, default_clock().now());
-            }
         }
+        AttemptFailure outcome = decide_failure(run, std::move(failure), stop.stop_requested());
         if (grouped) {
             // Written once the claim's grouped attempts have run (settle_deferred_failures).
-            deferred_failures_.push_back(
-                {message, owner, choice, error, thrown, session_ended, stop.stop_requested()});
+            deferred_failures_.push_back({message.id, owner, std::move(outcome), session_ended});
             return;
         }
-        settle_failure(message, owner, choice, error, session_ended, stop.stop_requested());
+        write_failure(message.id, owner, outcome, session_ended);
+    }
+
+    // The failed delivery's run decides. A delivery that fails while the pool is stopping ends
+    // its run cancelled instead: ready again at once, its attempt counted (docs/queue.md).
+    static AttemptFailure decide_failure(RetryRun& run, Failure failure, bool stopping) {
+        if (stopping) {
+            AttemptFailure cancelled;
+            cancelled.error = detail::stored_error(failure.description());
+            cancelled.retry = true;
+            run.cancel();
+            return cancelled;
+        }
+        const RunStep step = run.failed(std::move(failure));
+        return detail::outcome_of(run.result(), step);
+    }
+
+    // The breaker refused the delivery: it is not an attempt (docs/queue.md, "Circuit breakers").
+    void postpone(const Message& message, const std::string& owner, Duration delay) {
+        if (store_->postpone(*connection_, message.id, owner, delay)) {
+            connection_->commit();
+            metrics_.postponed.fetch_add(1, std::memory_order_relaxed);
+            wake_schedule_.add(std::chrono::steady_clock::now() + delay);
+        } else {
+            roll_back_quietly(*connection_);
+            metrics_.lost_leases.fetch_add(1, std::memory_order_relaxed);
+        }
     }
 
     // Runs the handler on the worker's connection; true when it returned (it succeeded).
@@ -531,9 +419,9 @@ class WorkerThread {
         return true;
     }
 
-    void settle_failure(const Message& message, const std::string& owner,
-                        const HandlerRegistry::Choice& choice, const ErrorDescription& error,
-                        bool session_ended, bool stopping) {
+    // Writes a failed attempt's outcome: ready at now + delay, or dead.
+    void write_failure(std::int64_t id, const std::string& owner, const AttemptFailure& failure,
+                       bool session_ended) {
         // A session the failure ended is replaced before the outcome is written. Only the
         // database's own errors say so: a handler's `service_unavailable` from another service
         // leaves the worker's session as it was.
@@ -541,26 +429,9 @@ class WorkerThread {
             connection_.reset();
             ensure_connected();
         }
-        const std::int64_t elapsed_us = message.claimed_at && message.first_attempt_at
-                                            ? *message.claimed_at - *message.first_attempt_at
-                                            : 0;
-        const AttemptContext context{
-            .attempt = message.attempt,
-            .elapsed = std::chrono::microseconds(elapsed_us),
-            .previous_delay = std::chrono::microseconds(message.last_delay_us),
-            .idempotent = choice.idempotent};
-        Decision decision = decide(**choice.policy, error, context, default_random_source());
-        AttemptFailure failure = failure_of(error, decision);
-        if (!decision.retry && stopping) {
-            // Cancelled by a stopping pool (docs/queue.md): ready again rather than dead.
-            failure.retry = true;
-            failure.delay = Duration{0};
-            failure.dead_reason.clear();
-            decision.retry = true;
-        }
-        if (store_->record_failure(*connection_, message.id, owner, failure)) {
+        if (store_->record_failure(*connection_, id, owner, failure)) {
             connection_->commit();
-            count(decision);
+            count(failure.retry);
             schedule_wake(failure);
         } else {
             roll_back_quietly(*connection_);
@@ -571,6 +442,7 @@ class WorkerThread {
     std::shared_ptr<const odbc::Environment> environment_;
     const QueueHandlers& handlers_;
     const WorkerOptions& options_;
+    const RetryExecutor& executor_;
     WorkerMetrics& metrics_;
     detail::HeldClaims* held_claims_;  // null without lease renewal
     detail::WakeSchedule& wake_schedule_;
@@ -587,13 +459,10 @@ class WorkerThread {
     std::vector<AttemptFailure> due_after_commit_;  // settled leases, woken for once committed
     // Failed grouped attempts of the current claim whose outcome is not yet written.
     struct DeferredFailure {
-        Message message;
+        std::int64_t id = 0;
         std::string owner;
-        HandlerRegistry::Choice choice;
-        ErrorDescription error;
-        std::exception_ptr thrown;  // owns the text `error` views
+        AttemptFailure outcome;
         bool session_ended = false;
-        bool stopping = false;  // the pool was stopping when the attempt failed
     };
     std::vector<DeferredFailure> deferred_failures_;
     bool autocommit_ = false;  // between transactions (autocommit_between_transactions)
@@ -609,6 +478,11 @@ WorkerPool::WorkerPool(std::shared_ptr<const odbc::Environment> environment,
       metrics_(std::make_unique<WorkerMetrics>()),
       wake_schedule_(std::make_unique<detail::WakeSchedule>()) {
     check_options(options_, handlers_.get());
+    executor_ = std::make_unique<RetryExecutor>(
+        ExecutorOptions{.clock = options_.clock,
+                        .random = options_.random,
+                        .classifier = &detail::database_failure_classifier(),
+                        .listeners = options_.listeners});
     // Expired leases are settled once per quarter lease by the pool, by whichever thread is free.
     settle_turn_ = std::make_unique<detail::PeriodicTurn>(std::clamp<Duration>(
         options_.lease / 4, std::chrono::milliseconds(10), std::chrono::seconds(5)));
@@ -652,8 +526,8 @@ void WorkerPool::stop() noexcept {
 }
 
 void WorkerPool::run_thread(const std::stop_token& stop, int index) {
-    WorkerThread worker(environment_, *handlers_, options_, *metrics_, held_claims_.get(),
-                        *wake_schedule_, *settle_turn_, index);
+    WorkerThread worker(environment_, *handlers_, options_, *executor_, *metrics_,
+                        held_claims_.get(), *wake_schedule_, *settle_turn_, index);
     worker.run(stop);
 }
 

@@ -43,6 +43,7 @@ struct ExpiredLease {
     std::int64_t id = 0;
     std::string handler;
     std::string lease_owner;
+    std::string command_id;
     int attempt = 0;
     std::int64_t elapsed_us = 0;  // since its first attempt
     std::int64_t last_delay_us = 0;
@@ -110,6 +111,11 @@ class QueueStore {
     // Makes a claimed message ready again at once without counting its attempt (a worker that
     // stops before running it). Does not commit.
     bool release(odbc::Connection& connection, std::int64_t id, std::string_view lease_owner) const;
+    // Makes a claimed message ready again at now + delay without counting its attempt: its
+    // delivery did not run because the policy's circuit breaker refused it (docs/queue.md,
+    // "Circuit breakers"). Does not commit. False when the lease was lost.
+    bool postpone(odbc::Connection& connection, std::int64_t id, std::string_view lease_owner,
+                  Duration delay) const;
 
     // Lease renewal (docs/queue.md, "Lease renewal"): the leased messages of the listed claims
     // are leased until now + lease again. Rows another transaction holds are skipped (SKIP LOCKED

@@ -7,13 +7,17 @@
 //   2. claim up to `batch` messages (queue_store.hpp); none: wait `poll_interval`, or less: until
 //      the next ready message of its handlers falls due, or a retry the pool wrote falls due
 //      (docs/queue.md, "Waking for due retries");
-//   3. for each, one attempt: ask the policy's breaker (a refusal is a failed attempt of category
-//      `circuit_open`); in one transaction, mark the message done under the claim's lease (which
-//      locks its row), run the handler on the worker's connection and commit, so the handler's
-//      writes and the completion commit together; on failure roll back (the completion too),
-//      then decide() (policy budget included) with the attempt number and the time since the
-//      first attempt, and store the outcome: ready at now + delay with the route, or dead with
-//      the reason. A stopping pool puts messages it has not started back as ready.
+//   3. for each, one delivery: one attempt of the message's run, the engine's RetryRun resumed
+//      where the message's row left it (attempts made, time since the first, previous delay;
+//      docs/queue.md, "One run per message"). The run first takes the policy's breaker permit: a
+//      refusal is not an attempt, and the message is postponed, ready with its attempt count
+//      unchanged, due when the breaker half-opens. Admitted: in one transaction, mark the message
+//      done under the claim's lease (which locks its row), run the handler on the worker's
+//      connection and commit, so the handler's writes and the completion commit together; on
+//      failure roll back (the completion too), and the run decides (policy budget included) and
+//      the outcome is stored: ready at now + delay with the route, or dead with the reason. The
+//      run tells the listeners what an executor's run would. A stopping pool puts messages it
+//      has not started back as ready.
 //      A Completion::Grouped handler runs outside that transaction, and its successes are marked
 //      done in one statement that commits with the thread's next claim (queue_handlers.hpp).
 // With `renew_leases`, one more thread with its own connection extends, every third of the lease,
@@ -34,12 +38,19 @@
 #include <thread>
 #include <vector>
 
+#include "rebound/clock.hpp"
 #include "rebound/duration.hpp"
 #include "rebound/odbc/connection.hpp"
 #include "rebound/policy_set.hpp"
 #include "rebound/queue/lateness_histogram.hpp"
 #include "rebound/queue/queue_handlers.hpp"
+#include "rebound/random_source.hpp"
+#include "rebound/retry_listener.hpp"
 #include "rebound/sql_error_classifier.hpp"
+
+namespace rebound {
+class RetryExecutor;
+}  // namespace rebound
 
 namespace rebound::queue {
 
@@ -63,6 +74,17 @@ struct WorkerOptions {
     bool delete_done = false;   // delete a message when it succeeds instead of keeping it `done`
     std::string name{};         // worker identity in lease owners; empty: host:pid
     bool renew_leases = false;  // renew the leases of claims in progress (see above)
+    // The deliveries' runs (docs/queue.md, "One run per message"): their clock (the breaker's
+    // times, a deadline's time within an attempt; the time since the first attempt comes from
+    // the database) and random source (jitter); null: default_clock(), default_random_source().
+    // Shared by the pool's threads: thread-safe, or the pool has one thread (a
+    // SeededRandomSource for reproducible delays).
+    Clock* clock = nullptr;
+    RandomSource* random = nullptr;
+    // Told the events of every delivery's run, in order, as an executor's listeners are
+    // (retry_listener.hpp; RetryMetrics labels them by the message's handler). Thread-safe; they
+    // must outlive the pool.
+    std::vector<RetryListener*> listeners{};
 };
 
 // Counters since start; safe to read while the pool runs.
@@ -72,6 +94,7 @@ struct WorkerMetrics {
     std::atomic<std::uint64_t> retried{0};
     std::atomic<std::uint64_t> dead{0};
     std::atomic<std::uint64_t> released{0};         // put back unrun by a stopping pool
+    std::atomic<std::uint64_t> postponed{0};        // refused by the breaker: not an attempt
     std::atomic<std::uint64_t> lost_leases{0};      // lease expired before completion: rolled back
     std::atomic<std::uint64_t> expired_settled{0};  // expired leases of vanished workers settled
     std::atomic<std::uint64_t> database_errors{0};  // in the loop itself (claim, settle, connect)
@@ -106,6 +129,7 @@ class WorkerPool {
     std::shared_ptr<const QueueHandlers> handlers_;
     WorkerOptions options_;
     std::unique_ptr<WorkerMetrics> metrics_;
+    std::unique_ptr<RetryExecutor> executor_;          // the deliveries' runs
     std::unique_ptr<detail::HeldClaims> held_claims_;  // null without renew_leases
     std::unique_ptr<detail::WakeSchedule> wake_schedule_;
     std::unique_ptr<detail::PeriodicTurn> settle_turn_;
