@@ -16,11 +16,12 @@
 // records the shipment through the worker's connection, so it commits with the message's
 // completion.
 //
-// The program prints the dead letters, then the queue status and the workers' metrics in the
-// Prometheus text format, as `rebound queue status --format prometheus` and a worker's metrics
-// endpoint would serve them (rebound/queue/queue_metrics.hpp), and last an invariant: every order
-// is done or dead, each done order shipped exactly once (shipments table and dependency agree).
-// It exits 1 when the invariant does not hold.
+// The program prints the dead letters, then the queue status, the workers' metrics and the retry
+// metrics of the deliveries' runs (a RetryMetrics listening to the pool) in the Prometheus text
+// format, as `rebound queue status --format prometheus` and a worker's metrics endpoint would
+// serve them (rebound/queue/queue_metrics.hpp, rebound/retry_metrics.hpp), and last an invariant:
+// every order is done or dead, each done order shipped exactly once (shipments table and dependency
+// agree). It exits 1 when the invariant does not hold.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -50,6 +51,7 @@
 #include "rebound/queue/queue_schema.hpp"
 #include "rebound/queue/queue_store.hpp"
 #include "rebound/queue/worker_pool.hpp"
+#include "rebound/retry_metrics.hpp"
 
 namespace {
 
@@ -277,6 +279,7 @@ int run(const Options& options) {
     ShippingDependency dependency;
     auto handlers = std::make_shared<rebound::queue::QueueHandlers>();
     handlers->add(OrderPlaced{.port = dependency.port()});
+    rebound::RetryMetrics retry_metrics;  // hears every delivery's run, as an executor's would
     rebound::queue::WorkerPool pool(environment, handlers,
                                     {.connection_string = dsn,
                                      .classifier = classifier,
@@ -284,7 +287,8 @@ int run(const Options& options) {
                                      .threads = options.workers,
                                      .lease = 5s,
                                      .batch = 8,
-                                     .poll_interval = 10ms});
+                                     .poll_interval = 10ms,
+                                     .listeners = {&retry_metrics}});
     const auto started = std::chrono::steady_clock::now();
     pool.start();
     const std::string open_sql =
@@ -306,7 +310,8 @@ int run(const Options& options) {
     }
     std::cout << "\nmetrics (Prometheus text):\n"
               << rebound::queue::render_status_metrics(store.status(connection))
-              << rebound::queue::render_worker_metrics(pool.metrics()) << '\n';
+              << rebound::queue::render_worker_metrics(pool.metrics()) << retry_metrics.render()
+              << '\n';
 
     const std::int64_t done =
         count(connection,
