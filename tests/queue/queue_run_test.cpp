@@ -1,7 +1,7 @@
 // A queue delivery as one attempt of the engine's RetryRun (docs/queue.md, "One run per message"):
 // a breaker's refusal postpones a message without spending its attempts, the injected random
 // source gives the blocking executor's delays, and listeners hear the blocking executor's events.
-// On SQLite and PostgreSQL (the server of tests/odbc/database-server.sh).
+// On SQLite, PostgreSQL and MariaDB (the servers of tests/odbc/database-server.sh).
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <mutex>
@@ -197,6 +197,7 @@ void deliveries_decide_and_tell_as_the_blocking_executor(const std::string& name
 
 QUEUE_RUN_SCENARIOS("sqlite")
 QUEUE_RUN_SCENARIOS("postgresql")
+QUEUE_RUN_SCENARIOS("mariadb")
 
 }  // namespace
 }  // namespace rebound::testing
