@@ -18,7 +18,9 @@
 //   rebound::RunResult result = run.take_result();
 //
 // Start attempt (a permit from the breaker; a refusal fails the attempt with circuit_open at
-// once) -> record the outcome and decide -> wait the decision's delay, or done.
+// once) -> record the outcome and decide -> wait the decision's delay, or done. Every step runs
+// in constant time, never allocates (listeners may, see their headers) and never throws, except
+// failed(), which calls RunOptions::on_failure, which may throw to abort the run.
 //
 // A driver whose run outlives the process, one attempt per delivery (the durable queue,
 // docs/queue.md), begins a run for each delivery, resume()s it where the stored message left it,
@@ -31,9 +33,6 @@
 //   ... run.start_attempt() (Attempt), run the work, then succeeded() or failed(): store Wait
 //   ... (retry after delay()) or Done (result()), and drop the run; abandon() it when the
 //   ... delivery turns out not to be its own any more
-// Every step runs
-// in constant time, never allocates (listeners may, see their headers) and never throws, except
-// failed(), which calls RunOptions::on_failure, which may throw to abort the run.
 //
 // A RetryRun keeps references to its executor and to the RunOptions it was begun with: both must
 // outlive it. It is not thread-safe: one driver steps it at a time.
@@ -84,8 +83,9 @@ class RetryRun {
     ~RetryRun() = default;
 
     // Starts the next attempt: Done (cancelled) when the stop token is set, Attempt when the
-    // work should run, or Wait / Done when the breaker refused the attempt. A refusal is a failed
-    // attempt, told to on_failure, which may throw.
+    // work should run (always, once reserve_permit() admitted it and no stop is set), or Wait /
+    // Done when the breaker refused the attempt. A refusal is a failed attempt, told to
+    // on_failure, which may throw.
     RunStep start_attempt();
     // Resumes the run after `progress` (call before anything else): the next attempt is number
     // progress.attempts + 1, decisions see the previous delay and, in a timed run, the time since

@@ -3,7 +3,7 @@
 //
 // Each thread has its own connection (autocommit off, READ COMMITTED on the servers) and loops:
 //   1. now and then, settle expired leases: the attempt of a vanished worker failed with
-//      `connection_lost`, and decide() says whether the message is retried or dead;
+//      `connection_lost`, and the message's run decides whether it is retried or dead;
 //   2. claim up to `batch` messages (queue_store.hpp); none: wait `poll_interval`, or less: until
 //      the next ready message of its handlers falls due, or a retry the pool wrote falls due
 //      (docs/queue.md, "Waking for due retries");
