@@ -8,6 +8,7 @@
 #include "rebound/internal/rule_index.hpp"
 #include "rebound/policy_validation.hpp"
 #include "thread_stripe.hpp"
+#include "window_bucket.hpp"
 
 namespace rebound {
 
@@ -103,8 +104,7 @@ void check_duration(std::vector<BreakerProblem>& out, BreakerSetting setting, st
 struct CircuitBreaker::Compiled {
     BreakerSettings settings;
     RuleIndex failures;
-    std::int64_t bucket_width_us = 1;
-    double inverse_bucket_width = 1.0;   // 1 / bucket_width_us, to find a bucket without dividing
+    detail::BucketWidth bucket_width;
     std::int64_t failure_ratio_ppm = 0;  // failure_ratio in millionths
 };
 
@@ -191,8 +191,7 @@ std::unique_ptr<const CircuitBreaker::Compiled> CircuitBreaker::compile(
     }
     auto compiled = std::make_unique<CircuitBreaker::Compiled>();
     compiled->failures = RuleIndex::compile({}, settings.failures, error_types);
-    compiled->bucket_width_us = std::max<std::int64_t>(settings.window.count() / kBuckets, 1);
-    compiled->inverse_bucket_width = 1.0 / static_cast<double>(compiled->bucket_width_us);
+    compiled->bucket_width = detail::BucketWidth::of(settings.window.count() / kBuckets);
     compiled->failure_ratio_ppm =
         std::llround(settings.failure_ratio * static_cast<double>(kRatioScale));
     compiled->settings = std::move(settings);
@@ -214,22 +213,8 @@ const BreakerSettings& CircuitBreaker::settings() const noexcept {
     return active_.load(std::memory_order_acquire)->settings;
 }
 
-// since / width, without the division that would be the hot path's costliest step: below 2^52
-// the product is within one of the quotient, and the two comparisons make it exact.
 std::int64_t CircuitBreaker::bucket_of(const Compiled& compiled, TimePoint now) const noexcept {
-    const std::int64_t since = since_creation(now);
-    const std::int64_t width = compiled.bucket_width_us;
-    if (since >= (std::int64_t{1} << 52)) {
-        return since / width;
-    }
-    auto bucket =
-        static_cast<std::int64_t>(static_cast<double>(since) * compiled.inverse_bucket_width);
-    if (bucket * width > since) {
-        --bucket;
-    } else if ((bucket + 1) * width <= since) {
-        ++bucket;
-    }
-    return bucket;
+    return detail::bucket_index(since_creation(now), compiled.bucket_width);
 }
 
 std::uint64_t CircuitBreaker::window_total(WindowWords CallStripe::*counts,
