@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "allocation_counter.hpp"
+#include "coarse_clock.hpp"
 #include "rebound/circuit_breaker.hpp"
 
 namespace {
@@ -76,23 +77,7 @@ MutexRingBreaker& shared_ring() {
     return ring;
 }
 
-// The time: the steady clock, read every 64th call. The threads read one clock, as in a service,
-// so they are in the same bucket of the window (a time counted per thread drifted apart by whole
-// buckets within a run, which no service does), and the clock's own cost (a vDSO call) stays out
-// of the comparison.
-class CoarseClock {
-  public:
-    rebound::Clock::TimePoint now() noexcept {
-        if ((calls_++ & 63) == 0) {
-            now_ = std::chrono::steady_clock::now();
-        }
-        return now_;
-    }
-
-  private:
-    std::uint64_t calls_ = 0;
-    rebound::Clock::TimePoint now_{};
-};
+using rebound::bench::CoarseClock;
 
 void report_allocations(benchmark::State& state, std::size_t before) {
     const auto calls = static_cast<double>(state.iterations());

@@ -735,6 +735,47 @@ def section_breaker(report, program):
                     f"{ratio:.1f}x", ratio >= 3.0)
 
 
+LATENCY_RECORDER_PROSE = """\
+`bench/latency_recorder_bench.cpp` (target `rebound_latency_recorder_bench`) measures the latency
+recorder of learned hedge delays (`engine/include/rebound/latency_recorder.hpp`): the record of one
+attempt's latency, on one thread and on two threads sharing one recorder (the steady clock read
+every 64th call), and the read of the 95th percentile of a window of 10 full buckets, for a
+service's latencies (1ms plus an exponential of mean 4ms, 1% at 100ms) and for the worst case,
+latencies over the whole range from 1us to 1h (every bin of every bucket summed). The goals are
+judged on the fastest of the repetitions (`min`), as other load on a shared machine only ever slows
+a repetition down; `bytes` is `sizeof(LatencyRecorder)`, the memory of one handler's recorder.
+Instructions per operation, a figure other load does not move:
+`valgrind --tool=cachegrind BUILD/bench/rebound_latency_recorder_bench --ops CASE COUNT` for a
+COUNT and 0 (cases `record`, `quantile_service`, `quantile_whole_range`).
+"""
+
+
+def min_ns(run, kind="real"):
+    return None if run is None else run.get("min_" + kind)
+
+
+def section_latency_recorder(report, program):
+    if not report.section("Latency recorder of learned hedge delays", program is not None,
+                          "rebound_latency_recorder_bench", LATENCY_RECORDER_PROSE):
+        return
+    rows = [[f"`{name}`", fmt_ns(median_ns(run)), fmt_ns(min_ns(run)), fmt_ns(min_ns(run, "cpu")),
+             fmt_cv(run)] for name, run in program["runs"].items()]
+    report.table(["benchmark", "median (real time)", "fastest (real time)", "fastest (CPU time)",
+                  "cv"], rows)
+    record = find_run(program, r"^BM_latency_record/.*threads:1$")
+    service = find_run(program, r"^BM_latency_quantile_service")
+    if min_ns(record) is not None:
+        report.goal("latency recorder", "record <= 20 ns (fastest repetition, 1 thread)",
+                    fmt_ns(min_ns(record)), min_ns(record) <= 20.0)
+    if min_ns(service) is not None:
+        report.goal("latency recorder", "p95 read of a full window <= 1 µs (fastest repetition)",
+                    fmt_ns(min_ns(service)), min_ns(service) <= 1000.0)
+    size = (record or {}).get("counters", {}).get("bytes")
+    if size is not None:
+        report.goal("latency recorder", "memory per handler <= 64 KiB", f"{size:,.0f} B",
+                    size <= 64 * 1024)
+
+
 PROTOCOLS_PROSE = """\
 `bench/protocols_bench.cpp` (target `rebound_protocols_bench`) classifies HTTP responses with
 `http::classify_response` (four response headers, `Retry-After` last: delay-seconds, each of the
@@ -1716,6 +1757,7 @@ def main():
                    for case in ("hand_loop", "executor_run", "executor_run_value",
                                 "executor_run_stop_token")})
     section_compile(body, compile_)
+    section_latency_recorder(body, program("rebound_latency_recorder_bench"))
     section_protocols(body, protocols)
     section_http_client(body, program("rebound_http_client_bench"))
     section_async_http(body, program("rebound_async_http_bench"))

@@ -16,7 +16,8 @@
 #   cmake -S . -B build-perf -G Ninja -DCMAKE_BUILD_TYPE=Release -DREBOUND_BUILD_TESTS=OFF
 #   cmake --build build-perf -j2 --target rebound_decision_bench rebound_compile_bench \
 #       rebound_executor_bench rebound_odbc_bench rebound_contention_bench rebound_cli \
-#       rebound_protocols_bench rebound_breaker_bench rebound_queue_bench \
+#       rebound_protocols_bench rebound_breaker_bench rebound_latency_recorder_bench \
+#       rebound_queue_bench \
 #       rebound_http_client_bench rebound_async_http_bench rebound_async_bench \
 #       rebound_hostile_lint_bench rebound_brownout_experiment
 # A binary that is missing is skipped with a note (in the report too). The contention experiment
@@ -136,6 +137,7 @@ else
 fi
 benchmark_program rebound_executor_bench
 benchmark_program rebound_breaker_bench
+benchmark_program rebound_latency_recorder_bench
 benchmark_program rebound_compile_bench
 benchmark_program rebound_protocols_bench
 benchmark_program rebound_http_client_bench
