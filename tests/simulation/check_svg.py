@@ -1,6 +1,7 @@
-"""Runs `rebound simulate --svg` for each scenario (contention, failure-rate, brownout) and checks
-that each chart is well-formed XML with the expected structure: an <svg> root in the SVG
-namespace, two panels' polylines per strategy, a legend entry per strategy, and numeric points.
+"""Runs `rebound simulate --svg` for each scenario (contention, failure-rate, brownout, hedging)
+and checks that each chart is well-formed XML with the expected structure: an <svg> root in the
+SVG namespace, two panels' polylines per strategy, a legend entry per strategy, and numeric
+points.
 
 Usage: check_svg.py REBOUND_CLI SCRATCH_DIR
 """
@@ -48,6 +49,10 @@ def main() -> int:
     problems += check(cli, os.path.join(scratch, "brownout.svg"),
                       ["--scenario", "brownout", "--strategies", "none,backoff.budget"],
                       ["none", "backoff.budget"], 80, ["time, s", "Goodput", "Offered load"])
+    problems += check(cli, os.path.join(scratch, "hedging.svg"),
+                      ["--scenario", "hedging", "--requests", "2000",
+                       "--strategies", "none,hedge:5ms,hedge:p95"],
+                      ["none", "hedge:5ms", "hedge:p95"], 4, ["Latency", "Extra load"])
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if problems else 0

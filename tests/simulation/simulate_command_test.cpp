@@ -22,6 +22,12 @@ CommandResult simulate(std::vector<std::string> arguments) {
     return run_command(arguments);
 }
 
+// `rebound simulate --scenario hedging` with `arguments`.
+CommandResult hedging(std::vector<std::string> arguments) {
+    arguments.insert(arguments.begin(), {"--scenario", "hedging"});
+    return simulate(std::move(arguments));
+}
+
 std::vector<std::string> lines(const std::string& text) {
     std::vector<std::string> result;
     std::istringstream in(text);
@@ -237,4 +243,96 @@ TEST_CASE("simulate --scenario failure-rate runs a policy file with its own budg
     // retries per client (a retry needs more than 50 tokens left after taking its own).
     CHECK(lines(one.out).at(1) == "file:retries,1.0000,0.0000,1.0490");
     CHECK(lines(ten.out).at(1) == "file:retries,1.0000,0.0000,1.4900");
+}
+
+TEST_CASE("simulate --scenario hedging --format csv prints the header and one row per strategy") {
+    const auto result = hedging(
+        {"--format", "csv", "--requests", "3000", "--strategies", "none,hedge:5ms,hedge:p95,none"});
+    REQUIRE(result.exit_code == 0);
+    const auto csv = lines(result.out);
+    REQUIRE(csv.size() == 4);
+    CHECK(csv[0] == "strategy,p50_ms,p90_ms,p99_ms,p999_ms,extra_load");
+    CHECK(csv[1].rfind("none,", 0) == 0);
+    CHECK(csv[1].substr(csv[1].rfind(',')) == ",0.0000");
+    CHECK(csv[2].rfind("hedge:5ms,", 0) == 0);
+    CHECK(csv[3].rfind("hedge:p95,", 0) == 0);
+}
+
+TEST_CASE("simulate --scenario hedging runs the default strategies and prints a table") {
+    const auto result = hedging({"--requests", "2000"});
+    REQUIRE(result.exit_code == 0);
+    const auto table = lines(result.out);
+    REQUIRE(table.size() == 2 + 5);
+    CHECK(table[0].find("2000 requests, attempt latency 1ms + Exponential(4ms), 1.00% at 100ms") !=
+          std::string::npos);
+    CHECK(table[2].rfind("none ", 0) == 0);
+    CHECK(table[3].rfind("hedge:10ms ", 0) == 0);
+    CHECK(table[6].rfind("hedge:p99 ", 0) == 0);
+}
+
+TEST_CASE("simulate --scenario hedging is deterministic with --seed") {
+    auto with_seed = [](const std::string& seed) {
+        return hedging({"--format", "csv", "--requests", "5000", "--strategies",
+                        "hedge:p90,hedge:3ms", "--seed", seed, "--attempts", "3"})
+            .out;
+    };
+    CHECK(with_seed("9") == with_seed("9"));
+    CHECK(with_seed("9") != with_seed("10"));
+}
+
+TEST_CASE("simulate --scenario hedging takes the model's options") {
+    // Every attempt 2ms: the percentiles are 2ms, and a hedge at 1ms starts for every request.
+    const auto result =
+        hedging({"--format", "csv", "--requests", "1000", "--base", "2ms", "--mean", "0ms",
+                 "--slow-fraction", "0", "--slow", "1s", "--strategies", "none,hedge:1ms"});
+    REQUIRE(result.exit_code == 0);
+    const auto csv = lines(result.out);
+    REQUIRE(csv.size() == 3);
+    CHECK(csv[1] == "none,2.000,2.000,2.000,2.000,0.0000");
+    CHECK(csv[2] == "hedge:1ms,2.000,2.000,2.000,2.000,1.0000");
+    // With 5% extra load the hedges are limited to 10 + 5% of the requests.
+    const auto limited =
+        hedging({"--format", "csv", "--requests", "1000", "--base", "2ms", "--mean", "0ms",
+                 "--slow-fraction", "0", "--strategies", "hedge:1ms", "--max-extra-load", "5%"});
+    REQUIRE(limited.exit_code == 0);
+    // The first request finds the tokens at the burst, so its 5% is not kept: 10 + 999 * 5%.
+    CHECK(lines(limited.out)[1] == "hedge:1ms,2.000,2.000,2.000,2.000,0.0590");
+}
+
+TEST_CASE("simulate --scenario hedging rejects bad options with a clear error") {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+        {{"--base", "5"}, "--base: duration '5' needs a unit"},
+        {{"--base", "-1ms"}, "--base"},
+        {{"--mean", "2h"}, "--mean: must be at most 1h"},
+        {{"--slow", "fast"}, "--slow: expected a duration"},
+        {{"--slow-fraction", "1.5"}, "--slow-fraction"},
+        {{"--slow-fraction", "nan"}, "--slow-fraction"},
+        {{"--attempts", "1"}, "--attempts"},
+        {{"--attempts", "11"}, "--attempts"},
+        {{"--requests", "0"}, "--requests"},
+        {{"--max-extra-load", "0%"}, "--max-extra-load: expected a percentage"},
+        {{"--max-extra-load", "150%"}, "--max-extra-load: expected a percentage"},
+        {{"--max-extra-load", "1.5"}, "--max-extra-load: expected a percentage"},
+        {{"--max-extra-load", "5 %"}, "--max-extra-load: expected a percentage"},
+        {{"--max-extra-load", "-5%"}, "--max-extra-load: expected a percentage"},
+        {{"--strategies", "hedge:0ms"}, "--strategies: a hedge delay must be above 0"},
+        {{"--strategies", "none,hedge:p100"}, "--strategies: expected a percentile"},
+        {{"--strategies", "hedge:fast"}, "--strategies: expected none, hedge:DURATION"},
+        {{"--strategies", "full"}, "--strategies: expected none, hedge:DURATION"},
+        {{"--scenario", "hedge"}, "--scenario"},
+    };
+    for (const auto& [arguments, message] : cases) {
+        const auto result = hedging(arguments);
+        INFO(arguments.front() << ' ' << arguments.back() << ": " << result.err);
+        CHECK(result.exit_code == 2);
+        CHECK(result.err.find(message) != std::string::npos);
+        CHECK(result.out.empty());
+    }
+}
+
+TEST_CASE("simulate --scenario hedging takes no policy file") {
+    // Any existing file: the scenario refuses the option before reading it.
+    const auto result = hedging({"--policy", kCli, "--handler", "x"});
+    CHECK(result.exit_code == 2);
+    CHECK(result.err.find("--scenario hedging takes no --policy") != std::string::npos);
 }

@@ -1,9 +1,11 @@
-// rebound simulate [--scenario contention|failure-rate|brownout] [--strategies a,b,...]
+// rebound simulate [--scenario contention|failure-rate|brownout|hedging] [--strategies a,b,...]
 //                  [--policy FILE --handler NAME] [--clients N,N,...] [--runs N] [--seed N]
 //                  [--failure-rates X,X,...] [--requests N] [--retries N] [--max-tokens N]
-//                  [--token-ratio R] [--capacity N] [--format text|csv] [--svg FILE]
+//                  [--token-ratio R] [--capacity N] [--base D] [--mean D] [--slow-fraction X]
+//                  [--slow D] [--attempts N] [--max-extra-load P] [--format text|csv] [--svg FILE]
 // (docs/simulate.md)
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -13,9 +15,11 @@
 
 #include "cli_support.hpp"
 #include "rebound/dsl/diagnostic.hpp"
+#include "rebound/dsl/syntax.hpp"
 #include "rebound/simulation/brownout.hpp"
 #include "rebound/simulation/experiment.hpp"
 #include "rebound/simulation/failure_rate.hpp"
+#include "rebound/simulation/hedging.hpp"
 #include "rebound/simulation/report.hpp"
 #include "rebound/simulation/strategy.hpp"
 
@@ -31,6 +35,9 @@ constexpr double kMinTokenRatio = 0.001;
 constexpr double kMaxTokenRatio = 1000.0;
 constexpr double kMinCapacity = 10.0;
 constexpr double kMaxCapacity = 100000.0;
+constexpr int kMinHedgingAttempts = 2;
+constexpr int kMaxHedgingAttempts = 10;
+constexpr Duration kMaxHedgingLatency = std::chrono::hours(1);
 
 struct SimulateOptions {
     std::string scenario = "contention";
@@ -49,6 +56,13 @@ struct SimulateOptions {
     int max_tokens = 100;
     double token_ratio = 0.1;
     double capacity = 1000.0;
+    // hedging
+    std::string base = "1ms";
+    std::string mean = "4ms";
+    double slow_fraction = 0.01;
+    std::string slow = "100ms";
+    int attempts = 2;
+    std::string max_extra_load;  // empty: no token limit
     // Whether the command line gave them (brownout: only those replace the policy file's).
     bool retries_given = false;
     bool max_tokens_given = false;
@@ -300,7 +314,105 @@ int run_brownout(const SimulateOptions& options) {
                                           : simulation::format_brownout_table(results, settings));
 }
 
+// A latency option of the hedging scenario: a duration from 0 to 1h. Prints a usage error and
+// returns nullopt otherwise.
+std::optional<Duration> hedging_duration(const std::string& name, const std::string& text) {
+    std::string error;
+    const std::optional<Duration> value = dsl::parse_duration(text, error);
+    if (!value) {
+        std::cerr << "rebound simulate: " << name << ": " << printable(error) << '\n';
+        return std::nullopt;
+    }
+    if (*value > kMaxHedgingLatency) {
+        std::cerr << "rebound simulate: " << name << ": must be at most 1h, got '"
+                  << printable(text) << "'\n";
+        return std::nullopt;
+    }
+    return value;
+}
+
+// --max-extra-load: a percentage above 0% and at most 100% (5%, 2.5%), or the same as a fraction
+// (0.05). Prints a usage error and returns nullopt otherwise.
+std::optional<double> extra_load_option(const std::string& text) {
+    const bool percent = !text.empty() && text.back() == '%';
+    const std::string_view number(text.data(), text.size() - (percent ? 1 : 0));
+    const bool plain = !number.empty() && std::all_of(number.begin(), number.end(), [](char c) {
+        return (c >= '0' && c <= '9') || c == '.';
+    });
+    double value = 0.0;
+    const auto [end, failure] =
+        plain ? std::from_chars(number.data(), number.data() + number.size(), value)
+              : std::from_chars_result{number.data(), std::errc::invalid_argument};
+    const double fraction = percent ? value / 100.0 : value;
+    if (failure != std::errc() || end != number.data() + number.size() || !(fraction > 0.0) ||
+        fraction > 1.0) {
+        std::cerr << "rebound simulate: --max-extra-load: expected a percentage above 0% and at "
+                     "most 100% such as 5%, got '"
+                  << printable(text) << "'\n";
+        return std::nullopt;
+    }
+    return fraction;
+}
+
+// The hedging scenario's strategies: those named (each once), or the defaults.
+std::optional<std::vector<simulation::HedgingStrategy>> hedging_strategies(
+    const SimulateOptions& options) {
+    if (options.strategies.empty()) {
+        return simulation::default_hedging_strategies();
+    }
+    std::vector<simulation::HedgingStrategy> strategies;
+    for (const std::string& name : options.strategies) {
+        std::string error;
+        auto strategy = simulation::parse_hedging_strategy(name, error);
+        if (!strategy) {
+            std::cerr << "rebound simulate: --strategies: " << printable(error) << '\n';
+            return std::nullopt;
+        }
+        if (std::none_of(strategies.begin(), strategies.end(),
+                         [&](const auto& chosen) { return chosen.name == strategy->name; })) {
+            strategies.push_back(std::move(*strategy));
+        }
+    }
+    return strategies;
+}
+
+int run_hedging(const SimulateOptions& options) {
+    if (!options.policy_path.empty()) {
+        std::cerr << "rebound simulate: --scenario hedging takes no --policy: its strategies are "
+                     "none, hedge:DURATION and hedge:pQ\n";
+        return kExitUsage;
+    }
+    const auto base = hedging_duration("--base", options.base);
+    const auto mean = hedging_duration("--mean", options.mean);
+    const auto slow = hedging_duration("--slow", options.slow);
+    const auto strategies = hedging_strategies(options);
+    if (!base || !mean || !slow || !strategies) {
+        return kExitUsage;
+    }
+    simulation::HedgingSettings settings;
+    settings.base = *base;
+    settings.mean = *mean;
+    settings.slow = *slow;
+    settings.slow_fraction = options.slow_fraction;
+    settings.requests = options.requests;
+    settings.seed = options.seed;
+    settings.attempts = options.attempts;
+    if (!options.max_extra_load.empty()) {
+        settings.max_extra_load = extra_load_option(options.max_extra_load);
+        if (!settings.max_extra_load) {
+            return kExitUsage;
+        }
+    }
+    const auto rows = simulation::run_hedging(*strategies, settings);
+    return report(options, simulation::format_hedging_svg(rows, settings),
+                  options.format == "csv" ? simulation::format_hedging_csv(rows)
+                                          : simulation::format_hedging_table(rows, settings));
+}
+
 int run_simulate(const SimulateOptions& options) {
+    if (options.scenario == "hedging") {
+        return run_hedging(options);
+    }
     if (options.scenario == "failure-rate") {
         return run_failure_rate(options);
     }
@@ -319,7 +431,7 @@ void register_simulate(CLI::App& app, CommandOutcome& outcome) {
         "Simulate optimistic-concurrency contention (\"Exponential Backoff And Jitter\", 2015) "
         "with the engine's backoff and jitter");
     command->add_option("--scenario", o->scenario, "What to simulate")
-        ->check(CLI::IsMember({"contention", "failure-rate", "brownout"}))
+        ->check(CLI::IsMember({"contention", "failure-rate", "brownout", "hedging"}))
         ->capture_default_str();
     command
         ->add_option("--strategies", o->strategies,
@@ -327,7 +439,9 @@ void register_simulate(CLI::App& app, CommandOutcome& outcome) {
                      "contention: exponential, full, equal, decorrelated, none; failure-rate: "
                      "none, retries, budget, breaker; brownout: the handlers of "
                      "simulation/policies/brownout.yaml, none, immediate, backoff, backoff.budget, "
-                     "backoff.default-budget, backoff.breaker, backoff.budget.breaker")
+                     "backoff.default-budget, backoff.breaker, backoff.budget.breaker; "
+                     "hedging: none, hedge:DURATION, hedge:pQ (default none, hedge:10ms, "
+                     "hedge:p90, hedge:p95, hedge:p99)")
         ->delimiter(',');
     CLI::Option* policy =
         command->add_option("--policy", o->policy_path, "Policy file whose handler to simulate too")
@@ -349,7 +463,7 @@ void register_simulate(CLI::App& app, CommandOutcome& outcome) {
                        "failure-rate: the downstream failure rates, fractions from 0 to 1 "
                        "(default 0,0.1,...,1)");
     add_whole_number_option(*command, "--requests", o->requests, 1, kMaxRequests,
-                            "failure-rate: requests per point (default 100000)");
+                            "failure-rate: requests per point; hedging: requests (default 100000)");
     add_whole_number_option(*command, "--retries", o->retries, 0, kMaxRetries,
                             "failure-rate and brownout: retries (N; default 3)");
     add_whole_number_option(*command, "--max-tokens", o->max_tokens, 1, kMaxTokens,
@@ -358,6 +472,21 @@ void register_simulate(CLI::App& app, CommandOutcome& outcome) {
                       "failure-rate and brownout: budget token_ratio (default 0.1)");
     add_number_option(*command, "--capacity", o->capacity, kMinCapacity, kMaxCapacity,
                       "brownout: server capacity, requests/s (default 1000)");
+    command->add_option("--base", o->base,
+                        "hedging: the fixed part of an attempt's latency (default 1ms)");
+    command->add_option("--mean", o->mean,
+                        "hedging: the mean of the exponential part of an attempt's latency "
+                        "(default 4ms)");
+    add_number_option(*command, "--slow-fraction", o->slow_fraction, 0.0, 1.0,
+                      "hedging: the share of attempts that take --slow instead (default 0.01)");
+    command->add_option("--slow", o->slow,
+                        "hedging: the latency of a slow attempt (default 100ms)");
+    add_whole_number_option(*command, "--attempts", o->attempts, kMinHedgingAttempts,
+                            kMaxHedgingAttempts,
+                            "hedging: attempts per request, the first included (default 2)");
+    command->add_option("--max-extra-load", o->max_extra_load,
+                        "hedging: hedge tokens earned per request, such as 5% (default 100%: no "
+                        "token limit)");
     command->add_option("--format", o->format, "Output format")
         ->check(CLI::IsMember({"text", "csv"}))
         ->capture_default_str();
