@@ -7,10 +7,13 @@
 #include <barrier>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "rebound/handler_latencies.hpp"
 #include "rebound/latency_recorder.hpp"
+#include "rebound/testing.hpp"
 
 using namespace std::chrono_literals;
 using rebound::Duration;
@@ -118,4 +121,34 @@ TEST_CASE("threads moving through buckets together keep the window exact",
     for (std::thread& writer : writers) {
         writer.join();
     }
+}
+
+TEST_CASE("threads making and using handlers' recorders at once", "[concurrency][latency]") {
+    constexpr int kPerThread = 20000;
+    rebound::testing::ManualClock clock;
+    rebound::HandlerLatencies latencies(clock);
+    rebound::HedgeSettings hedge;
+    hedge.learned = rebound::LearnedHedgeDelay{0.9, 0ms, 1s};
+    hedge.warmup = 1;
+    const std::vector<std::string> handlers{"a", "b", "c"};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < kPerThread; ++i) {
+                const std::string& handler = handlers[static_cast<std::size_t>(i + t) % 3];
+                (void)latencies.hedge_delay(handler, hedge);  // makes the recorder if needed
+                latencies.record(handler, latency_of(t, i % 1000));
+            }
+        });
+    }
+    for (std::thread& thread : threads) {
+        thread.join();
+    }
+    std::uint64_t total = 0;
+    for (const std::string& handler : handlers) {
+        REQUIRE(latencies.recorder(handler) != nullptr);
+        total += latencies.recorder(handler)->count(clock.now());
+    }
+    // Every record follows a hedge_delay of its handler on its own thread: none was dropped.
+    CHECK(total == static_cast<std::uint64_t>(kThreads) * kPerThread);
 }
