@@ -26,6 +26,8 @@ RetryExecutor::RetryExecutor(ExecutorOptions options)
       resolver_(std::move(options.resolver)) {
     std::erase(listeners_, nullptr);
     observes_first_attempt_ = listening() || measure_elapsed_;
+    times_events_ = std::ranges::any_of(
+        listeners_, [](const RetryListener* listener) { return listener->wants_durations(); });
     if (listening()) {
         unclassified_ = std::make_shared<UnclassifiedTypes>();
     }

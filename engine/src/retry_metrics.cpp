@@ -1,11 +1,33 @@
 #include "rebound/retry_metrics.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <mutex>
 #include <new>
+#include <vector>
+
+#include "duration_histogram.hpp"
+#include "rebound/internal/name_index.hpp"
+#include "thread_stripe.hpp"
 
 namespace rebound {
 namespace {
+
+// The outcomes of rebound_attempt_duration_seconds: the categories (in table order, at their
+// enum values), then these two.
+constexpr std::size_t kAttemptSucceeded = kCategoryCount;
+constexpr std::size_t kAttemptCancelled = kCategoryCount + 1;
+constexpr std::size_t kAttemptOutcomeCount = kCategoryCount + 2;
+// The order they render in: succeeded, the categories, cancelled.
+constexpr std::array<std::size_t, kAttemptOutcomeCount> kAttemptOutcomeOrder = [] {
+    std::array<std::size_t, kAttemptOutcomeCount> order{};
+    order.front() = kAttemptSucceeded;
+    for (std::size_t i = 0; i < kCategoryCount; ++i) {
+        order[i + 1] = i;
+    }
+    order.back() = kAttemptCancelled;
+    return order;
+}();
 
 void append_number(std::string& out, std::uint64_t value) {
     char buffer[24];
@@ -40,6 +62,44 @@ void append_series_start(std::string& out, std::string_view name, std::string_vi
     out += '"';
 }
 
+// `handler="...",outcome="..."`: the labels of a histogram series.
+std::string histogram_labels(std::string_view handler, std::string_view outcome) {
+    std::string labels = "handler=\"";
+    labels += escape_label_value(handler);
+    labels += "\",outcome=\"";
+    labels += outcome;
+    labels += '"';
+    return labels;
+}
+
+// The outcome of the attempt that ended with `event` (one that has an attempt_duration).
+std::size_t attempt_outcome(const RetryEvent& event) noexcept {
+    switch (event.kind) {
+        case RetryEventKind::Succeeded:
+            return kAttemptSucceeded;
+        case RetryEventKind::Stopped:
+            // A failed attempt ends a run with an outcome of its decision, never `cancelled`.
+            if (event.outcome == RetryOutcome::Cancelled) {
+                return kAttemptCancelled;
+            }
+            break;
+        case RetryEventKind::RetryScheduled:
+        case RetryEventKind::AttemptStarted:
+            break;
+    }
+    return static_cast<std::size_t>(event.category);
+}
+
+std::string_view attempt_outcome_name(std::size_t outcome) noexcept {
+    if (outcome == kAttemptSucceeded) {
+        return to_string(RetryOutcome::Succeeded);
+    }
+    if (outcome == kAttemptCancelled) {
+        return to_string(RetryOutcome::Cancelled);
+    }
+    return kCategoryTable[outcome].wire_name;
+}
+
 }  // namespace
 
 void append_metric_header(std::string& out, std::string_view name, std::string_view type,
@@ -48,7 +108,180 @@ void append_metric_header(std::string& out, std::string_view name, std::string_v
     out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
 }
 
+namespace detail {
+
+void render_histogram(std::string& out, std::string_view name, std::string_view labels,
+                      std::span<const HistogramCounts* const> parts) {
+    std::array<std::uint64_t, kDurationBuckets.size() + 1> counts{};
+    std::int64_t sum_microseconds = 0;
+    for (const HistogramCounts* part : parts) {
+        for (std::size_t i = 0; i < counts.size(); ++i) {
+            counts[i] += part->buckets[i].load(std::memory_order_relaxed);
+        }
+        sum_microseconds += part->sum_microseconds.load(std::memory_order_relaxed);
+    }
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        cumulative += counts[i];
+    }
+    if (cumulative == 0) {
+        return;
+    }
+    const std::uint64_t total = cumulative;
+    cumulative = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        cumulative += counts[i];
+        out.append(name).append("_bucket{").append(labels).append(",le=\"");
+        if (i < kDurationBuckets.size()) {
+            append_seconds(out, kDurationBuckets[i]);
+        } else {
+            out += "+Inf";
+        }
+        out += "\"} ";
+        append_number(out, cumulative);
+        out += '\n';
+    }
+    out.append(name).append("_sum{").append(labels).append("} ");
+    append_seconds(out, sum_microseconds);
+    out.append("\n").append(name).append("_count{").append(labels).append("} ");
+    append_number(out, total);
+    out += '\n';
+}
+
+}  // namespace detail
+
+// The counts of both duration histograms of a handler, by outcome.
+struct DurationCounts {
+    std::array<detail::HistogramCounts, kAttemptOutcomeCount> attempts{};
+    std::array<detail::HistogramCounts, kRetryOutcomeCount> runs{};
+};
+
+struct RetryMetrics::HandlerCounters {
+    HandlerCounters(std::string_view handler, std::uint64_t handler_hash)
+        : name(handler), hash(handler_hash) {}
+    HandlerCounters(const HandlerCounters&) = delete;
+    HandlerCounters& operator=(const HandlerCounters&) = delete;
+    ~HandlerCounters() {
+        for (std::atomic<DurationCounts*>& part : striped_durations) {
+            delete part.load(std::memory_order_acquire);
+        }
+    }
+
+    // The duration counts the calling thread records into: those of its thread stripe when it
+    // holds one alone (`*exclusive` set: plain loads and stores, no atomic read-modify-write, the
+    // cost of a histogram on the hot path), made on the stripe's first use; else the shared ones.
+    DurationCounts& durations_of_this_thread(bool* exclusive) noexcept {
+        const detail::ThreadStripe stripe = detail::this_thread_stripe();
+        *exclusive = false;
+        if (!stripe.exclusive) {
+            return shared_durations;
+        }
+        std::atomic<DurationCounts*>& part = striped_durations[stripe.index];
+        DurationCounts* counts = part.load(std::memory_order_acquire);
+        if (counts == nullptr) {
+            // Only the stripe's holder sets it, and a stripe passes to another thread with
+            // release and acquire ordering: no other thread races for the slot.
+            counts = new (std::nothrow) DurationCounts();
+            if (counts == nullptr) {
+                return shared_durations;  // out of memory: the shared counts still count
+            }
+            part.store(counts, std::memory_order_release);
+        }
+        *exclusive = true;
+        return *counts;
+    }
+
+    // Counts the durations `event` carries, if any (a negative one as 0).
+    void observe_durations(const RetryEvent& event) noexcept {
+        if (!event.attempt_duration && !event.run_duration) {
+            return;
+        }
+        bool exclusive = false;
+        DurationCounts& counts = durations_of_this_thread(&exclusive);
+        std::int64_t attempt = -1;
+        std::size_t attempt_bucket = 0;
+        if (event.attempt_duration) {
+            attempt = std::max(event.attempt_duration->count(), std::int64_t{0});
+            attempt_bucket = detail::HistogramCounts::bucket_of(attempt);
+            counts.attempts[attempt_outcome(event)].observe(attempt_bucket, attempt, exclusive);
+        }
+        if (event.run_duration) {
+            // A run of one attempt lasts as long as the attempt: one bucket search for both.
+            const std::int64_t run = std::max(event.run_duration->count(), std::int64_t{0});
+            const std::size_t bucket =
+                run == attempt ? attempt_bucket : detail::HistogramCounts::bucket_of(run);
+            counts.runs[static_cast<std::size_t>(event.outcome)].observe(bucket, run, exclusive);
+        }
+    }
+
+    // The parts of one histogram series, chosen from each DurationCounts by `series`: the shared
+    // counts and those of every stripe used.
+    template <typename Series>
+    std::vector<const detail::HistogramCounts*> histogram_parts(Series series) const {
+        std::vector<const detail::HistogramCounts*> parts{series(shared_durations)};
+        for (const std::atomic<DurationCounts*>& part : striped_durations) {
+            if (const DurationCounts* counts = part.load(std::memory_order_acquire)) {
+                parts.push_back(series(*counts));
+            }
+        }
+        return parts;
+    }
+
+    const std::string name;
+    const std::uint64_t hash;  // NameIndex::hash(name)
+    std::atomic<std::uint64_t> attempts{0};
+    std::array<std::atomic<std::uint64_t>, kCategoryCount> retries{};
+    std::atomic<std::int64_t> delay_microseconds{0};
+    std::array<std::atomic<std::uint64_t>, kRetryOutcomeCount> runs{};
+    DurationCounts shared_durations;  // for threads that share a stripe
+    std::array<std::atomic<DurationCounts*>, detail::kThreadStripes> striped_durations{};
+};
+
+// Open addressing with linear probing over pointers to the handlers' counters: a slot, once set,
+// keeps its pointer for the life of the metrics, and only the holder of the unique lock sets one.
+// At most half full, so a probe for an absent name ends at an empty slot soon.
+struct RetryMetrics::Slots {
+    static constexpr std::size_t kCount = 4096;  // the top 12 bits of a hash choose the slot
+    static_assert(kCount == std::size_t{1} << (64 - 52));
+    std::array<std::atomic<HandlerCounters*>, kCount> slots{};
+    std::size_t used = 0;  // under the unique lock
+
+    HandlerCounters* find(std::string_view handler, std::uint64_t hash) const noexcept {
+        for (std::size_t i = hash >> 52;; i = (i + 1) % kCount) {
+            HandlerCounters* const c = slots[i].load(std::memory_order_acquire);
+            if (c == nullptr || (c->hash == hash && c->name == handler)) {
+                return c;
+            }
+        }
+    }
+    void insert(HandlerCounters* c) noexcept {
+        if (used >= kCount / 2) {
+            return;  // found under the shared lock from now on
+        }
+        std::size_t i = c->hash >> 52;
+        while (slots[i].load(std::memory_order_relaxed) != nullptr) {
+            i = (i + 1) % kCount;
+        }
+        slots[i].store(c, std::memory_order_release);
+        ++used;
+    }
+};
+
+RetryMetrics::RetryMetrics(RetryMetricsOptions options)
+    : options_(options), slots_(std::make_unique<Slots>()) {}
+
+RetryMetrics::~RetryMetrics() = default;
+
 RetryMetrics::HandlerCounters* RetryMetrics::counters(std::string_view handler) noexcept {
+    const std::uint64_t hash = NameIndex::hash(handler);
+    if (HandlerCounters* const c = slots_->find(handler, hash)) {
+        return c;
+    }
+    return create(handler, hash);
+}
+
+RetryMetrics::HandlerCounters* RetryMetrics::create(std::string_view handler,
+                                                    std::uint64_t hash) noexcept {
     {
         std::shared_lock lock(mutex_);
         if (const auto it = handlers_.find(handler); it != handlers_.end()) {
@@ -59,7 +292,8 @@ RetryMetrics::HandlerCounters* RetryMetrics::counters(std::string_view handler) 
         std::unique_lock lock(mutex_);
         auto& slot = handlers_[std::string(handler)];
         if (!slot) {
-            slot = std::make_unique<HandlerCounters>();
+            slot = std::make_unique<HandlerCounters>(handler, hash);
+            slots_->insert(slot.get());
         }
         return slot.get();
     } catch (...) {
@@ -84,12 +318,15 @@ void RetryMetrics::on_retry_scheduled(const RetryEvent& event) noexcept {
         c->retries[static_cast<std::size_t>(event.category)].fetch_add(1,
                                                                        std::memory_order_relaxed);
         c->delay_microseconds.fetch_add(event.delay.count(), std::memory_order_relaxed);
+        c->observe_durations(event);
     }
 }
 
 void RetryMetrics::count_run(const RetryEvent& event) noexcept {
     if (HandlerCounters* c = counters(event.handler)) {
-        c->runs[static_cast<std::size_t>(event.outcome)].fetch_add(1, std::memory_order_relaxed);
+        const auto outcome = static_cast<std::size_t>(event.outcome);
+        c->runs[outcome].fetch_add(1, std::memory_order_relaxed);
+        c->observe_durations(event);
     }
 }
 
@@ -170,7 +407,37 @@ std::string RetryMetrics::render() const {
             out += '\n';
         }
     }
+    if (options_.durations) {
+        render_durations(out);
+    }
     return out;
+}
+
+void RetryMetrics::render_durations(std::string& out) const {
+    append_metric_header(out, "rebound_attempt_duration_seconds", "histogram",
+                         "Attempts that ran, by how they ended: succeeded, the error category of "
+                         "a failure, or cancelled.");
+    for (const auto& [handler, c] : handlers_) {
+        for (const std::size_t outcome : kAttemptOutcomeOrder) {
+            const auto parts = c->histogram_parts(
+                [outcome](const DurationCounts& d) { return &d.attempts[outcome]; });
+            detail::render_histogram(out, "rebound_attempt_duration_seconds",
+                                     histogram_labels(handler, attempt_outcome_name(outcome)),
+                                     parts);
+        }
+    }
+    append_metric_header(out, "rebound_run_duration_seconds", "histogram",
+                         "Finished runs, from the start of the first attempt to the end, by "
+                         "outcome.");
+    for (const auto& [handler, c] : handlers_) {
+        for (const RetryOutcomeInfo& info : kRetryOutcomeTable) {
+            const auto outcome = static_cast<std::size_t>(info.outcome);
+            const auto parts =
+                c->histogram_parts([outcome](const DurationCounts& d) { return &d.runs[outcome]; });
+            detail::render_histogram(out, "rebound_run_duration_seconds",
+                                     histogram_labels(handler, info.wire_name), parts);
+        }
+    }
 }
 
 }  // namespace rebound

@@ -17,6 +17,7 @@ RetryRun::RetryRun(const RetryExecutor& executor, HandlerResolution resolution,
     // The clock starts with the first attempt, not here: a run may be begun well before it
     // starts (an asynchronous run behind asio::deferred).
     timed_ = timed(executor, policy.spec());
+    times_events_ = executor.times_events_;
 }
 
 RetryRun::RetryRun(RetryRun&& other, const RunOptions& options) noexcept
@@ -57,6 +58,25 @@ void RetryRun::notify(void (RetryListener::*method)(const RetryEvent&) noexcept,
     executor_->notify(method, event);
 }
 
+void RetryRun::add_durations(RetryEvent& event, const Clock::TimePoint* attempt_end,
+                             bool ends_run) const noexcept {
+    if (!times_events_) {
+        return;
+    }
+    if (attempt_end != nullptr) {
+        event.attempt_duration =
+            std::chrono::duration_cast<Duration>(*attempt_end - attempt_start_);
+    }
+    if (ends_run && result_.attempts == 0) {
+        event.run_duration = Duration{0};  // cancelled before it started
+    } else if (ends_run) {
+        // The end of the run is the end of its last attempt, or now when it stopped otherwise.
+        const Clock::TimePoint end =
+            attempt_end != nullptr ? *attempt_end : executor_->clock_->now();
+        event.run_duration = std::chrono::duration_cast<Duration>(end - start_);
+    }
+}
+
 Duration RetryRun::elapsed_since_start() const noexcept {
     return timed_
                ? std::max(std::chrono::duration_cast<Duration>(executor_->clock_->now() - start_),
@@ -64,7 +84,7 @@ Duration RetryRun::elapsed_since_start() const noexcept {
                : Duration{0};
 }
 
-void RetryRun::finish(RetryOutcome outcome) noexcept {
+void RetryRun::finish(RetryOutcome outcome, const Clock::TimePoint* attempt_end) noexcept {
     result_.outcome = outcome;
     if (timed_) {
         result_.elapsed = result_.attempts == 0 ? Duration{0} : elapsed_since_start();
@@ -74,7 +94,11 @@ void RetryRun::finish(RetryOutcome outcome) noexcept {
            succeeded ? RetryEventKind::Succeeded : RetryEventKind::Stopped, result_.attempts,
            [&](RetryEvent& event) {
                event.outcome = outcome;
-               event.error = result_.last_error ? &result_.last_error.description() : nullptr;
+               if (result_.last_error) {
+                   event.error = &result_.last_error.description();
+                   event.category = result_.last_decision.category;
+               }
+               add_durations(event, attempt_end, true);
            });
 }
 
@@ -83,8 +107,9 @@ void RetryRun::resume(const RunProgress& progress) noexcept {
     info_.attempt = made;
     result_.attempts = made;
     result_.last_decision.delay = std::max(progress.previous_delay, Duration{0});
-    if (made > 0 && timed_) {
-        // start_attempt() sets start_ only for attempt 1: later ones count from here.
+    if (made > 0 && (timed_ || times_events_)) {
+        // start_attempt() sets start_ only for attempt 1: later ones count from here (the time
+        // left before the deadline, and the run's duration told to listeners).
         start_ = executor_->clock_->now() - std::max(progress.elapsed, Duration{0});
     }
 }
@@ -116,7 +141,13 @@ RunStep RetryRun::start_attempt() {
     const int number = info_.attempt + 1;
     const PolicySpec& spec = result_.policy->spec();
     info_.attempt = number;
-    if (number == 1 && timed_) {
+    if (times_events_) {
+        // One read starts the attempt, the run (first attempt) and the breaker's permit below.
+        attempt_start_ = executor_->clock_->now();
+        if (number == 1) {
+            start_ = attempt_start_;
+        }
+    } else if (number == 1 && timed_) {
         start_ = executor_->clock_->now();
     }
     if (spec.deadline) {
@@ -136,14 +167,16 @@ RunStep RetryRun::start_attempt() {
     CircuitBreaker* const breaker = reserved ? nullptr : result_.policy->breaker();
     permit_admitted_ = reserved;
     if (breaker != nullptr) {
-        attempt_start_ = executor_->clock_->now();
+        if (!times_events_) {
+            attempt_start_ = executor_->clock_->now();
+        }
         const BreakerPermit permit = breaker->acquire(attempt_start_);
         keep_permit(permit);
         if (!permit) {
             ErrorDescription refusal = ErrorDescription::of(ErrorCategory::CircuitOpen);
             refusal.server_delay = permit.retry_after;
             result_.last_error = Failure::returned(Error(refusal));
-            return decide_after_failure(true);
+            return decide_after_failure(true, nullptr);
         }
     }
     in_attempt_ = true;
@@ -152,26 +185,37 @@ RunStep RetryRun::start_attempt() {
 
 RunStep RetryRun::succeeded() noexcept {
     in_attempt_ = false;
-    if (CircuitBreaker* const breaker = result_.policy->breaker(); breaker != nullptr) {
-        const Clock::TimePoint now = executor_->clock_->now();
+    CircuitBreaker* const breaker = result_.policy->breaker();
+    if (breaker == nullptr && !times_events_) {
+        result_.policy->record_success();
+        finish(RetryOutcome::Succeeded);
+        return RunStep::Done;
+    }
+    const Clock::TimePoint now = executor_->clock_->now();
+    if (breaker != nullptr) {
         breaker->record_success(permit(),
                                 std::chrono::duration_cast<Duration>(now - attempt_start_), now);
     }
     result_.policy->record_success();
-    finish(RetryOutcome::Succeeded);
+    finish(RetryOutcome::Succeeded, times_events_ ? &now : nullptr);
     return RunStep::Done;
 }
 
 RunStep RetryRun::failed(Failure failure) {
     in_attempt_ = false;
     result_.last_error = std::move(failure);
-    if (CircuitBreaker* const breaker = result_.policy->breaker(); breaker != nullptr) {
-        breaker->record_error(permit(), result_.last_error.description(), executor_->clock_->now());
+    CircuitBreaker* const breaker = result_.policy->breaker();
+    if (breaker == nullptr && !times_events_) {
+        return decide_after_failure(false, nullptr);
     }
-    return decide_after_failure(false);
+    const Clock::TimePoint now = executor_->clock_->now();
+    if (breaker != nullptr) {
+        breaker->record_error(permit(), result_.last_error.description(), now);
+    }
+    return decide_after_failure(false, times_events_ ? &now : nullptr);
 }
 
-RunStep RetryRun::decide_after_failure(bool refused) {
+RunStep RetryRun::decide_after_failure(bool refused, const Clock::TimePoint* attempt_end) {
     const Policy& policy = *result_.policy;
     const int number = info_.attempt;
     AttemptContext context;
@@ -197,7 +241,7 @@ RunStep RetryRun::decide_after_failure(bool refused) {
                                     result_.last_error, options_->item})) {
             outcome = RetryOutcome::DeadLettered;
         }
-        finish(outcome);
+        finish(outcome, attempt_end);
         return RunStep::Done;
     }
 
@@ -206,6 +250,7 @@ RunStep RetryRun::decide_after_failure(bool refused) {
                event.category = decision.category;
                event.delay = decision.delay;
                event.error = &error;
+               add_durations(event, attempt_end, false);
            });
     return RunStep::Wait;
 }
@@ -223,6 +268,13 @@ void RetryRun::abandon() noexcept {
 }
 
 RunStep RetryRun::cancel() noexcept {
+    if (in_attempt_ && times_events_) {
+        // The attempt in progress ends here: its duration goes to the listeners.
+        const Clock::TimePoint now = executor_->clock_->now();
+        abandon();
+        finish(RetryOutcome::Cancelled, &now);
+        return RunStep::Done;
+    }
     abandon();
     finish(RetryOutcome::Cancelled);
     return RunStep::Done;

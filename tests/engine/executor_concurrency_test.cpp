@@ -175,3 +175,38 @@ TEST_CASE("threads that throw one unclassified type at once report it once",
     }
     CHECK(counter.count == 1);
 }
+
+TEST_CASE("duration histograms count every run of more threads than stripes",
+          "[concurrency][metrics]") {
+    // 12 threads: the first 8 hold stripes of their own (plain loads and stores), the others
+    // share counts (atomic additions); render() adds them up while they record.
+    constexpr int kThreads = 12;
+    constexpr int kRuns = 500;
+    InstantSleeper sleeper;
+    rebound::RetryMetrics metrics;
+    const rebound::RetryExecutor executor({.sleeper = &sleeper, .listeners = {&metrics}});
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&] {
+            for (int i = 0; i < kRuns; ++i) {
+                executor.run(
+                    "h", [] { throw rebound::Error(rebound::ErrorCategory::Deadlock, "victim"); });
+            }
+        });
+    }
+    const std::string during = metrics.render();  // concurrently with recording
+    for (auto& thread : threads) {
+        thread.join();
+    }
+    CHECK(during.find("# TYPE rebound_run_duration_seconds histogram\n") != std::string::npos);
+    const std::string text = metrics.render();
+    const std::uint64_t attempts = metrics.attempts("h");
+    CHECK(attempts == std::uint64_t{kThreads} * kRuns * 3);  // the built-in policy: 3 attempts
+    CHECK(text.find("rebound_attempt_duration_seconds_count{handler=\"h\",outcome=\"deadlock\"} " +
+                    std::to_string(attempts) + "\n") != std::string::npos);
+    CHECK(text.find("rebound_run_duration_seconds_count{handler=\"h\",outcome=\"exhausted\"} " +
+                    std::to_string(kThreads * kRuns) + "\n") != std::string::npos);
+    CHECK(text.find("rebound_run_duration_seconds_bucket{handler=\"h\",outcome=\"exhausted\","
+                    "le=\"+Inf\"} " +
+                    std::to_string(kThreads * kRuns) + "\n") != std::string::npos);
+}

@@ -14,8 +14,10 @@
 // resolved once per run: a reload never changes the policy of a run in progress.
 //
 // Clock: the executor reads the clock only when something needs the time: a policy with a
-// deadline (time left, step 6 of the decision) or ExecutorOptions::measure_elapsed. A run under
-// a policy without a deadline reads no clock at all.
+// deadline (time left, step 6 of the decision), ExecutorOptions::measure_elapsed, the policy's
+// circuit breaker, or a listener that wants durations (RetryListener::wants_durations(): one read
+// at each attempt's start and end). A run under a policy without a deadline or breaker, and
+// without such a listener, reads no clock at all.
 //
 // Cost: after the work, a run allocates nothing of its own (the policy, the stop token and the
 // last error are reference-counted; listeners may allocate, see their headers), except for a
@@ -212,6 +214,8 @@ class RetryExecutor {
     // A listener hears every attempt, or measure_elapsed reads the clock at the first:
     // RetryRun::may_defer() in one test.
     bool observes_first_attempt_ = false;
+    // A listener wants durations: runs read the clock at each attempt's start and end.
+    bool times_events_ = false;
     PolicyResolver resolver_;
     // The exception types already reported unclassified; null without listeners. Shared by
     // copies of the executor.

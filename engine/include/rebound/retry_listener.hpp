@@ -9,8 +9,13 @@
 // Listeners are called on the thread running the work, synchronously, possibly from many threads
 // at once: implementations must be thread-safe, must not throw (the executor is noexcept towards
 // them) and should be quick. Event text views live only for the duration of the call.
+//
+// Durations: a run reads the executor's clock for its events only when a listener of the executor
+// asks for them (wants_durations()); a run whose executor has none reads no clock for its events
+// (see "Clock" in retry_executor.hpp).
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <typeinfo>
 
@@ -44,11 +49,20 @@ struct RetryEvent {
     // AttemptStarted: the attempt starting. RetryScheduled: the attempt that failed.
     // Succeeded and Stopped: the number of attempts made.
     int attempt = 0;
-    // RetryScheduled: the failed attempt's error category. Succeeded / Stopped: the outcome.
+    // RetryScheduled: the failed attempt's error category. Succeeded and Stopped: the category of
+    // the last failed attempt (Unknown when none failed), and the outcome.
     ErrorCategory category = ErrorCategory::Unknown;
     RetryOutcome outcome = RetryOutcome::Succeeded;
     Duration delay{0};                        // RetryScheduled: the wait before the next attempt
     const ErrorDescription* error = nullptr;  // RetryScheduled and Stopped: the last error, if any
+    // Present only when a listener of the executor wants durations (read from its clock):
+    // RetryScheduled, Succeeded and Stopped: how long the attempt that just ended ran, from its
+    // start to its success, failure or cancellation; absent when no attempt ran since the last
+    // event (an attempt the breaker refused, a run stopped while it waited).
+    std::optional<Duration> attempt_duration{};
+    // Succeeded and Stopped: from the start of the first attempt to the end of the run (0 for a
+    // run cancelled before its first attempt).
+    std::optional<Duration> run_duration{};
 
     // The `reason` of logs and metrics: the category wire name for a scheduled retry, the
     // outcome wire name for succeeded and stopped, empty for an attempt start.
@@ -87,6 +101,10 @@ struct UnclassifiedExceptionEvent {
 class RetryListener {
   public:
     virtual ~RetryListener() = default;
+    // Whether this listener wants RetryEvent::attempt_duration and run_duration: asked once, when
+    // the executor is made. A run reads the clock at each attempt's start and end only for
+    // executors with such a listener.
+    virtual bool wants_durations() const noexcept { return false; }
     virtual void on_attempt_started(const RetryEvent& /*event*/) noexcept {}
     virtual void on_retry_scheduled(const RetryEvent& /*event*/) noexcept {}
     virtual void on_succeeded(const RetryEvent& /*event*/) noexcept {}

@@ -1,19 +1,32 @@
-// RetryMetrics: built-in counters of what executors did, rendered in the Prometheus text
-// exposition format (version 0.0.4).
+// RetryMetrics: built-in counters and histograms of what executors did, rendered in the Prometheus
+// text exposition format (version 0.0.4). Every metric of the project: docs/metrics.md.
 //
-// Series, labelled by `handler` and `reason` only (never ids: command ids would make one series
-// per request):
+// Series, labelled by `handler`, `reason` and `outcome` only (never ids: command ids would make
+// one series per request):
 //   rebound_attempts_total{handler}                   attempts started, first attempts included
 //   rebound_retries_total{handler,reason}             retries scheduled; reason = error category
 //   rebound_retry_delay_seconds_total{handler}        sum of the scheduled waits
 //   rebound_runs_total{handler,reason}                finished runs; reason = outcome
+//   rebound_attempt_duration_seconds{handler,outcome} histogram of the attempts that ran; outcome
+//       = `succeeded`, the failed attempt's error category, or `cancelled` (the run was cancelled
+//       while the attempt ran); an attempt the breaker refused never ran and is not in it
+//   rebound_run_duration_seconds{handler,outcome}     histogram of finished runs; outcome = the
+//       run's outcome (RetryOutcome), from the start of the first attempt to the end of the run
+// Histograms have the fixed buckets of kDurationBuckets. They need durations in the events
+// (wants_durations() is true), so runs of an executor with this listener read its clock at the
+// start and end of every attempt; RetryMetricsOptions::durations = false leaves both histograms
+// out, and with them the clock reads.
 //
-// Register it as an executor listener. Counting is lock-free after a handler's first event (which
-// takes a lock and allocates its counters once); render() may run concurrently with counting.
+// Register it as an executor listener. Recording is lock-free and allocates nothing after a
+// handler's first event (which takes a lock and allocates its counters once, about 5 KB) and the
+// first duration a thread records for it (its stripe's histogram counts, about 5 KB, at most 8
+// per handler): the handler's counters are found in a lock-free table of 4096 slots, for the
+// first 2048 handlers (later ones are found under a shared lock); counters are atomic additions,
+// and a thread that holds a stripe of its own adds to its histograms with plain loads and stores.
+// render() may run concurrently with recording.
 #pragma once
 
 #include <array>
-#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -28,15 +41,33 @@
 
 namespace rebound {
 
+// The upper bounds of the duration histograms' buckets, in microseconds (from 0.5 ms to 60 s; a
+// last bucket, +Inf, takes the rest).
+inline constexpr std::array<std::int64_t, 16> kDurationBuckets{
+    500,    1000,   2500,    5000,    10000,   25000,    50000,    100000,
+    250000, 500000, 1000000, 2500000, 5000000, 10000000, 30000000, 60000000};
+
+struct RetryMetricsOptions {
+    // Render the duration histograms, and ask runs for the durations they need.
+    bool durations = true;
+};
+
 class RetryMetrics final : public RetryListener {
   public:
+    explicit RetryMetrics(RetryMetricsOptions options = {});
+    RetryMetrics(const RetryMetrics&) = delete;
+    RetryMetrics& operator=(const RetryMetrics&) = delete;
+    ~RetryMetrics() override;
+
     void on_attempt_started(const RetryEvent& event) noexcept override;
     void on_retry_scheduled(const RetryEvent& event) noexcept override;
     void on_succeeded(const RetryEvent& event) noexcept override;
     void on_stopped(const RetryEvent& event) noexcept override;
+    bool wants_durations() const noexcept override { return options_.durations; }
 
     // Every series in the text exposition format: HELP and TYPE lines per metric, handlers in
-    // name order, reasons in table order, series with a zero count left out.
+    // name order, reasons and outcomes in table order (for attempts: succeeded, the categories,
+    // cancelled), series with a zero count left out.
     std::string render() const;
 
     // Counter values, for tests and custom exporters (0 for unknown handlers).
@@ -45,18 +76,19 @@ class RetryMetrics final : public RetryListener {
     std::uint64_t runs(std::string_view handler, RetryOutcome reason) const;
 
   private:
-    struct HandlerCounters {
-        std::atomic<std::uint64_t> attempts{0};
-        std::array<std::atomic<std::uint64_t>, kCategoryCount> retries{};
-        std::atomic<std::int64_t> delay_microseconds{0};
-        std::array<std::atomic<std::uint64_t>, kRetryOutcomeCount> runs{};
-    };
+    struct HandlerCounters;  // retry_metrics.cpp
+    struct Slots;            // the lock-free table
 
     // The counters of `handler`, created on first use; null only if allocation failed.
     HandlerCounters* counters(std::string_view handler) noexcept;
+    HandlerCounters* create(std::string_view handler, std::uint64_t hash) noexcept;
     const HandlerCounters* find(std::string_view handler) const;
     void count_run(const RetryEvent& event) noexcept;
 
+    void render_durations(std::string& out) const;  // under the caller's shared lock
+
+    RetryMetricsOptions options_;
+    std::unique_ptr<Slots> slots_;
     mutable std::shared_mutex mutex_;
     std::map<std::string, std::unique_ptr<HandlerCounters>, std::less<>> handlers_;
 };

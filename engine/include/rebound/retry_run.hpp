@@ -176,7 +176,9 @@ class RetryRun {
         // retry_executor.hpp.
         return spec.deadline.has_value() || executor.measure_elapsed_;
     }
-    void finish(RetryOutcome outcome) noexcept;
+    // Ends the run; `attempt_end`: when timed for events, the end of the attempt that ended it,
+    // else null.
+    void finish(RetryOutcome outcome, const Clock::TimePoint* attempt_end = nullptr) noexcept;
     // Tells the listeners an event of this run of `kind`, which `complete(RetryEvent&)` fills in
     // beyond the run's common fields; builds nothing when none listens. Built per notification
     // rather than kept, since a RetryRun lives in every waiting asynchronous run's coroutine
@@ -185,6 +187,11 @@ class RetryRun {
     void notify(void (RetryListener::*method)(const RetryEvent&) noexcept, RetryEventKind kind,
                 int attempt, Complete complete) const noexcept;
     Duration elapsed_since_start() const noexcept;
+    // When timed for events (a listener wants durations): fills in RetryEvent::attempt_duration
+    // of the attempt that ended at `*attempt_end` (none when null) and, for an event that ends
+    // the run, RetryEvent::run_duration.
+    void add_durations(RetryEvent& event, const Clock::TimePoint* attempt_end,
+                       bool ends_run) const noexcept;
     void keep_permit(const BreakerPermit& permit) noexcept {
         permit_admitted_ = permit.admitted;
         permit_generation_ = permit.generation;
@@ -197,8 +204,9 @@ class RetryRun {
         permit.admitted_in = permit_state_;
         return permit;
     }
-    // `refused`: the breaker refused the attempt (it did not run).
-    RunStep decide_after_failure(bool refused);
+    // `refused`: the breaker refused the attempt (it did not run). `attempt_end` as for
+    // finish(): null for an attempt that did not run, or when no listener wants durations.
+    RunStep decide_after_failure(bool refused, const Clock::TimePoint* attempt_end);
     void release_permit() noexcept;
 
     const RetryExecutor* executor_;
@@ -211,6 +219,7 @@ class RetryRun {
     Clock::TimePoint start_{};
     Clock::TimePoint attempt_start_{};
     bool timed_ = false;
+    bool times_events_ = false;  // a listener wants durations
     bool in_attempt_ = false;
     bool idempotent_ = false;
     bool permit_admitted_ = false;
