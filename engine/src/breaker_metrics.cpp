@@ -26,27 +26,27 @@ std::string render_breaker_metrics(const ResilienceRegistry& registry, Clock::Ti
         rows.push_back({labels(service, *breaker), breaker->snapshot(now)});
     }
     std::string out;
-    append_metric_header(out, "rebound_circuit_state", "gauge",
+    append_metric_header(out, "rebound_breaker_state", "gauge",
                          "Circuit breaker state: 0 closed, 1 open, 2 half-open.");
     for (const Row& row : rows) {
-        out += "rebound_circuit_state{" + row.labels + "} " +
+        out += "rebound_breaker_state{" + row.labels + "} " +
                std::to_string(static_cast<int>(row.snapshot.state)) + "\n";
     }
-    append_metric_header(out, "rebound_circuit_transitions_total", "counter",
+    append_metric_header(out, "rebound_breaker_transitions_total", "counter",
                          "Circuit breaker changes of state, by the state entered.");
     for (const Row& row : rows) {
         for (const BreakerState state : kStates) {
             const auto count = row.snapshot.transitions_to[static_cast<std::size_t>(state)];
             if (count > 0) {
-                out += "rebound_circuit_transitions_total{" + row.labels + ",to=\"" +
+                out += "rebound_breaker_transitions_total{" + row.labels + ",to=\"" +
                        std::string(to_string(state)) + "\"} " + std::to_string(count) + "\n";
             }
         }
     }
-    append_metric_header(out, "rebound_circuit_refused_total", "counter",
+    append_metric_header(out, "rebound_breaker_refused_total", "counter",
                          "Calls a circuit breaker refused before they ran.");
     for (const Row& row : rows) {
-        out += "rebound_circuit_refused_total{" + row.labels + "} " +
+        out += "rebound_breaker_refused_total{" + row.labels + "} " +
                std::to_string(row.snapshot.refused) + "\n";
     }
     return out;

@@ -93,6 +93,16 @@ std::vector<std::pair<std::string, std::shared_ptr<CircuitBreaker>>> ResilienceR
     return all;
 }
 
+std::vector<ResilienceRegistry::RegisteredBudget> ResilienceRegistry::budgets() const {
+    const std::lock_guard lock(mutex_);
+    std::vector<RegisteredBudget> all;
+    all.reserve(budgets_.size());
+    for (const auto& [key, entry] : budgets_) {
+        all.push_back({key.first, key.second, entry.settings, entry.budget});
+    }
+    return all;
+}
+
 ResilienceRegistry& ResilienceRegistry::process() noexcept {
     static ResilienceRegistry registry;
     return registry;

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "rebound/breaker_metrics.hpp"
+#include "rebound/budget_metrics.hpp"
 #include "rebound/decision.hpp"
 #include "rebound/resilience_registry.hpp"
 #include "rebound/testing.hpp"
@@ -119,13 +120,63 @@ TEST_CASE("breaker metrics render state, transitions and refusals per service an
     breaker->record_error(permit, ErrorDescription::of(ErrorCategory::Deadlock), t0);
     CHECK_FALSE(breaker->acquire(t0 + 1s).admitted);
     const std::string text = rebound::render_breaker_metrics(registry, t0 + 1s);
-    CHECK(text.find("# TYPE rebound_circuit_state gauge\n") != std::string::npos);
-    CHECK(text.find("rebound_circuit_state{service=\"payments\",breaker=\"ledger-db\"} 1\n") !=
+    CHECK(text.find("# TYPE rebound_breaker_state gauge\n") != std::string::npos);
+    CHECK(text.find("rebound_breaker_state{service=\"payments\",breaker=\"ledger-db\"} 1\n") !=
           std::string::npos);
-    CHECK(text.find("rebound_circuit_state{service=\"orders\",breaker=\"ledger-db\"} 0\n") !=
+    CHECK(text.find("rebound_breaker_state{service=\"orders\",breaker=\"ledger-db\"} 0\n") !=
           std::string::npos);
-    CHECK(text.find("rebound_circuit_transitions_total{service=\"payments\",breaker=\"ledger-db\","
+    CHECK(text.find("rebound_breaker_transitions_total{service=\"payments\",breaker=\"ledger-db\","
                     "to=\"open\"} 1\n") != std::string::npos);
-    CHECK(text.find("rebound_circuit_refused_total{service=\"payments\",breaker=\"ledger-db\"} "
+    CHECK(text.find("rebound_breaker_refused_total{service=\"payments\",breaker=\"ledger-db\"} "
                     "1\n") != std::string::npos);
+}
+
+TEST_CASE("the breaker state gauge reads 0 closed, 1 open, 2 half-open", "[resilience][metrics]") {
+    ResilienceRegistry registry;
+    registry.breaker("orders", breaker_settings(1), t0);
+    BreakerSettings cache = breaker_settings(1);
+    cache.name = "cache";
+    const auto probing = registry.breaker("payments", cache, t0);
+    const auto open = registry.breaker("payments", breaker_settings(1), t0);
+    // `cache` opens at t0 and half-opens at the first call after its 30s; `ledger-db` opens
+    // 20s later and is still open then.
+    probing->record_error(probing->acquire(t0), ErrorDescription::of(ErrorCategory::Deadlock), t0);
+    open->record_error(open->acquire(t0 + 20s), ErrorDescription::of(ErrorCategory::Deadlock),
+                       t0 + 20s);
+    REQUIRE(probing->acquire(t0 + 30s).admitted);
+    const std::string text = rebound::render_breaker_metrics(registry, t0 + 30s);
+    CHECK(text.substr(0, text.find("# HELP rebound_breaker_transitions_total")) ==
+          "# HELP rebound_breaker_state Circuit breaker state: 0 closed, 1 open, 2 half-open.\n"
+          "# TYPE rebound_breaker_state gauge\n"
+          "rebound_breaker_state{service=\"orders\",breaker=\"ledger-db\"} 0\n"
+          "rebound_breaker_state{service=\"payments\",breaker=\"cache\"} 2\n"
+          "rebound_breaker_state{service=\"payments\",breaker=\"ledger-db\"} 1\n");
+}
+
+TEST_CASE("budget gauges render every budget's tokens and max_tokens exactly",
+          "[resilience][metrics]") {
+    ResilienceRegistry registry;
+    const auto policy = compile(registry, 10, 5);
+    drain(*policy, 3);         // 10 -> 7 tokens
+    policy->record_success();  // + 0.1
+    REQUIRE(policy->budget()->tokens() == Approx(7.1));
+    registry.budget("orders \"eu\"\n", "bulk\\", {100, 1.0});
+    CHECK(rebound::render_budget_metrics(registry) ==
+          "# HELP rebound_budget_tokens Tokens a retry budget holds: a failure takes one, a "
+          "success gives back token_ratio.\n"
+          "# TYPE rebound_budget_tokens gauge\n"
+          "rebound_budget_tokens{service=\"orders \\\"eu\\\"\\n\",policy=\"bulk\\\\\"} 100\n"
+          "rebound_budget_tokens{service=\"payments\",policy=\"interactive\"} 7.1\n"
+          "# HELP rebound_budget_max_tokens A retry budget's max_tokens: retries are allowed "
+          "while more than half remain.\n"
+          "# TYPE rebound_budget_max_tokens gauge\n"
+          "rebound_budget_max_tokens{service=\"orders \\\"eu\\\"\\n\",policy=\"bulk\\\\\"} 100\n"
+          "rebound_budget_max_tokens{service=\"payments\",policy=\"interactive\"} 10\n");
+    CHECK(rebound::render_budget_metrics(ResilienceRegistry{}) ==
+          "# HELP rebound_budget_tokens Tokens a retry budget holds: a failure takes one, a "
+          "success gives back token_ratio.\n"
+          "# TYPE rebound_budget_tokens gauge\n"
+          "# HELP rebound_budget_max_tokens A retry budget's max_tokens: retries are allowed "
+          "while more than half remain.\n"
+          "# TYPE rebound_budget_max_tokens gauge\n");
 }

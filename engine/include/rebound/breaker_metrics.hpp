@@ -1,8 +1,8 @@
 // Circuit breaker metrics in the Prometheus text exposition format (version 0.0.4), for every
 // breaker of a ResilienceRegistry:
-//   rebound_circuit_state{service,breaker}               gauge: 0 closed, 1 open, 2 half-open
-//   rebound_circuit_transitions_total{service,breaker,to} changes of state, by the state entered
-//   rebound_circuit_refused_total{service,breaker}       calls refused
+//   rebound_breaker_state{service,breaker}               gauge: 0 closed, 1 open, 2 half-open
+//   rebound_breaker_transitions_total{service,breaker,to} changes of state, by the state entered
+//   rebound_breaker_refused_total{service,breaker}       calls refused
 // The `service` label keeps breakers of equal names in different service files apart.
 #pragma once
 

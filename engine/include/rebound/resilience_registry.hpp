@@ -58,6 +58,16 @@ class ResilienceRegistry {
     // Every breaker, for inspection and metrics: (service, breaker).
     std::vector<std::pair<std::string, std::shared_ptr<CircuitBreaker>>> breakers() const;
 
+    // A budget of the registry, for inspection and metrics.
+    struct RegisteredBudget {
+        std::string service;
+        std::string policy;
+        BudgetSettings settings;
+        std::shared_ptr<RetryBudget> budget;
+    };
+    // Every budget, in (service, policy) order.
+    std::vector<RegisteredBudget> budgets() const;
+
     // The one registry of the process (an explicit registration point; policy files loaded
     // without another registry use it).
     static ResilienceRegistry& process() noexcept;
