@@ -25,14 +25,18 @@ struct HistogramCounts {
     std::atomic<std::int64_t> sum_microseconds{0};
 
     // The bucket of a duration of `microseconds` (not negative): the first whose bound is at
-    // least it, that is the number of bounds below it. A binary search of fixed steps, which
-    // compilers build without branches.
+    // least it, that is the number of bounds below it. A binary search in four fixed steps and a
+    // last comparison, written out so that it compiles to conditional moves, without branches.
     static std::size_t bucket_of(std::int64_t microseconds) noexcept {
         static_assert(kDurationBuckets.size() == 16, "steps of 8, 4, 2 and 1, then the last");
         std::size_t below = 0;
-        for (std::size_t step = 8; step > 0; step /= 2) {
-            below += microseconds > kDurationBuckets[below + step - 1] ? step : 0;
-        }
+        const auto step = [&](std::size_t width) {
+            below += microseconds > kDurationBuckets[below + width - 1] ? width : std::size_t{0};
+        };
+        step(8);
+        step(4);
+        step(2);
+        step(1);
         return below + static_cast<std::size_t>(microseconds > kDurationBuckets[below]);
     }
 

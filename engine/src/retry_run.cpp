@@ -45,9 +45,15 @@ void RetryRun::first_success(HandlerResolution&& resolution, RunResult& result) 
 template <typename Complete>
 void RetryRun::notify(void (RetryListener::*method)(const RetryEvent&) noexcept,
                       RetryEventKind kind, int attempt, Complete complete) const noexcept {
-    if (!executor_->listening()) {
-        return;  // no event to build: the common case of a run without listeners
+    if (executor_->listening()) {  // else no event to build: the common case
+        tell(method, kind, attempt, complete);
     }
+}
+
+template <typename Complete>
+[[gnu::noinline]] void RetryRun::tell(void (RetryListener::*method)(const RetryEvent&) noexcept,
+                                      RetryEventKind kind, int attempt,
+                                      Complete complete) const noexcept {
     RetryEvent event;
     event.kind = kind;
     event.handler = info_.handler;
@@ -89,6 +95,13 @@ void RetryRun::finish(RetryOutcome outcome, const Clock::TimePoint* attempt_end)
     if (timed_) {
         result_.elapsed = result_.attempts == 0 ? Duration{0} : elapsed_since_start();
     }
+    if (executor_->listening()) {  // out of line: a run without listeners ends here
+        tell_end(outcome, attempt_end);
+    }
+}
+
+[[gnu::noinline]] void RetryRun::tell_end(RetryOutcome outcome,
+                                          const Clock::TimePoint* attempt_end) const noexcept {
     const bool succeeded = outcome == RetryOutcome::Succeeded;
     notify(succeeded ? &RetryListener::on_succeeded : &RetryListener::on_stopped,
            succeeded ? RetryEventKind::Succeeded : RetryEventKind::Stopped, result_.attempts,

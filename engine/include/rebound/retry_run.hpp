@@ -179,6 +179,8 @@ class RetryRun {
     // Ends the run; `attempt_end`: when timed for events, the end of the attempt that ended it,
     // else null.
     void finish(RetryOutcome outcome, const Clock::TimePoint* attempt_end = nullptr) noexcept;
+    // Tells the listeners how the run ended (finish(), when some listener listens).
+    void tell_end(RetryOutcome outcome, const Clock::TimePoint* attempt_end) const noexcept;
     // Tells the listeners an event of this run of `kind`, which `complete(RetryEvent&)` fills in
     // beyond the run's common fields; builds nothing when none listens. Built per notification
     // rather than kept, since a RetryRun lives in every waiting asynchronous run's coroutine
@@ -186,6 +188,11 @@ class RetryRun {
     template <typename Complete>
     void notify(void (RetryListener::*method)(const RetryEvent&) noexcept, RetryEventKind kind,
                 int attempt, Complete complete) const noexcept;
+    // notify() once some listener listens: out of line, so that a run without listeners keeps
+    // the steps that notify small (no frame for an event it does not build).
+    template <typename Complete>
+    void tell(void (RetryListener::*method)(const RetryEvent&) noexcept, RetryEventKind kind,
+              int attempt, Complete complete) const noexcept;
     Duration elapsed_since_start() const noexcept;
     // When timed for events (a listener wants durations): fills in RetryEvent::attempt_duration
     // of the attempt that ended at `*attempt_end` (none when null) and, for an event that ends
