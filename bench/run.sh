@@ -136,6 +136,11 @@ else
   note "skipped the instruction counts of the decisions: valgrind is not installed"
 fi
 benchmark_program rebound_executor_bench
+# Instructions per run of the executor's overhead cases (needs valgrind; about 10 s).
+if command -v valgrind >/dev/null && [ -x "$build_dir/bench/rebound_executor_bench" ]; then
+  run_recorded bash "$source_dir/bench/executor_instructions.sh" "$build_dir" \
+    >"$results/executor_instructions.txt" || note "failed executor_instructions.sh"
+fi
 benchmark_program rebound_breaker_bench
 benchmark_program rebound_latency_recorder_bench
 benchmark_program rebound_compile_bench
