@@ -143,7 +143,7 @@ TEST_CASE("without a listener that wants durations a run reads no clock for its 
                        });
 }
 
-TEST_CASE("an attempt that did not run has no duration; a cancelled one has",
+TEST_CASE("an attempt that did not run has no duration and a cancelled one has one",
           "[metrics][durations]") {
     DurationLog log(true);
     TimedExecutor timed({&log});
