@@ -14,6 +14,7 @@
 
 #include "diagnostic_sink.hpp"
 #include "field_locations.hpp"
+#include "hedge_fields.hpp"
 #include "text_utilities.hpp"
 
 namespace rebound::dsl {
@@ -133,6 +134,13 @@ class SpecBuilder {
         }
         if (f.server_delay) {
             spec.server_delay = read_server_delay(*f.server_delay);
+        }
+        if (f.hedge && !f.hedge->none) {
+            spec.hedge = detail::hedge_settings_of(*f.hedge);
+            detail::check_hedge_conflicts(
+                f, spec.name, [this](SourcePosition position, PolicyField field, std::string text) {
+                    error(DiagnosticCode::ConflictingFields, position, field, std::move(text));
+                });
         }
         return spec;
     }

@@ -96,6 +96,14 @@ SourcePosition type_at(const PolicyFields& f, std::size_t /*index*/) {
     return node ? node->type.position : SourcePosition{};
 }
 
+// A hedge's delay: the fixed duration, or the learned delay's mapping.
+SourcePosition hedge_delay_at(const PolicyFields& f, std::size_t /*index*/) {
+    if (!f.hedge) {
+        return {};
+    }
+    return f.hedge->delay ? f.hedge->delay->position : f.hedge->learned_position;
+}
+
 // A top-level field that a policy inherits whole from its base.
 template <auto Member>
 constexpr FieldLocation top_level(PolicyField id) {
@@ -138,6 +146,16 @@ constexpr std::array kLocations{
                   nullptr},
     FieldLocation{ServerDelaySpread, member_at<&F::server_delay, &ServerDelayNode::spread>,
                   nullptr},
+    top_level<&F::hedge>(Hedge),
+    FieldLocation{HedgeDelay, hedge_delay_at, nullptr},
+    FieldLocation{HedgeQuantile, member_at<&F::hedge, &HedgeNode::quantile>, nullptr},
+    FieldLocation{HedgeMin, member_at<&F::hedge, &HedgeNode::min>, nullptr},
+    FieldLocation{HedgeMax, member_at<&F::hedge, &HedgeNode::max>, nullptr},
+    FieldLocation{HedgeMaxExtraLoad, member_at<&F::hedge, &HedgeNode::max_extra_load>, nullptr},
+    FieldLocation{HedgeBurst, member_at<&F::hedge, &HedgeNode::burst>, nullptr},
+    FieldLocation{HedgeOnFailure, member_at<&F::hedge, &HedgeNode::on_failure>, nullptr},
+    FieldLocation{HedgeWindow, member_at<&F::hedge, &HedgeNode::window>, nullptr},
+    FieldLocation{HedgeWarmup, member_at<&F::hedge, &HedgeNode::warmup>, nullptr},
 };
 
 // The row of `field` in kLocations, or null for a scalar that follows the common rule.
@@ -215,13 +233,29 @@ const std::vector<std::string_view>& keys_inside(PolicyField parent) {
     static const std::array<std::vector<std::string_view>, kPolicyFieldCount> keys = [] {
         std::array<std::vector<std::string_view>, kPolicyFieldCount> all;
         for (const PolicyFieldInfo& info : policy_fields()) {
-            if (info.place == FieldPlace::InsideParent) {
+            // "delay.quantile": a key of a mapping inside the parent's (learned_delay_keys).
+            if (info.place == FieldPlace::InsideParent &&
+                info.wire_name.find('.') == std::string_view::npos) {
                 all[static_cast<std::size_t>(info.parent)].push_back(info.wire_name);
             }
         }
         return all;
     }();
     return keys[static_cast<std::size_t>(parent)];
+}
+
+const std::vector<std::string_view>& learned_delay_keys() {
+    static const std::vector<std::string_view> keys = [] {
+        constexpr std::string_view kPrefix = "delay.";
+        std::vector<std::string_view> all;
+        for (const PolicyFieldInfo& info : policy_fields()) {
+            if (info.parent == PolicyField::Hedge && info.wire_name.starts_with(kPrefix)) {
+                all.push_back(info.wire_name.substr(kPrefix.size()));
+            }
+        }
+        return all;
+    }();
+    return keys;
 }
 
 }  // namespace rebound::dsl::detail

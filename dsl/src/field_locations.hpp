@@ -36,4 +36,8 @@ std::optional<PolicyField> policy_field_named(std::string_view wire_name);
 // The keys of the mapping of a Group or GroupList field (backoff, jitter, budget, a route).
 const std::vector<std::string_view>& keys_inside(PolicyField parent);
 
+// The keys of a learned hedge delay's mapping (`quantile`, `min`, `max`), from the table's
+// `delay.*` rows.
+const std::vector<std::string_view>& learned_delay_keys();
+
 }  // namespace rebound::dsl::detail

@@ -77,6 +77,11 @@ constexpr std::pair<std::string_view, OverCapAction> kOverCapActions[] = {
     {"ignore", OverCapAction::Ignore},
 };
 
+constexpr std::pair<std::string_view, HedgeOnFailure> kHedgeOnFailures[] = {
+    {"next", HedgeOnFailure::Next},
+    {"wait", HedgeOnFailure::Wait},
+};
+
 }  // namespace
 
 std::string_view to_string(Syntax s) noexcept {
@@ -198,6 +203,15 @@ std::optional<ServerDelayUse> parse_server_delay_use(std::string_view word) noex
 
 std::optional<OverCapAction> parse_over_cap_action(std::string_view word) noexcept {
     return find_word(word, kOverCapActions);
+}
+
+std::optional<HedgeOnFailure> parse_hedge_on_failure(std::string_view word) noexcept {
+    return find_word(word, kHedgeOnFailures);
+}
+
+const std::vector<std::string_view>& hedge_on_failure_words() {
+    static const std::vector<std::string_view> words{"next", "wait"};
+    return words;
 }
 
 const std::vector<std::string_view>& server_delay_use_words() {

@@ -97,6 +97,7 @@ template <> struct action<open_keyword> : starts_statement<Statement::Open> {};
 template <> struct action<half_keyword> : starts_statement<Statement::HalfOpen> {};
 template <> struct action<slow_keyword> : starts_statement<Statement::SlowCall> {};
 template <> struct action<failures_keyword> : starts_statement<Statement::Failures> {};
+template <> struct action<hedge_keyword> : starts_statement<Statement::Hedge> {};
 template <> struct action<unknown_word> : starts_statement<Statement::Unknown> {};
 
 template <> struct action<format_version> : records<Role::Version> {};
@@ -160,6 +161,14 @@ template <> struct action<open_for_value> : records<Role::OpenFor> {};
 template <> struct action<max_open_for_value> : records<Role::MaxOpenFor> {};
 template <> struct action<half_open_count> : records<Role::HalfOpenCalls> {};
 template <> struct action<slow_call_value> : records<Role::SlowCall> {};
+template <> struct action<hedge_none> : records<Role::HedgeNone> {};
+template <> struct action<hedge_delay> : records<Role::HedgeDelay> {};
+template <> struct action<hedge_range> : records<Role::HedgeRange> {};
+template <> struct action<hedge_window> : records<Role::HedgeWindow> {};
+template <> struct action<hedge_warmup> : records<Role::HedgeWarmup> {};
+template <> struct action<hedge_extra> : records<Role::HedgeExtra> {};
+template <> struct action<hedge_burst> : records<Role::HedgeBurst> {};
+template <> struct action<hedge_on_failure> : records<Role::HedgeOnFailure> {};
 // clang-format on
 
 // NOLINTEND(readability-identifier-naming)

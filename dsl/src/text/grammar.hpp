@@ -150,6 +150,14 @@ struct calls_keyword
 struct failures_keyword : keyword<TAO_PEGTL_STRING("failures")> {};  // starts `failures M, ...`
 // The `failures` that ends `trip after N consecutive failures`.
 struct trip_failures_keyword : keyword<TAO_PEGTL_STRING("failures")> {};
+struct hedge_keyword : keyword<TAO_PEGTL_STRING("hedge")> {};
+struct within_keyword : keyword<TAO_PEGTL_STRING("within")> {};
+struct window_keyword : keyword<TAO_PEGTL_STRING("window")> {};
+struct warmup_keyword : keyword<TAO_PEGTL_STRING("warmup")> {};
+struct extra_keyword : keyword<TAO_PEGTL_STRING("extra")> {};
+struct burst_keyword : keyword<TAO_PEGTL_STRING("burst")> {};
+struct hedge_on_keyword : keyword<TAO_PEGTL_STRING("on")> {};  // the `on` of `on failure`
+struct failure_keyword : keyword<TAO_PEGTL_STRING("failure")> {};
 
 // ---- File header: `rebound 1`, `service NAME` ---------------------------------------------------
 
@@ -498,6 +506,50 @@ struct failures_matchers : pegtl::seq<separator, pegtl::sor<empty_list, matcher_
 struct failures_statement : pegtl::seq<failures_keyword, pegtl::must<failures_matchers>,
                                        pegtl::must<end_of<failures_keyword>>> {};
 
+// ---- Hedging (docs/hedging.md): `hedge none`, or
+//   hedge after D|pQ [within MIN..MAX] [window D] [warmup N] [extra P%] [burst N]
+//         [on failure next|wait]
+// ---- the parts after the delay optional and in this order. `2ms..250ms` is one word, which the
+// ---- reader splits.
+
+struct hedge_none : none_keyword {};
+struct hedge_delay : word {};  // `20ms`, or `p95` for a learned delay
+struct hedge_delay_argument : pegtl::seq<separator, hedge_delay> {};
+struct hedge_range : word {};
+struct hedge_range_argument : pegtl::seq<separator, hedge_range> {};
+struct hedge_within_clause
+    : pegtl::seq<separator, within_keyword, pegtl::must<hedge_range_argument>> {};
+struct hedge_window : word {};
+struct hedge_window_argument : pegtl::seq<separator, hedge_window> {};
+struct hedge_window_clause
+    : pegtl::seq<separator, window_keyword, pegtl::must<hedge_window_argument>> {};
+struct hedge_warmup : word {};
+struct hedge_warmup_argument : pegtl::seq<separator, hedge_warmup> {};
+struct hedge_warmup_clause
+    : pegtl::seq<separator, warmup_keyword, pegtl::must<hedge_warmup_argument>> {};
+struct hedge_extra : pegtl::seq<word, pegtl::opt<pegtl::one<'%'>>> {};  // with its `%`, if any
+struct hedge_extra_argument : pegtl::seq<separator, hedge_extra> {};
+struct hedge_extra_clause
+    : pegtl::seq<separator, extra_keyword, pegtl::must<hedge_extra_argument>> {};
+struct hedge_burst : word {};
+struct hedge_burst_argument : pegtl::seq<separator, hedge_burst> {};
+struct hedge_burst_clause
+    : pegtl::seq<separator, burst_keyword, pegtl::must<hedge_burst_argument>> {};
+struct hedge_failure_word : pegtl::seq<separator, failure_keyword> {};
+struct hedge_on_failure : word {};
+struct hedge_on_failure_argument : pegtl::seq<separator, hedge_on_failure> {};
+struct hedge_failure_clause
+    : pegtl::seq<separator, hedge_on_keyword, pegtl::must<hedge_failure_word>,
+                 pegtl::must<hedge_on_failure_argument>> {};
+struct hedge_after : pegtl::seq<after_keyword, pegtl::must<hedge_delay_argument>,
+                                pegtl::opt<hedge_within_clause>, pegtl::opt<hedge_window_clause>,
+                                pegtl::opt<hedge_warmup_clause>, pegtl::opt<hedge_extra_clause>,
+                                pegtl::opt<hedge_burst_clause>, pegtl::opt<hedge_failure_clause>> {
+};
+struct hedge_form : pegtl::seq<separator, pegtl::sor<hedge_none, hedge_after>> {};
+struct hedge_statement
+    : pegtl::seq<hedge_keyword, pegtl::must<hedge_form>, pegtl::must<end_of<hedge_keyword>>> {};
+
 // ---- Lines -------------------------------------------------------------------------------------
 
 // Any other first word: the reader reports it with the statements allowed where it stands.
@@ -511,7 +563,7 @@ struct statement
                  retry_statement, never_statement, on_exhausted_statement, budget_statement,
                  route_statement, routes_statement, server_delay_statement, breaker_statement,
                  trip_statement, open_statement, half_open_statement, slow_call_statement,
-                 failures_statement, scalar_field_statement, unknown_statement> {};
+                 failures_statement, hedge_statement, scalar_field_statement, unknown_statement> {};
 
 struct empty_line : line_end {};  // blank, or only a comment
 
@@ -726,6 +778,29 @@ template <> inline constexpr const char* error_message<failures_matchers> =
     "list)";
 template <> inline constexpr const char* error_message<end_of<failures_keyword>> =
     "expected ',' and another matcher, or the end of the line";
+
+template <> inline constexpr const char* error_message<hedge_form> =
+    "expected 'after D' or 'none' after 'hedge', as in 'hedge after 20ms' or "
+    "'hedge after p95 within 2ms..250ms'";
+template <> inline constexpr const char* error_message<hedge_delay_argument> =
+    "expected a delay such as 20ms, or a quantile such as p95, after 'hedge after'";
+template <> inline constexpr const char* error_message<hedge_range_argument> =
+    "expected a range such as 2ms..250ms after 'within'";
+template <> inline constexpr const char* error_message<hedge_window_argument> =
+    "expected a duration such as 30s after 'window'";
+template <> inline constexpr const char* error_message<hedge_warmup_argument> =
+    "expected a whole number after 'warmup', as in 'warmup 100'";
+template <> inline constexpr const char* error_message<hedge_extra_argument> =
+    "expected a percentage such as 5% after 'extra'";
+template <> inline constexpr const char* error_message<hedge_burst_argument> =
+    "expected a whole number after 'burst', as in 'burst 10'";
+template <> inline constexpr const char* error_message<hedge_failure_word> =
+    "expected 'failure' after 'on', as in 'on failure next'";
+template <> inline constexpr const char* error_message<hedge_on_failure_argument> =
+    "expected next or wait after 'on failure'";
+template <> inline constexpr const char* error_message<end_of<hedge_keyword>> =
+    "expected 'within MIN..MAX', 'window D', 'warmup N', 'extra P%', 'burst N' or "
+    "'on failure next|wait' (in this order), or the end of the line";
 // clang-format on
 
 // Raises under must<> only, with the rule's message; a must<> on a rule without a message does

@@ -46,6 +46,7 @@ enum class Statement : std::uint8_t {
     HalfOpen,
     SlowCall,
     Failures,
+    Hedge,
     Unknown,
 };
 
@@ -87,6 +88,7 @@ inline constexpr StatementInfo kStatements[] = {
     {Statement::HalfOpen, "half open", Place::BreakerBlock},
     {Statement::SlowCall, "slow call", Place::BreakerBlock},
     {Statement::Failures, "failures", Place::BreakerBlock},
+    {Statement::Hedge, "hedge", Place::Block},
     {Statement::Unknown, "", Place::Anywhere},
 };
 
@@ -156,6 +158,14 @@ enum class Role : std::uint8_t {
     MaxOpenFor,
     HalfOpenCalls,
     SlowCall,
+    HedgeNone,   // the `none` of `hedge none`
+    HedgeDelay,  // `20ms` or `p95`
+    HedgeRange,  // `2ms..250ms`
+    HedgeWindow,
+    HedgeWarmup,
+    HedgeExtra,  // with its `%`, if any
+    HedgeBurst,
+    HedgeOnFailure,
 };
 
 struct Token {

@@ -143,6 +143,9 @@ class TextReader {
     void read_block_statement(const LineParts& parts);
     void read_breaker_statement(const LineParts& parts);
     std::optional<ServerDelayNode> read_server_delay(const LineParts& parts);
+    std::optional<HedgeNode> read_hedge(const LineParts& parts);
+    bool read_hedge_delay(const LineParts& parts, HedgeNode& node);
+    bool read_hedge_range(const Token& range, HedgeNode& node);
     std::optional<BackoffNode> read_backoff(const LineParts& parts);
     std::optional<JitterNode> read_jitter(const LineParts& parts);
     std::optional<JitterNode> read_jitter_word(const LineParts& parts, const Token& word);
@@ -868,6 +871,9 @@ void TextReader::read_block_statement(const LineParts& parts) {
         case Statement::ServerDelay:
             fields.server_delay = read_server_delay(parts);
             break;
+        case Statement::Hedge:
+            fields.hedge = read_hedge(parts);
+            break;
         case Statement::Breaker:
             fields.set(PolicyField::Breaker, name_value(parts.find(Role::BreakerName)));
             break;
@@ -1018,6 +1024,106 @@ std::optional<ServerDelayNode> TextReader::read_server_delay(const LineParts& pa
         return std::nullopt;
     }
     return node;
+}
+
+// `hedge none`, or `hedge after D|pQ [within MIN..MAX] [window D] [warmup N] [extra P%] [burst N]
+// [on failure next|wait]`; left out as a whole when a part cannot be read.
+std::optional<HedgeNode> TextReader::read_hedge(const LineParts& parts) {
+    HedgeNode node;
+    node.position = parts.position;
+    if (parts.find(Role::HedgeNone) != nullptr) {
+        node.none = true;
+        return node;
+    }
+    const std::string field = block_path("hedge");
+    bool complete = read_hedge_delay(parts, node);
+    if (const Token* window = parts.find(Role::HedgeWindow)) {
+        node.window = duration_value(window, window->text, "'window'", field + ".window");
+        complete = complete && node.window.has_value();
+    }
+    if (const Token* warmup = parts.find(Role::HedgeWarmup)) {
+        node.warmup = integer_value(warmup, "the warmup", field + ".warmup");
+        complete = complete && node.warmup.has_value();
+    }
+    if (const Token* extra = parts.find(Role::HedgeExtra)) {
+        node.max_extra_load =
+            fraction_value(extra, "the extra load", "5%", field + ".max_extra_load");
+        complete = complete && node.max_extra_load.has_value();
+    }
+    if (const Token* burst = parts.find(Role::HedgeBurst)) {
+        node.burst = integer_value(burst, "the burst", field + ".burst");
+        complete = complete && node.burst.has_value();
+    }
+    if (const Token* action = parts.find(Role::HedgeOnFailure)) {
+        if (const std::optional<HedgeOnFailure> parsed = parse_hedge_on_failure(action->text)) {
+            node.on_failure = Located<HedgeOnFailure>{*parsed, action->position};
+        } else {
+            report(DiagnosticCode::UnknownValue, action->position, field + ".on_failure",
+                   "unknown hedge on-failure action " + in_quotes(action->text),
+                   suggestion_for(action->text, hedge_on_failure_words()));
+            complete = false;
+        }
+    }
+    if (!complete) {
+        return std::nullopt;
+    }
+    return node;
+}
+
+// `after 20ms` (fixed), or `after p95 within 2ms..250ms` (learned: the range is required).
+bool TextReader::read_hedge_delay(const LineParts& parts, HedgeNode& node) {
+    const Token* delay = parts.find(Role::HedgeDelay);
+    const Token* range = parts.find(Role::HedgeRange);
+    if (delay == nullptr) {
+        return false;
+    }
+    const std::string field = block_path("hedge.delay");
+    if (!delay->text.starts_with('p')) {
+        node.delay = duration_value(delay, delay->text, "'hedge after'", field);
+        if (node.delay && range != nullptr) {
+            report(DiagnosticCode::ConflictingFields, range->position, field,
+                   "'within' bounds a learned delay such as p95, not a fixed delay",
+                   "write 'hedge after p95 within 2ms..250ms', or leave 'within' out");
+            return false;
+        }
+        return node.delay.has_value();
+    }
+    node.learned = true;
+    node.learned_position = delay->position;
+    const std::string_view percent = delay->text.substr(1);
+    if (!is_decimal_text(percent)) {
+        report(DiagnosticCode::WrongType, delay->position, field + ".quantile",
+               "a learned hedge delay is a quantile such as p95 or p99.9, got " +
+                   in_quotes(delay->text));
+        return false;
+    }
+    node.quantile = number_value(delay, percent_as_fraction(percent), "the quantile", "p95",
+                                 field + ".quantile");
+    if (range == nullptr) {
+        report(DiagnosticCode::MissingField, delay->position, field + ".max",
+               "a learned hedge delay needs its bounds: 'within MIN..MAX'",
+               "write 'hedge after " + shown(delay->text) + " within 2ms..250ms'");
+        return false;
+    }
+    return read_hedge_range(*range, node) && node.quantile.has_value();
+}
+
+// `2ms..250ms`: the learned delay's min and max, each positioned where it stands.
+bool TextReader::read_hedge_range(const Token& range, HedgeNode& node) {
+    const std::string field = block_path("hedge.delay");
+    const std::size_t dots = range.text.find("..");
+    if (dots == std::string_view::npos) {
+        report(DiagnosticCode::InvalidValue, range.position, field,
+               "expected a range such as 2ms..250ms after 'within', got " + in_quotes(range.text));
+        return false;
+    }
+    const Token min{range.role, range.text.substr(0, dots), range.position};
+    const Token max{range.role,
+                    range.text.substr(dots + 2),
+                    {range.position.line, range.position.column + narrow(dots + 2)}};
+    node.min = duration_value(&min, min.text, "'within'", field + ".min");
+    node.max = duration_value(&max, max.text, "'..'", field + ".max");
+    return node.min.has_value() && node.max.has_value();
 }
 
 // A backoff whose type or any value cannot be read is left out as a whole: one error, not a

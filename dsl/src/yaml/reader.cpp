@@ -34,6 +34,7 @@
 #include "rebound/error_category.hpp"
 #include "rebound/output_text.hpp"
 #include "rebound/vendor.hpp"
+#include "text/text_helpers.hpp"
 #include "text_utilities.hpp"
 #include "yaml/input_guard.hpp"
 #include "yaml/mapping.hpp"
@@ -90,6 +91,8 @@ class YamlReader {
                                                              std::string_view item);
     std::optional<BudgetNode> read_budget(const Value& value, const Context& context);
     std::optional<ServerDelayNode> read_server_delay(const Value& value, const Context& context);
+    std::optional<HedgeNode> read_hedge(const Value& value, const Context& context);
+    void read_learned_delay(const Value& value, const Context& context, HedgeNode& node);
     std::optional<ListNode<RouteNode>> read_routes(const Value& value, const Context& context);
     std::optional<RouteNode> read_route(const Value& item, const Context& context);
 
@@ -100,6 +103,7 @@ class YamlReader {
     Field<std::string> read_text(const Value& value, std::string_view expected);
     Field<std::int64_t> read_integer(const Value& value);
     Field<double> read_number(const Value& value);
+    Field<double> read_fraction(const Value& value);
     Field<Duration> read_duration(const Value& value);
     Field<bool> read_bool(const Value& value);
     template <typename T, typename Parse>
@@ -287,6 +291,25 @@ Field<double> YamlReader::read_number(const Value& value) {
     report(DiagnosticCode::WrongType, value.position, value.path,
            value.label + " must be a number, got " + describe(value.node));
     return std::nullopt;
+}
+
+// A number, or a percentage such as 5% (read as 0.05, by moving the decimal point).
+Field<double> YamlReader::read_fraction(const Value& value) {
+    if (value.node.IsScalar() && is_plain_scalar(value.node)) {
+        const std::string& written = value.node.Scalar();
+        const std::string_view number = std::string_view(written).substr(0, written.size() - 1);
+        if (written.ends_with('%') && text::is_decimal_text(number)) {
+            bool out_of_range = false;
+            if (const std::optional<double> fraction =
+                    parse_finite_number(text::percent_as_fraction(number), out_of_range)) {
+                return Located<double>{*fraction, value.position};
+            }
+            report(DiagnosticCode::OutOfRange, value.position, value.path,
+                   value.label + " must be a finite percentage, got " + excerpt(written));
+            return std::nullopt;
+        }
+    }
+    return read_number(value);
 }
 
 // A duration with a unit (parse_duration), or a plain integer meaning milliseconds.
@@ -606,6 +629,9 @@ void YamlReader::read_policy_field(const Entry& entry, const Context& context, b
             break;
         case PolicyField::ServerDelay:
             fields.server_delay = read_server_delay(value, context);
+            break;
+        case PolicyField::Hedge:
+            fields.hedge = read_hedge(value, context);
             break;
         default:  // not a key of a policy mapping
             break;
@@ -1072,6 +1098,73 @@ std::optional<ServerDelayNode> YamlReader::read_server_delay(const Value& value,
         }
     }
     return node;
+}
+
+// `hedge: none`, or `{ delay: 20ms | { quantile, min, max }, max_extra_load, burst, on_failure,
+// window, warmup }` (docs/hedging.md); left out when it is neither.
+std::optional<HedgeNode> YamlReader::read_hedge(const Value& value, const Context& context) {
+    HedgeNode node;
+    node.position = value.position;
+    if (value.node.IsScalar() && value.node.Scalar() == "none") {  // JSON quotes it
+        node.none = true;
+        return node;
+    }
+    if (!expect_mapping(value, "none, or a mapping such as { delay: 20ms }")) {
+        return std::nullopt;
+    }
+    const Context hedge_context = context.part("hedge", "the hedge");
+    for (const Entry& entry :
+         entries(value, hedge_context, detail::keys_inside(PolicyField::Hedge), "key")) {
+        if (entry.key == "delay") {  // required: the validator says so when it is missing
+            if (entry.value.node.IsMap()) {
+                read_learned_delay(entry.value, hedge_context, node);
+            } else {
+                node.delay = read_duration(entry.value);
+            }
+        } else if (entry.key == "max_extra_load") {
+            node.max_extra_load = read_fraction(entry.value);
+        } else if (entry.key == "burst") {
+            node.burst = read_integer(entry.value);
+        } else if (entry.key == "on_failure") {
+            node.on_failure = read_word<HedgeOnFailure>(entry.value, parse_hedge_on_failure,
+                                                        hedge_on_failure_words(), "on_failure");
+        } else if (entry.key == "window") {
+            node.window = read_duration(entry.value);
+        } else if (entry.key == "warmup") {
+            node.warmup = read_integer(entry.value);
+        }
+    }
+    return node;
+}
+
+// `{ quantile: 95%, min: 2ms, max: 250ms }`: `quantile` and `max` are required.
+void YamlReader::read_learned_delay(const Value& value, const Context& context, HedgeNode& node) {
+    node.learned = true;
+    node.learned_position = value.position;
+    bool quantile_given = false;
+    bool max_given = false;
+    for (const Entry& entry : entries(value, context.part("delay", "the hedge delay"),
+                                      detail::learned_delay_keys(), "key")) {
+        if (entry.key == "quantile") {
+            quantile_given = true;
+            node.quantile = read_fraction(entry.value);
+        } else if (entry.key == "min") {
+            node.min = read_duration(entry.value);
+        } else if (entry.key == "max") {
+            max_given = true;
+            node.max = read_duration(entry.value);
+        }
+    }
+    const std::pair<bool, std::string_view> required[] = {{quantile_given, "quantile"},
+                                                          {max_given, "max"}};
+    for (const auto& [given, key] : required) {
+        if (!given) {
+            report(DiagnosticCode::MissingField, value.position,
+                   value.path + "." + std::string(key),
+                   "a learned hedge delay needs '" + std::string(key) + "'",
+                   "write { quantile: 95%, min: 2ms, max: 250ms }");
+        }
+    }
 }
 
 std::optional<ListNode<RouteNode>> YamlReader::read_routes(const Value& value,

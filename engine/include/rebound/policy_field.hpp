@@ -58,10 +58,21 @@ enum class PolicyField : std::uint8_t {
     ServerDelayCap,
     ServerDelayOverCap,
     ServerDelaySpread,
-    Breaker,  // last: kPolicyFieldCount counts up to here
+    Breaker,
+    Hedge,
+    HedgeDelay,
+    HedgeQuantile,  // the three of a learned delay, inside `delay` ("hedge.delay.quantile")
+    HedgeMin,
+    HedgeMax,
+    HedgeMaxExtraLoad,
+    HedgeBurst,
+    HedgeOnFailure,
+    HedgeWindow,
+    HedgeWarmup,  // last: kPolicyFieldCount counts up to here
 };
 
-inline constexpr std::size_t kPolicyFieldCount = static_cast<std::size_t>(PolicyField::Breaker) + 1;
+inline constexpr std::size_t kPolicyFieldCount =
+    static_cast<std::size_t>(PolicyField::HedgeWarmup) + 1;
 
 enum class FieldKind : std::uint8_t {
     Name,         // a name ([A-Za-z_][A-Za-z0-9_.-]*)

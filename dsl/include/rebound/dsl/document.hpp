@@ -24,6 +24,7 @@
 #include "rebound/backoff.hpp"
 #include "rebound/dsl/source_position.hpp"
 #include "rebound/duration.hpp"
+#include "rebound/hedge.hpp"
 #include "rebound/jitter.hpp"
 #include "rebound/matcher.hpp"
 #include "rebound/policy_field.hpp"
@@ -79,6 +80,27 @@ struct ServerDelayNode {
     friend bool operator==(const ServerDelayNode&, const ServerDelayNode&) = default;
 };
 
+// `hedge`: hedged attempts (docs/hedging.md), as written. `hedge: none` (DSL `hedge none`) is a
+// node with `none` set and nothing else: it drops a hedge the policy would inherit. Ranges, the
+// choice between a fixed and a learned delay, and what a fixed delay must not have are the
+// validator's rules.
+struct HedgeNode {
+    bool none = false;
+    Field<Duration> delay;   // a fixed delay
+    bool learned = false;    // the delay is `{ quantile, min, max }` (DSL `after pQ within ..`)
+    Field<double> quantile;  // learned: a fraction in (0, 1)
+    Field<Duration> min;     // learned
+    Field<Duration> max;     // learned
+    SourcePosition learned_position;  // of the learned delay's mapping (DSL: of `pQ`)
+    Field<double> max_extra_load;     // a fraction
+    Field<std::int64_t> burst;
+    Field<HedgeOnFailure> on_failure;
+    Field<Duration> window;
+    Field<std::int64_t> warmup;
+    SourcePosition position;  // of the whole hedge value
+    friend bool operator==(const HedgeNode&, const HedgeNode&) = default;
+};
+
 // A list value with the position of the list itself.
 template <typename T>
 struct ListNode {
@@ -106,6 +128,7 @@ struct PolicyFields {
     std::optional<BudgetNode> budget;
     std::optional<ListNode<RouteNode>> routes;
     std::optional<ServerDelayNode> server_delay;
+    std::optional<HedgeNode> hedge;
 
     // The value of the top-level scalar field `field`, when given and of that type.
     Field<std::int64_t> count(PolicyField field) const { return scalar<std::int64_t>(field); }

@@ -38,6 +38,8 @@ std::optional<ServerDelayUse> parse_server_delay_use(std::string_view word) noex
 std::optional<OverCapAction> parse_over_cap_action(std::string_view word) noexcept;
 const std::vector<std::string_view>& server_delay_use_words();  // max ignore
 const std::vector<std::string_view>& over_cap_action_words();   // stop cap ignore
+std::optional<HedgeOnFailure> parse_hedge_on_failure(std::string_view word) noexcept;
+const std::vector<std::string_view>& hedge_on_failure_words();  // next wait
 const std::vector<std::string_view>& category_names();          // every category
 const std::vector<std::string_view>& category_words();          // every category and `transient`
 const std::vector<std::string_view>& vendor_words();
