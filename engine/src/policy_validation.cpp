@@ -247,6 +247,95 @@ void validate_server_delay(const ServerDelaySettings& settings, FieldProblems& o
     }
 }
 
+void validate_hedge(const HedgeSettings& hedge, FieldProblems& out) {
+    if (hedge.fixed_delay.has_value() == hedge.learned.has_value()) {
+        report(out, PolicyField::HedgeDelay,
+               hedge.fixed_delay ? "a hedge has a fixed or a learned delay, not both"
+                                 : "a hedge needs a delay: a duration such as 20ms, or "
+                                   "{ quantile: 95%, min: 2ms, max: 250ms }",
+               ProblemKind::InvalidValue);
+    }
+    if (hedge.fixed_delay) {
+        validate_duration(*hedge.fixed_delay, PolicyField::HedgeDelay, 0, true, out);
+    }
+    if (hedge.learned) {
+        const LearnedHedgeDelay& learned = *hedge.learned;
+        if (!(learned.quantile > 0.0 && learned.quantile < 1.0)) {
+            report(out, PolicyField::HedgeQuantile,
+                   "the hedge quantile must be above 0% and below 100%, got " +
+                       format_number(learned.quantile * 100.0) + "%");
+        }
+        const std::size_t before = out.size();
+        validate_duration(learned.min, PolicyField::HedgeMin, 0, false, out);
+        validate_duration(learned.max, PolicyField::HedgeMax, 0, false, out);
+        if (out.size() == before && learned.max <= learned.min) {
+            report(out, PolicyField::HedgeMax,
+                   "the hedge delay's max (" + format_duration(learned.max) +
+                       ") must be above its min (" + format_duration(learned.min) + ")",
+                   ProblemKind::Inconsistent);
+        }
+    }
+    if (!(hedge.max_extra_load > 0.0 && hedge.max_extra_load <= 1.0)) {
+        report(out, PolicyField::HedgeMaxExtraLoad,
+               "max_extra_load must be above 0% and at most 100%, got " +
+                   format_number(hedge.max_extra_load * 100.0) + "%");
+    }
+    check_count(out, PolicyField::HedgeBurst, hedge.burst);
+    const auto learned_only = [&](PolicyField field) {
+        report(out, field,
+               std::string(info_of(field).wire_name) +
+                   " applies to a learned delay only, not to a fixed delay",
+               ProblemKind::Conflict);
+    };
+    if (hedge.window) {
+        if (hedge.fixed_delay) {
+            learned_only(PolicyField::HedgeWindow);
+        } else if (*hedge.window < std::chrono::seconds(1) ||
+                   *hedge.window > std::chrono::hours(1)) {
+            report(out, PolicyField::HedgeWindow,
+                   "window must be between 1s and 1h, got " + format_duration(*hedge.window));
+        }
+    }
+    if (hedge.warmup) {
+        if (hedge.fixed_delay) {
+            learned_only(PolicyField::HedgeWarmup);
+        } else {
+            check_count(out, PolicyField::HedgeWarmup, *hedge.warmup);
+        }
+    }
+}
+
+namespace {
+
+constexpr int kMinHedgedAttempts = 2;
+constexpr int kMaxHedgedAttempts = 10;
+
+// A hedging policy: its own values, its attempts, and the fields of retrying it must not have
+// (backoff and jitter, whose presence only the file shows, are the file compiler's).
+void validate_hedging_policy(const PolicySpec& spec, FieldProblems& out) {
+    validate_hedge(*spec.hedge, out);
+    if (spec.max_attempts >= info_of(PolicyField::MaxAttempts).min &&
+        spec.max_attempts <= info_of(PolicyField::MaxAttempts).max &&
+        (spec.max_attempts < kMinHedgedAttempts || spec.max_attempts > kMaxHedgedAttempts)) {
+        report(out, PolicyField::MaxAttempts,
+               "max_attempts must be between 2 and 10 with a hedge, got " +
+                   std::to_string(spec.max_attempts));
+    }
+    if (!spec.routes.empty()) {
+        report(out, PolicyField::Routes,
+               "a policy with a hedge has no routes: hedges are not retries sent elsewhere",
+               ProblemKind::Conflict);
+    }
+    if (spec.min_attempt_budget != Duration::zero()) {
+        report(out, PolicyField::MinAttemptBudget,
+               "a policy with a hedge has no min_attempt_budget: hedges are not spaced by a "
+               "backoff",
+               ProblemKind::Conflict);
+    }
+}
+
+}  // namespace
+
 FieldProblems validate_policy(const PolicySpec& spec, const PredicateRegistry* predicates) {
     FieldProblems out;
     if (!is_valid_name(spec.name)) {
@@ -310,6 +399,9 @@ FieldProblems validate_policy(const PolicySpec& spec, const PredicateRegistry* p
         report(out, PolicyField::Breaker,
                "breaker names match [A-Za-z_][A-Za-z0-9_.-]*, got '" + spec.breaker + "'",
                ProblemKind::InvalidName);
+    }
+    if (spec.hedge) {
+        validate_hedging_policy(spec, out);
     }
     return out;
 }

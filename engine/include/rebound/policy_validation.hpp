@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rebound/backoff.hpp"
+#include "rebound/hedge.hpp"
 #include "rebound/jitter.hpp"
 #include "rebound/matcher.hpp"
 #include "rebound/policy_field.hpp"
@@ -52,6 +53,9 @@ void validate_matcher(const Matcher& matcher, PolicyField list, std::size_t inde
                       FieldProblems& out);
 void validate_budget(const BudgetSettings& budget, FieldProblems& out);
 void validate_server_delay(const ServerDelaySettings& settings, FieldProblems& out);
+// The hedge's own values (docs/hedging.md): a delay, its ranges, window and warmup with a learned
+// delay only. The rules that involve the rest of the policy are validate_policy's.
+void validate_hedge(const HedgeSettings& hedge, FieldProblems& out);
 
 // "max_attempts must be between 1 and 1000, got 0", or empty when `value` is within the range
 // of the Count field `field` (policy_field.hpp).
