@@ -278,6 +278,39 @@ FormNode server_delay_form(const ServerDelayNode& node) {
     return map;
 }
 
+// `none`, or the mapping with the delay as a duration or `{ quantile, min, max }`.
+FormNode hedge_form(const HedgeNode& node) {
+    if (node.none) {
+        return FormNode::word("none");
+    }
+    FormNode map = FormNode::map(false);
+    if (node.learned) {
+        FormNode delay = FormNode::map(true);
+        if (node.quantile) {
+            delay.add("quantile", FormNode::number_value(node.quantile->value));
+        }
+        add_duration(delay, "min", node.min);
+        add_duration(delay, "max", node.max);
+        map.add("delay", std::move(delay));
+    } else {
+        add_duration(map, "delay", node.delay);
+    }
+    if (node.max_extra_load) {
+        map.add("max_extra_load", FormNode::number_value(node.max_extra_load->value));
+    }
+    if (node.burst) {
+        map.add("burst", FormNode::integer_value(node.burst->value));
+    }
+    if (node.on_failure) {
+        map.add("on_failure", FormNode::word(std::string(to_string(node.on_failure->value))));
+    }
+    add_duration(map, "window", node.window);
+    if (node.warmup) {
+        map.add("warmup", FormNode::integer_value(node.warmup->value));
+    }
+    return map;
+}
+
 FormNode breaker_form(const BreakerNode& node) {
     FormNode map = FormNode::map(false);
     if (node.failure_ratio) {
@@ -363,6 +396,8 @@ std::optional<FormNode> compound_form(const PolicyFields& f, PolicyField field) 
             return form_if_given(f.routes, routes_form);
         case PolicyField::ServerDelay:
             return form_if_given(f.server_delay, server_delay_form);
+        case PolicyField::Hedge:
+            return form_if_given(f.hedge, hedge_form);
         default:
             return std::nullopt;
     }

@@ -136,6 +136,36 @@ std::string server_delay_statement(const ServerDelayNode& node) {
     return out;
 }
 
+// `hedge none`, or `hedge after D|pQ [within MIN..MAX] [window D] [warmup N] [extra P%] [burst N]
+// [on failure W]`. A learned delay states its range whole (`0ms..` when min is left out).
+std::string hedge_statement(const HedgeNode& node) {
+    if (node.none) {
+        return "hedge none";
+    }
+    std::string out = "hedge after";
+    if (node.learned) {
+        out += " p" + (node.quantile ? emit_detail::percent_text(node.quantile->value) : "?");
+        out += " within " + duration_text(node.min ? node.min->value : Duration::zero()) + ".." +
+               (node.max ? duration_text(node.max->value) : "?");
+    } else {
+        out += optional_duration("", node.delay);
+    }
+    out += optional_duration("window ", node.window);
+    if (node.warmup) {
+        out += " warmup " + std::to_string(node.warmup->value);
+    }
+    if (node.max_extra_load) {
+        out += " extra " + emit_detail::percent_text(node.max_extra_load->value) + "%";
+    }
+    if (node.burst) {
+        out += " burst " + std::to_string(node.burst->value);
+    }
+    if (node.on_failure) {
+        out += " on failure " + std::string(to_string(node.on_failure->value));
+    }
+    return out;
+}
+
 // The statements of a breaker block, in canonical order.
 Lines breaker_statements(const BreakerNode& node) {
     const BreakerSettings defaults;
@@ -230,6 +260,9 @@ void add_compound_statements(Lines& lines, const PolicyFields& f, PolicyField fi
             break;
         case PolicyField::ServerDelay:
             add_if_given(lines, f.server_delay, server_delay_statement);
+            break;
+        case PolicyField::Hedge:
+            add_if_given(lines, f.hedge, hedge_statement);
             break;
         default:
             break;

@@ -2,6 +2,8 @@
 
 #include "rebound/dsl/call_graph.hpp"
 
+#include "explain_hedge.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -319,6 +321,7 @@ Json explain_json(const std::string& service, const Policy& policy,
     j["routes"] = std::move(routes);
     j["server_delay"] = server_delay_json(spec.server_delay);
     j["breaker"] = breaker_json(policy.breaker());
+    j["hedge"] = spec.hedge ? hedge_json(*spec.hedge, spec.max_attempts) : Json(nullptr);
     j["schedule"] = schedule_json(spec);
     if (calls != nullptr) {
         j["calls"] = calls->calls;
@@ -379,6 +382,13 @@ std::string explain_text(const std::string& service, const Policy& policy,
     out << "  server delay:       " << describe_server_delay(spec.server_delay) << '\n';
     if (const CircuitBreaker* breaker = policy.breaker()) {
         out << "  breaker:            " << describe_breaker(breaker->settings()) << '\n';
+    }
+    if (spec.hedge) {
+        out << "  hedge:              " << describe_hedge(*spec.hedge, spec.max_attempts);
+        if (handler != nullptr && !handler->idempotent) {
+            out << "; not idempotent: no timed hedge, one attempt at a time";
+        }
+        out << '\n';
     }
     out << schedule_text(retry_schedule(spec));
     return out.str();

@@ -219,6 +219,9 @@ Json field_schema(const PolicyFieldInfo& info, const Json& parts) {
             schema["items"] = Json{{"description", "A name."}, {"allOf", reference("name")}};
             break;
         case FieldKind::Group:
+            if (part.contains("schema")) {  // hand-kept whole (hedge: a word or a mapping)
+                return part["schema"];
+            }
             if (part.contains("oneOf")) {
                 return variants(info, part);
             }
