@@ -73,7 +73,10 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
             breaker_ = found->second;
         }
     }
-    observes_first_attempt_ = breaker_ != nullptr || spec_.deadline.has_value();
+    // A hedging policy is never run before its RetryRun begins: the run's first start_attempt()
+    // refuses it (HedgingUnsupported).
+    observes_first_attempt_ =
+        breaker_ != nullptr || spec_.deadline.has_value() || spec_.hedge.has_value();
     if (spec_.deadline) {
         const Duration latest_start = *spec_.deadline - spec_.min_attempt_budget;  // +-30 days
         retry_start_limit_ =

@@ -148,6 +148,12 @@ void RetryRun::release_permit() noexcept {
 }
 
 RunStep RetryRun::start_attempt() {
+    // A hedging policy: no attempt ever starts, in a fresh or a resumed run; a permit
+    // reserve_permit() took goes back first.
+    if (result_.policy->spec().hedge) {
+        abandon();
+        throw HedgingUnsupported(result_.policy->name());
+    }
     if (options_->stop.stop_requested()) {
         return cancel();  // a permit reserve_permit() took goes back
     }

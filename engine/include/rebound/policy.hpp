@@ -198,7 +198,7 @@ class Policy {
     bool has_late_steps_ = false;
     // decides_without_calls() before the error's part (decorrelated jitter always draws).
     bool decides_without_calls_ = false;
-    bool observes_first_attempt_ = false;  // a breaker or a deadline
+    bool observes_first_attempt_ = false;  // a breaker, a deadline or a hedge
     Duration delay_cap_ = kDurationInfinity;
     // Step 7 with the policy's side subtracted once: a retry starting at elapsed + delay (both
     // at least 0) leaves the next attempt its budget when their sum is below this limit:

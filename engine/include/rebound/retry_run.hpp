@@ -20,7 +20,9 @@
 // Start attempt (a permit from the breaker; a refusal fails the attempt with circuit_open at
 // once) -> record the outcome and decide -> wait the decision's delay, or done. Every step runs
 // in constant time, never allocates (listeners may, see their headers) and never throws, except
-// failed(), which calls RunOptions::on_failure, which may throw to abort the run.
+// failed(), which calls RunOptions::on_failure, which may throw to abort the run, and
+// start_attempt() of a hedging policy, which throws HedgingUnsupported (hedging_unsupported.hpp):
+// a RetryRun only retries; rebound::asio runs hedging policies in a driver of their own.
 //
 // A driver whose run outlives the process, one attempt per delivery (the durable queue,
 // docs/queue.md), begins a run for each delivery, resume()s it where the stored message left it,
@@ -47,6 +49,7 @@
 #include "rebound/clock.hpp"
 #include "rebound/decision.hpp"
 #include "rebound/failure.hpp"
+#include "rebound/hedging_unsupported.hpp"
 #include "rebound/policy_set.hpp"
 #include "rebound/retry_executor.hpp"
 #include "rebound/retry_listener.hpp"
@@ -85,7 +88,8 @@ class RetryRun {
     // Starts the next attempt: Done (cancelled) when the stop token is set, Attempt when the
     // work should run (always, once reserve_permit() admitted it and no stop is set), or Wait /
     // Done when the breaker refused the attempt. A refusal is a failed attempt, told to
-    // on_failure, which may throw.
+    // on_failure, which may throw. Throws HedgingUnsupported for a policy with a `hedge`, before
+    // anything else happens (a permit reserve_permit() took goes back).
     RunStep start_attempt();
     // Resumes the run after `progress` (call before anything else): the next attempt is number
     // progress.attempts + 1, decisions see the previous delay and, in a timed run, the time since
