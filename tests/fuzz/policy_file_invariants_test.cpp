@@ -164,7 +164,7 @@ TEST_CASE(
         policy_files_in(fs::path(REBOUND_SPEC_DIR) / "conformance/invalid");
     REQUIRE(fixtures.size() == 4);
     REQUIRE(schema_invalid.size() >= 79);
-    REQUIRE(vectors.size() == 10);  // 07-hedging's two are refused, and keep the invariants
+    REQUIRE(vectors.size() == 10);
     REQUIRE(invalid_vectors.size() == 11);
     for (const auto* more : {&fixtures, &schema_invalid, &vectors, &invalid_vectors}) {
         files.insert(files.end(), more->begin(), more->end());
