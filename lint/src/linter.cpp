@@ -44,7 +44,11 @@ void apply_settings(Findings& findings, const LintSettings& settings,
         if (!severity) {
             return true;
         }
-        finding.severity = *severity;
+        // A configured severity wins; otherwise the finding keeps the one its rule gave it (the
+        // rule's default, or its own choice for this finding).
+        if (settings.severities.contains(rule->info.code)) {
+            finding.severity = *severity;
+        }
         return false;
     });
 }

@@ -45,11 +45,12 @@ PolicyFileContext::PolicyFileContext(const dsl::Document& document,
     }
 }
 
-void RuleReporter::report(SourcePosition position, std::string message, std::string suggestion) {
+void RuleReporter::report(SourcePosition position, std::string message, std::string suggestion,
+                          std::optional<Severity> severity) {
     Finding finding;
     finding.code = std::string(rule_.code);
     finding.rule = std::string(rule_.name);
-    finding.severity = rule_.default_severity;
+    finding.severity = severity.value_or(rule_.default_severity);
     finding.message = std::move(message);
     finding.file = file_;
     finding.position = position;

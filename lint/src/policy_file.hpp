@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,7 +57,10 @@ class RuleReporter {
     RuleReporter(const RuleInfo& rule, std::string file, Findings& out)
         : rule_(rule), file_(std::move(file)), out_(out) {}
 
-    void report(SourcePosition position, std::string message, std::string suggestion = {});
+    // `severity`: this finding's own, for a rule whose findings differ (hedge-not-idempotent);
+    // a severity the configuration gives the rule still wins.
+    void report(SourcePosition position, std::string message, std::string suggestion = {},
+                std::optional<Severity> severity = std::nullopt);
 
   private:
     const RuleInfo& rule_;

@@ -81,6 +81,11 @@ const RuleRegistry& RuleRegistry::standard() {
                  &rules::kCallCycle,
                  &rules::kUnboundCallee,
                  &rules::kProtocolCallWithoutTimeout,
+                 &rules::kHedgeNotIdempotent,
+                 &rules::kHedgeAfterTimeout,
+                 &rules::kHedgeAfterDeadline,
+                 &rules::kHedgeUnboundedLoad,
+                 &rules::kHedgeManyAttempts,
              }) {
             all.push_back(*rule);
         }

@@ -55,6 +55,12 @@ extern const Rule kCallCycle;           // RB339 call-cycle
 extern const Rule kUnboundCallee;       // RB340 unbound-callee
 // RB341: calls through a protocol client (protocol_call_without_timeout.cpp).
 extern const Rule kProtocolCallWithoutTimeout;  // RB341 protocol-call-without-timeout
+// RB342..RB346: hedged attempts (hedge_rules.cpp).
+extern const Rule kHedgeNotIdempotent;  // RB342 hedge-not-idempotent
+extern const Rule kHedgeAfterTimeout;   // RB343 hedge-after-timeout
+extern const Rule kHedgeAfterDeadline;  // RB344 hedge-after-deadline
+extern const Rule kHedgeUnboundedLoad;  // RB345 hedge-unbounded-load
+extern const Rule kHedgeManyAttempts;   // RB346 hedge-many-attempts
 
 // RB315 unused-suppression, RB316 invalid-suppression, RB317 unknown-rule: reported by the
 // suppression and configuration machinery (machinery_rules.cpp).
