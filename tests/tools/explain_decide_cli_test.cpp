@@ -127,6 +127,36 @@ TEST_CASE("explain keeps the schedule aligned, in seconds for long delays", "[ex
                           "   360.000\n") != std::string::npos);
 }
 
+// hedging.md, "The command line": the `hedge:` line of a fixed and of a learned delay, none for a
+// policy without one, and what a handler that is not idempotent gets.
+TEST_CASE("explain shows a policy's hedge on a line of its own", "[explain_cli]") {
+    const std::string vector = std::string(REBOUND_SPEC_DIR) + "/conformance/07-hedging.yaml";
+    const CommandResult reads = run_cli({"explain", vector, "--policy", "reads"});
+    INFO(reads.err);
+    REQUIRE(reads.exit_code == 0);
+    CHECK_THAT(reads.out, Catch::Contains("\n  hedge:              after 20ms (hedges due at 20ms, "
+                                          "40ms), extra load <= 5% (burst 10), on failure next\n"));
+    const CommandResult search = run_cli({"explain", vector, "--policy", "search"});
+    CHECK_THAT(search.out,
+               Catch::Contains("\n  hedge:              after p95 of the last 30s within "
+                               "2ms..250ms (no hedge before 100 latencies), extra load <= 2% "
+                               "(burst 20), on failure wait\n"));
+    const CommandResult plain = run_cli({"explain", vector, "--policy", "plain"});
+    CHECK(plain.exit_code == 0);
+    CHECK(plain.out.find("hedge:") == std::string::npos);
+
+    const fs::path directory = rebound::testing::make_temporary_directory("rebound-explain-hedge");
+    const fs::path file = directory / "orders.yaml";
+    std::ofstream(file) << "rebound: 1\nservice: orders\npolicies:\n  reads:\n    max_attempts: "
+                           "2\n    hedge: { delay: 20ms }\nhandlers:\n  orders.reserve: { policy: "
+                           "reads, idempotent: false }\n";
+    const CommandResult reserve =
+        run_cli({"explain", file.string(), "--handler", "orders.reserve"});
+    CHECK_THAT(reserve.out, Catch::Contains("on failure next; not idempotent: no timed hedge, one "
+                                            "attempt at a time\n"));
+    fs::remove_all(directory);
+}
+
 TEST_CASE("explain --policy with an unknown name says which one was meant", "[explain_cli]") {
     const PaymentsFile payments;
     const CommandResult result =
