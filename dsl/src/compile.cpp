@@ -797,6 +797,7 @@ class Compiler {
             breaker_names.push_back(settings.name);
         }
         std::vector<std::string> budget_policies;
+        std::vector<std::string> hedge_policies;
         std::vector<std::shared_ptr<const Policy>> policies;
         for (PolicySpec& spec : specs) {
             PolicyCompileOptions options = options_;
@@ -804,6 +805,11 @@ class Compiler {
             if (spec.budget && options_.resilience != nullptr) {
                 options.budget = options_.resilience->budget(service, spec.name, *spec.budget);
                 budget_policies.push_back(spec.name);
+            }
+            if (spec.hedge && options_.resilience != nullptr) {
+                options.hedge_tokens = options_.resilience->hedge_tokens(
+                    service, spec.name, HedgeTokenSettings::of(*spec.hedge));
+                hedge_policies.push_back(spec.name);
             }
             PolicyResult result = Policy::create(std::move(spec), options);
             if (!result) {
@@ -821,6 +827,7 @@ class Compiler {
         };
         if (options_.resilience != nullptr) {
             options_.resilience->retain(service, breaker_names, budget_policies);
+            options_.resilience->retain_hedge_tokens(service, hedge_policies);
         }
         std::vector<HandlerBinding> bindings;
         for (const HandlerNode& handler : document_.handlers) {

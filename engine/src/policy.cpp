@@ -67,6 +67,11 @@ Policy::Policy(PrivateTag /*unused*/, PolicySpec spec, const PolicyCompileOption
     if (spec_.budget) {
         budget_ = options.budget ? options.budget : std::make_shared<RetryBudget>(*spec_.budget);
     }
+    if (spec_.hedge) {
+        hedge_tokens_ = options.hedge_tokens
+                            ? options.hedge_tokens
+                            : std::make_shared<HedgeTokens>(HedgeTokenSettings::of(*spec_.hedge));
+    }
     if (!spec_.breaker.empty() && options.breakers != nullptr) {
         if (const auto found = options.breakers->find(spec_.breaker);
             found != options.breakers->end()) {

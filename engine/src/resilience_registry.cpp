@@ -70,6 +70,34 @@ std::shared_ptr<RetryBudget> ResilienceRegistry::budget(std::string_view service
     return entry.budget;
 }
 
+std::shared_ptr<HedgeTokens> ResilienceRegistry::hedge_tokens(std::string_view service,
+                                                              std::string_view policy,
+                                                              const HedgeTokenSettings& settings) {
+    const std::lock_guard lock(mutex_);
+    Key key{std::string(service), std::string(policy)};
+    const auto found = hedge_tokens_.find(key);
+    if (found == hedge_tokens_.end()) {
+        auto created = std::make_shared<HedgeTokens>(settings);
+        hedge_tokens_.emplace(std::move(key), created);
+        return created;
+    }
+    std::shared_ptr<HedgeTokens>& tokens = found->second;
+    if (tokens->settings() != settings) {
+        const double scaled =
+            tokens->tokens() * settings.burst / static_cast<double>(tokens->settings().burst);
+        tokens = std::make_shared<HedgeTokens>(settings, scaled);
+    }
+    return tokens;
+}
+
+void ResilienceRegistry::retain_hedge_tokens(std::string_view service,
+                                             std::span<const std::string> policies) {
+    const std::lock_guard lock(mutex_);
+    std::erase_if(hedge_tokens_, [&](const auto& entry) {
+        return entry.first.first == service && !listed(policies, entry.first.second);
+    });
+}
+
 void ResilienceRegistry::retain(std::string_view service,
                                 std::span<const std::string> breaker_names,
                                 std::span<const std::string> budget_policies) {

@@ -20,6 +20,7 @@
 
 #include "rebound/circuit_breaker.hpp"
 #include "rebound/error_type_registry.hpp"
+#include "rebound/hedge_tokens.hpp"
 #include "rebound/internal/rule_index.hpp"
 #include "rebound/jitter.hpp"
 #include "rebound/policy_spec.hpp"
@@ -47,6 +48,9 @@ struct PolicyCompileOptions {
     // The budget to use when the policy has one, instead of a new full one: the budget of the
     // same (service, policy) before a reload, so that its state survives (docs/resilience.md).
     std::shared_ptr<RetryBudget> budget;
+    // The hedge tokens to use when the policy hedges, instead of new full ones: those of the same
+    // (service, policy) before a reload (ResilienceRegistry::hedge_tokens).
+    std::shared_ptr<HedgeTokens> hedge_tokens;
     // For compiling whole files (rebound::dsl::compile): where the budgets and breakers of
     // (service, name) live across reloads. Null: every compile makes fresh ones.
     ResilienceRegistry* resilience = nullptr;
@@ -118,6 +122,10 @@ class Policy {
     // The retry budget, or nullptr without one. Shared by every user of this policy.
     RetryBudget* budget() const noexcept { return budget_.get(); }
     const std::shared_ptr<RetryBudget>& shared_budget() const noexcept { return budget_; }
+
+    // The tokens hedges take (hedge_tokens.hpp), or nullptr for a policy that does not hedge.
+    // Shared by every user of this policy.
+    HedgeTokens* hedge_tokens() const noexcept { return hedge_tokens_.get(); }
 
     // The circuit breaker guarding this policy's calls, or nullptr without one. Shared by every
     // policy that names it.
@@ -212,6 +220,7 @@ class Policy {
     std::vector<std::string> retry_if_texts_;
     std::vector<RetryPredicate> predicates_;
     std::shared_ptr<RetryBudget> budget_;
+    std::shared_ptr<HedgeTokens> hedge_tokens_;
     std::shared_ptr<CircuitBreaker> breaker_;
 };
 

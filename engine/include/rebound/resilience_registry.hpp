@@ -27,6 +27,7 @@
 
 #include "rebound/circuit_breaker.hpp"
 #include "rebound/clock.hpp"
+#include "rebound/hedge_tokens.hpp"
 #include "rebound/retry_budget.hpp"
 
 namespace rebound {
@@ -44,6 +45,14 @@ class ResilienceRegistry {
     // budget with `settings`, scaled from the existing one or full when there is none.
     std::shared_ptr<RetryBudget> budget(std::string_view service, std::string_view policy,
                                         const BudgetSettings& settings);
+
+    // The hedge tokens of (service, policy), as budget(): the existing ones when their settings
+    // are `settings`, else tokens with `settings`, scaled by the new burst / the old burst from
+    // the existing ones, or full when there are none (docs/hedging-run.md).
+    std::shared_ptr<HedgeTokens> hedge_tokens(std::string_view service, std::string_view policy,
+                                              const HedgeTokenSettings& settings);
+    // Drops the hedge tokens of `service` whose policies are not listed.
+    void retain_hedge_tokens(std::string_view service, std::span<const std::string> policies);
 
     // Drops the breakers and budgets of `service` whose names are not listed.
     void retain(std::string_view service, std::span<const std::string> breaker_names,
@@ -85,6 +94,7 @@ class ResilienceRegistry {
     TransitionListener listener_;
     std::map<Key, std::shared_ptr<CircuitBreaker>, std::less<>> breakers_;
     std::map<Key, BudgetEntry, std::less<>> budgets_;
+    std::map<Key, std::shared_ptr<HedgeTokens>, std::less<>> hedge_tokens_;
 };
 
 }  // namespace rebound
