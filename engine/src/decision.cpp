@@ -33,39 +33,6 @@ std::uint32_t admitting_predicate(const Policy& policy, const ErrorDescription& 
     return RuleMatch::kNone;
 }
 
-// Step 6: combines `delay` (the jittered backoff) with the error's hint, in place. Returns false
-// when the hint is over the cap and the policy says to stop. Not std::optional<Duration>: GCC
-// builds the optional with an 8-byte and a 1-byte store and reads it back with one 16-byte load,
-// a store-forwarding stall that cost about 14 ns per decision (docs/performance.md).
-bool combine_with_hint(const ServerDelaySettings& settings, const ErrorDescription& error,
-                       Duration& delay, RandomSource& random) noexcept {
-    Duration hint = std::max(*error.server_delay, Duration{0});
-    if (error.category == ErrorCategory::CircuitOpen) {
-        delay = std::max(delay, hint);  // the breaker's own knowledge: always, uncapped
-        return true;
-    }
-    if (settings.use == ServerDelayUse::Ignore) {
-        return true;
-    }
-    if (hint > settings.cap) {
-        switch (settings.over_cap) {
-            case OverCapAction::Stop:
-                return false;
-            case OverCapAction::Ignore:
-                return true;
-            case OverCapAction::Cap:
-                hint = settings.cap;
-                break;
-        }
-    }
-    if (settings.spread > 0.0) {
-        const Duration widest = saturating_scale(hint, 1.0 + settings.spread, kDurationInfinity);
-        hint = Duration{uniform_between(random, hint.count(), widest.count())};
-    }
-    delay = std::max(delay, hint);
-    return true;
-}
-
 std::string_view choose_route(const std::vector<Route>& routes, Duration delay) noexcept {
     if (routes.empty()) {
         return {};
@@ -151,7 +118,7 @@ template <bool kMayCall>
                               : std::min(retry.draw.min, policy.delay_cap_);
     std::string_view route;
     if constexpr (kMayCall) {
-        if (error.server_delay && !combine_with_hint(spec.server_delay, error, delay, *random)) {
+        if (error.server_delay && !combine_server_delay(spec.server_delay, error, delay, *random)) {
             return stop(category, matched(), DecisionReason::ServerDelayTooLong);
         }
         if (policy.has_late_steps_) {

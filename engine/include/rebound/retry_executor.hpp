@@ -45,6 +45,7 @@
 #include "rebound/exception_classifier.hpp"
 #include "rebound/failure.hpp"
 #include "rebound/function_ref.hpp"
+#include "rebound/hedge_report.hpp"
 #include "rebound/policy_set.hpp"
 #include "rebound/random_source.hpp"
 #include "rebound/retry_listener.hpp"
@@ -54,6 +55,7 @@
 namespace rebound {
 
 class RetryRun;
+class HedgedRun;
 
 // What one attempt gets.
 struct AttemptInfo {
@@ -131,6 +133,7 @@ struct RunResult {
     std::shared_ptr<const Policy> policy{};
     Failure last_error{};    // empty (tests false) after success on the first attempt
     Decision last_decision;  // the decision after the last failed attempt
+    HedgeReport hedge{};     // a hedged run's hedges (hedge_report.hpp); all zero otherwise
 
     bool succeeded() const noexcept { return outcome == RetryOutcome::Succeeded; }
 };
@@ -175,6 +178,8 @@ class RetryExecutor {
 
   private:
     friend class RetryRun;
+    friend class HedgedRun;
+    class HedgedRun;
 
     template <typename Callable>
     static std::optional<Error> as_attempt_result(Callable&& callable, const AttemptInfo& info) {

@@ -41,6 +41,15 @@ constexpr std::string_view to_string(RetryEventKind kind) noexcept {
     return "stopped";
 }
 
+// Which attempt an event is about: the first of a run (and every retry of a run that does not
+// hedge), or a hedge, started while earlier attempts of the same run may still be in flight
+// (docs/hedging-run.md).
+enum class AttemptKind : std::uint8_t { First, Hedge };
+
+constexpr std::string_view to_string(AttemptKind kind) noexcept {
+    return kind == AttemptKind::Hedge ? "hedge" : "first";
+}
+
 struct RetryEvent {
     RetryEventKind kind = RetryEventKind::AttemptStarted;
     std::string_view handler;
@@ -63,6 +72,9 @@ struct RetryEvent {
     // Succeeded and Stopped: from the start of the first attempt to the end of the run (0 for a
     // run cancelled before its first attempt).
     std::optional<Duration> run_duration{};
+    // AttemptStarted: the kind of the attempt starting. Succeeded: the kind of the attempt that
+    // succeeded. First otherwise, and in every event of a run that does not hedge.
+    AttemptKind attempt_kind = AttemptKind::First;
 
     // The `reason` of logs and metrics: the category wire name for a scheduled retry, the
     // outcome wire name for succeeded and stopped, empty for an attempt start.

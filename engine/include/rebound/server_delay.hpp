@@ -11,11 +11,14 @@
 // never capped or spread. The backoff's `max` never clamps a hint; only `cap` does.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <string_view>
 
 #include "rebound/duration.hpp"
+#include "rebound/error.hpp"
+#include "rebound/random_source.hpp"
 
 namespace rebound {
 
@@ -48,5 +51,40 @@ struct ServerDelaySettings {
 
     friend bool operator==(const ServerDelaySettings&, const ServerDelaySettings&) = default;
 };
+
+// Step 6 of the decision (decision.hpp): combines `delay` (the jittered backoff; 0 for the hint
+// alone, as a hedged run's pushback) with `error`'s hint (which must be present) under
+// `settings`, in place. Returns false when the hint is over the cap and `settings` say to stop. Not
+// std::optional<Duration>: GCC builds the optional with an 8-byte and a 1-byte store and reads it
+// back with one 16-byte load, a store-forwarding stall that cost about 14 ns per decision
+// (docs/performance.md).
+inline bool combine_server_delay(const ServerDelaySettings& settings, const ErrorDescription& error,
+                                 Duration& delay, RandomSource& random) noexcept {
+    Duration hint = std::max(*error.server_delay, Duration{0});
+    if (error.category == ErrorCategory::CircuitOpen) {
+        delay = std::max(delay, hint);  // the breaker's own knowledge: always, uncapped
+        return true;
+    }
+    if (settings.use == ServerDelayUse::Ignore) {
+        return true;
+    }
+    if (hint > settings.cap) {
+        switch (settings.over_cap) {
+            case OverCapAction::Stop:
+                return false;
+            case OverCapAction::Ignore:
+                return true;
+            case OverCapAction::Cap:
+                hint = settings.cap;
+                break;
+        }
+    }
+    if (settings.spread > 0.0) {
+        const Duration widest = saturating_scale(hint, 1.0 + settings.spread, kDurationInfinity);
+        hint = Duration{uniform_between(random, hint.count(), widest.count())};
+    }
+    delay = std::max(delay, hint);
+    return true;
+}
 
 }  // namespace rebound

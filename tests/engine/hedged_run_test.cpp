@@ -1,0 +1,415 @@
+// HedgedRun: the hedged run's steps (spec hedging.md, "The hedged run"), each at its exact
+// instant of a manual clock, driven by a small discrete-event driver with scripted attempts.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rebound/hedged_run.hpp"
+#include "rebound/resilience_registry.hpp"
+#include "rebound/testing.hpp"
+
+using namespace std::chrono_literals;
+using rebound::AttemptKind;
+using rebound::Duration;
+using rebound::ErrorCategory;
+using rebound::ErrorDescription;
+using rebound::HedgeAction;
+using rebound::HedgeSuppression;
+using rebound::RetryOutcome;
+
+namespace {
+
+using Ms = std::chrono::milliseconds;
+
+// How attempt n ends: after `latency`, with success (no error) or `error`; never when absent.
+struct Script {
+    std::optional<Duration> latency;
+    std::optional<ErrorDescription> error{};
+};
+
+Script succeeds_after(Duration latency) {
+    return {latency};
+}
+Script fails_after(Duration latency, ErrorCategory category,
+                   std::optional<Duration> hint = std::nullopt) {
+    ErrorDescription error = ErrorDescription::of(category);
+    error.server_delay = hint;
+    return {latency, error};
+}
+Script never() {
+    return {};
+}
+
+rebound::PolicySpec hedging_spec(Duration delay, int max_attempts) {
+    rebound::PolicySpec spec;
+    spec.name = "catalog-read";
+    spec.max_attempts = max_attempts;
+    spec.retry_on = {rebound::Matcher::transient()};
+    rebound::HedgeSettings hedge;
+    hedge.fixed_delay = delay;
+    spec.hedge = hedge;
+    return spec;
+}
+
+std::shared_ptr<const rebound::Policy> compile(const rebound::PolicySpec& spec,
+                                               const rebound::PolicyCompileOptions& options = {}) {
+    auto result = rebound::Policy::create(spec, options);
+    REQUIRE(result);
+    REQUIRE(result.policy->spec().hedge == spec.hedge);
+    return result.policy;
+}
+
+rebound::HandlerResolution resolution_of(std::shared_ptr<const rebound::Policy> policy,
+                                         bool idempotent = true) {
+    rebound::HandlerResolution resolution;
+    resolution.policy = std::move(policy);
+    resolution.via = rebound::ResolvedVia::Code;
+    resolution.idempotent = idempotent;
+    return resolution;
+}
+
+// Records attempt kinds as listeners hear them.
+class KindListener final : public rebound::RetryListener {
+  public:
+    void on_attempt_started(const rebound::RetryEvent& event) noexcept override {
+        started.emplace_back(event.attempt, event.attempt_kind);
+    }
+    void on_succeeded(const rebound::RetryEvent& event) noexcept override {
+        winner_kind = event.attempt_kind;
+    }
+    std::vector<std::pair<int, AttemptKind>> started;
+    std::optional<AttemptKind> winner_kind;
+};
+
+// Steps a HedgedRun as a driver would: attempts end as scripted, cancelled ones never report.
+struct Driver {
+    rebound::testing::ManualClock clock;
+    KindListener listener;
+    rebound::RetryExecutor engine{{.clock = &clock, .listeners = {&listener}}};
+    std::vector<Script> scripts;  // attempt n: scripts[n - 1]
+    // Called when the clock reaches a time (ms since t0), before the attempts ending then.
+    std::map<Duration, std::function<void()>> at;
+
+    std::vector<std::pair<int, Ms>> starts;
+    std::vector<std::pair<int, Ms>> cancels;
+    int most_in_flight = 0;
+    Ms ended{0};
+
+    Ms now() const { return std::chrono::duration_cast<Ms>(clock.now().time_since_epoch()); }
+
+    rebound::RunResult run(rebound::HandlerResolution resolution,
+                           const rebound::RunOptions& options = {}) {
+        rebound::HedgedRun run(engine, std::move(resolution), "catalog.read", options);
+        std::map<int, rebound::Clock::TimePoint> ends;
+        for (int guard = 0; guard < 1000; ++guard) {
+            const rebound::HedgeStep step = run.poll();
+            if (step.action == HedgeAction::Done) {
+                ended = now();
+                return run.take_result();
+            }
+            if (step.action == HedgeAction::Start) {
+                starts.emplace_back(step.attempt, now());
+                const Script& script = scripts.at(static_cast<std::size_t>(step.attempt) - 1);
+                if (script.latency) {
+                    ends[step.attempt] = clock.now() + *script.latency;
+                }
+                most_in_flight = std::max(most_in_flight, static_cast<int>(ends.size()));
+                continue;
+            }
+            if (step.action == HedgeAction::Cancel) {
+                cancels.emplace_back(step.attempt, now());
+                ends.erase(step.attempt);
+                continue;
+            }
+            // Wait: until the step's time, the next scripted end or the next hook.
+            rebound::Clock::TimePoint next = step.until;
+            for (const auto& [number, end] : ends) {
+                next = std::min(next, end);
+            }
+            if (!at.empty()) {
+                next = std::min(next, rebound::Clock::TimePoint{} + at.begin()->first);
+            }
+            REQUIRE(next != rebound::Clock::TimePoint::max());
+            REQUIRE(next >= clock.now());
+            clock.advance(std::chrono::duration_cast<Duration>(next - clock.now()));
+            if (!at.empty() && rebound::Clock::TimePoint{} + at.begin()->first <= clock.now()) {
+                at.begin()->second();
+                at.erase(at.begin());
+            }
+            // One attempt's end per step, the lowest number first.
+            for (auto it = ends.begin(); it != ends.end(); ++it) {
+                if (it->second <= clock.now()) {
+                    const int number = it->first;
+                    const Script& script = scripts.at(static_cast<std::size_t>(number) - 1);
+                    ends.erase(it);
+                    if (script.error) {
+                        run.failed(number,
+                                   rebound::Failure::returned(rebound::Error(*script.error)));
+                    } else {
+                        run.succeeded(number);
+                    }
+                    break;
+                }
+            }
+        }
+        FAIL("the run did not end");
+        return {};
+    }
+};
+
+using Starts = std::vector<std::pair<int, Ms>>;
+
+}  // namespace
+
+namespace Catch {
+template <>
+struct StringMaker<std::pair<int, Ms>> {
+    static std::string convert(const std::pair<int, Ms>& start) {
+        return "attempt " + std::to_string(start.first) + " at " +
+               std::to_string(start.second.count()) + "ms";
+    }
+};
+}  // namespace Catch
+
+TEST_CASE("hedged run: a hedge due at 20ms starts at 20ms and the first success wins", "[hedge]") {
+    Driver driver;
+    driver.scripts = {succeeds_after(100ms), succeeds_after(10ms), never()};
+    const rebound::RunResult result = driver.run(resolution_of(compile(hedging_spec(20ms, 3))));
+    CHECK(driver.starts == Starts{{1, 0ms}, {2, 20ms}});
+    CHECK(result.outcome == RetryOutcome::Succeeded);
+    CHECK(driver.ended == 30ms);
+    CHECK(result.hedge.winner == 2);
+    CHECK(result.hedge.hedges == 1);
+    // The loser is cancelled at once and counted, not awaited.
+    CHECK(driver.cancels == Starts{{1, 30ms}});
+    CHECK(result.hedge.abandoned == 1);
+    CHECK(result.attempts == 2);
+    CHECK(result.elapsed == Duration{30ms});
+    CHECK(driver.listener.started == std::vector<std::pair<int, AttemptKind>>{
+                                         {1, AttemptKind::First}, {2, AttemptKind::Hedge}});
+    CHECK(driver.listener.winner_kind == AttemptKind::Hedge);
+}
+
+TEST_CASE("hedged run: a failure at 5ms starts hedge 1 at once, hedge 2 is still due at 40ms",
+          "[hedge]") {
+    Driver driver;
+    driver.scripts = {fails_after(5ms, ErrorCategory::ConnectionLost), succeeds_after(100ms),
+                      succeeds_after(100ms)};
+    const rebound::RunResult result = driver.run(resolution_of(compile(hedging_spec(20ms, 3))));
+    CHECK(driver.starts == Starts{{1, 0ms}, {2, 5ms}, {3, 40ms}});
+    CHECK(result.outcome == RetryOutcome::Succeeded);
+    CHECK(result.hedge.winner == 2);
+    CHECK(driver.ended == 105ms);
+    CHECK(driver.cancels == Starts{{3, 105ms}});
+}
+
+TEST_CASE("hedged run: with on_failure wait a failure starts nothing", "[hedge]") {
+    rebound::PolicySpec spec = hedging_spec(20ms, 3);
+    spec.hedge->on_failure = rebound::HedgeOnFailure::Wait;
+    Driver driver;
+    driver.scripts = {fails_after(5ms, ErrorCategory::ConnectionLost), succeeds_after(1ms),
+                      never()};
+    const rebound::RunResult result = driver.run(resolution_of(compile(spec)));
+    CHECK(driver.starts == Starts{{1, 0ms}, {2, 20ms}});
+    CHECK(result.outcome == RetryOutcome::Succeeded);
+    CHECK(driver.ended == 21ms);
+}
+
+TEST_CASE("hedged run: a fatal failure cancels every attempt in flight and ends the run",
+          "[hedge]") {
+    Driver driver;
+    driver.scripts = {never(), fails_after(5ms, ErrorCategory::ConstraintViolation), never()};
+    const rebound::RunResult result = driver.run(resolution_of(compile(hedging_spec(20ms, 3))));
+    CHECK(driver.starts == Starts{{1, 0ms}, {2, 20ms}});
+    CHECK(result.outcome == RetryOutcome::NonRetryable);
+    CHECK(driver.ended == 25ms);
+    CHECK(driver.cancels == Starts{{1, 25ms}});
+    CHECK(result.hedge.abandoned == 1);
+    CHECK(result.last_error.description().category == ErrorCategory::ConstraintViolation);
+}
+
+TEST_CASE("hedged run: a token-starved hedge is suppressed and the next one is still considered",
+          "[hedge]") {
+    rebound::PolicySpec spec = hedging_spec(20ms, 4);
+    rebound::PolicyCompileOptions options;
+    const auto tokens =
+        std::make_shared<rebound::HedgeTokens>(rebound::HedgeTokenSettings::of(*spec.hedge), 0.5);
+    options.hedge_tokens = tokens;
+    Driver driver;
+    driver.scripts = {succeeds_after(100ms), never(), never(), never()};
+    // Other runs start between the hedges: 10 of them earn half a token.
+    driver.at[30ms] = [&tokens] {
+        for (int i = 0; i < 10; ++i) {
+            tokens->run_started();
+        }
+    };
+    const rebound::RunResult result = driver.run(resolution_of(compile(spec, options)));
+    CHECK(driver.starts == Starts{{1, 0ms}, {2, 40ms}});
+    // At 20ms, 60ms and 80ms.
+    CHECK(result.hedge.suppressed_by(HedgeSuppression::HedgeTokens) == 3);
+    CHECK(result.hedge.hedges == 1);
+    CHECK(result.hedge.winner == 1);
+    CHECK(tokens->tokens() == Approx(0.05));
+}
+
+TEST_CASE("hedged run: the retry budget suppresses hedges at half its tokens", "[hedge]") {
+    rebound::PolicySpec spec = hedging_spec(20ms, 3);
+    spec.budget = rebound::BudgetSettings{4, 0.1};
+    Driver driver;
+    // Two non-fatal failures take two tokens: 2 of 4 left, not above half.
+    driver.scripts = {fails_after(5ms, ErrorCategory::ConnectionLost),
+                      fails_after(5ms, ErrorCategory::ConnectionLost), never()};
+    const rebound::RunResult result = driver.run(resolution_of(compile(spec)));
+    CHECK(driver.starts == Starts{{1, 0ms}, {2, 5ms}});
+    CHECK(result.hedge.suppressed_by(HedgeSuppression::Budget) == 1);
+    CHECK(result.outcome == RetryOutcome::Throttled);
+    CHECK(driver.ended == 10ms);
+}
+
+TEST_CASE("hedged run: a server delay hint holds every hedge back", "[hedge]") {
+    Driver driver;
+    driver.scripts = {fails_after(5ms, ErrorCategory::ServiceUnavailable, 30ms),
+                      succeeds_after(100ms), succeeds_after(100ms)};
+    const rebound::RunResult result = driver.run(resolution_of(compile(hedging_spec(20ms, 3))));
+    CHECK(driver.starts == Starts{{1, 0ms}, {2, 35ms}, {3, 40ms}});
+    CHECK(result.hedge.winner == 2);
+
+    // Held past a later slot: the held hedge gives way to the later one.
+    Driver held;
+    held.scripts = {fails_after(5ms, ErrorCategory::ServiceUnavailable, 50ms),
+                    succeeds_after(100ms), succeeds_after(100ms), succeeds_after(100ms)};
+    const rebound::RunResult pushed = held.run(resolution_of(compile(hedging_spec(20ms, 4))));
+    CHECK(held.starts == Starts{{1, 0ms}, {2, 55ms}, {3, 60ms}, {4, 80ms}});
+    CHECK(pushed.hedge.suppressed_by(HedgeSuppression::Pushback) == 1);
+}
+
+TEST_CASE("hedged run: a hint over the cap with over_cap stop is fatal", "[hedge]") {
+    rebound::PolicySpec spec = hedging_spec(20ms, 3);
+    spec.server_delay.cap = 10ms;
+    Driver driver;
+    driver.scripts = {fails_after(5ms, ErrorCategory::ServiceUnavailable, 50ms), never(), never()};
+    const rebound::RunResult result = driver.run(resolution_of(compile(spec)));
+    CHECK(result.outcome == RetryOutcome::ServerDelayTooLong);
+    CHECK(driver.ended == 5ms);
+}
+
+TEST_CASE("hedged run: no hedge starts once the deadline has passed", "[hedge]") {
+    rebound::PolicySpec spec = hedging_spec(20ms, 5);
+    spec.deadline = 50ms;
+    Driver driver;
+    driver.scripts = {fails_after(70ms, ErrorCategory::ConnectionLost),
+                      fails_after(60ms, ErrorCategory::ConnectionLost),
+                      fails_after(50ms, ErrorCategory::ConnectionLost), never(), never()};
+    const rebound::RunResult result = driver.run(resolution_of(compile(spec)));
+    CHECK(driver.starts == Starts{{1, 0ms}, {2, 20ms}, {3, 40ms}});
+    CHECK(result.outcome == RetryOutcome::Deadline);
+    CHECK(result.hedge.suppressed_by(HedgeSuppression::Deadline) >= 1);
+    CHECK(driver.ended == 90ms);
+}
+
+TEST_CASE("hedged run: a handler that is not idempotent runs one attempt at a time", "[hedge]") {
+    Driver driver;
+    driver.scripts = {fails_after(30ms, ErrorCategory::ConnectionLost),
+                      fails_after(5ms, ErrorCategory::ConnectionLost),
+                      fails_after(5ms, ErrorCategory::ConnectionLost)};
+    const rebound::RunResult result =
+        driver.run(resolution_of(compile(hedging_spec(20ms, 3)), false));
+    CHECK(driver.starts == Starts{{1, 0ms}, {2, 30ms}, {3, 35ms}});
+    CHECK(driver.most_in_flight == 1);
+    CHECK(result.hedge.one_at_a_time);
+    CHECK(result.outcome == RetryOutcome::Exhausted);
+    CHECK(result.hedge.suppressed_by(HedgeSuppression::Attempts) == 1);
+}
+
+TEST_CASE("hedged run: a hedge the breaker refuses is suppressed, not an attempt", "[hedge]") {
+    rebound::BreakerSettings settings;
+    settings.name = "catalog-db";
+    settings.trip = rebound::BreakerTrip::Consecutive;
+    settings.consecutive_failures = 1;
+    settings.open_for = 30s;
+    rebound::BreakerDirectory breakers{{"catalog-db", std::make_shared<rebound::CircuitBreaker>(
+                                                          settings, rebound::Clock::TimePoint{})}};
+    rebound::PolicySpec spec = hedging_spec(20ms, 3);
+    spec.breaker = "catalog-db";
+    rebound::PolicyCompileOptions options;
+    options.breakers = &breakers;
+    Driver driver;
+    driver.scripts = {fails_after(5ms, ErrorCategory::ConnectionLost), never(), never()};
+    const rebound::RunResult result = driver.run(resolution_of(compile(spec, options)));
+    CHECK(driver.starts == Starts{{1, 0ms}});
+    CHECK(result.attempts == 1);
+    CHECK(result.hedge.suppressed_by(HedgeSuppression::Breaker) == 1);
+    CHECK(result.outcome == RetryOutcome::Throttled);
+}
+
+TEST_CASE("hedged run: an attempt past attempt_timeout is cancelled and fails", "[hedge]") {
+    rebound::PolicySpec spec = hedging_spec(20ms, 3);
+    spec.attempt_timeout = 30ms;
+    spec.retry_on.push_back(rebound::Matcher::of_category(ErrorCategory::StatementTimeout));
+    Driver driver;
+    driver.scripts = {never(), never(), succeeds_after(5ms)};
+    const rebound::RunResult result = driver.run(resolution_of(compile(spec)));
+    // Attempt 1 times out at 30ms: the policy retries statement_timeout, so hedge 2 is due at
+    // once.
+    CHECK(driver.starts == Starts{{1, 0ms}, {2, 20ms}, {3, 30ms}});
+    CHECK(driver.cancels == Starts{{1, 30ms}, {2, 35ms}});
+    CHECK(result.hedge.winner == 3);
+    CHECK(result.hedge.abandoned == 1);  // attempt 2; attempt 1 timed out
+}
+
+TEST_CASE("hedged run: a stop cancels every attempt in flight", "[hedge]") {
+    std::stop_source stop;
+    Driver driver;
+    driver.scripts = {never(), never(), never()};
+    driver.at[25ms] = [&stop] { stop.request_stop(); };
+    rebound::RunOptions options;
+    options.stop = stop.get_token();
+    const rebound::RunResult result =
+        driver.run(resolution_of(compile(hedging_spec(20ms, 3))), options);
+    CHECK(result.outcome == RetryOutcome::Cancelled);
+    CHECK(driver.cancels == Starts{{1, 25ms}, {2, 25ms}});
+    CHECK(result.hedge.abandoned == 2);
+}
+
+TEST_CASE("hedge tokens: burst at the start, max_extra_load per run, one per hedge", "[hedge]") {
+    rebound::HedgeTokens tokens({2, 0.25});
+    CHECK(tokens.tokens() == 2.0);
+    tokens.run_started();
+    CHECK(tokens.tokens() == 2.0);  // capped at burst
+    CHECK(tokens.try_take());
+    CHECK(tokens.try_take());
+    CHECK_FALSE(tokens.try_take());
+    // Over R runs, hedges started <= burst + max_extra_load * R.
+    int hedges = 2;
+    for (int run = 0; run < 100; ++run) {
+        tokens.run_started();
+        hedges += tokens.try_take() ? 1 : 0;
+    }
+    CHECK(hedges == 2 + 25);
+}
+
+TEST_CASE("hedge tokens survive a reload and scale with a changed burst", "[hedge]") {
+    rebound::ResilienceRegistry registry;
+    const rebound::HedgeTokenSettings settings{10, 0.05};
+    const auto first = registry.hedge_tokens("catalog", "catalog-read", settings);
+    for (int i = 0; i < 6; ++i) {
+        REQUIRE(first->try_take());
+    }
+    CHECK(registry.hedge_tokens("catalog", "catalog-read", settings) == first);
+    const auto scaled = registry.hedge_tokens("catalog", "catalog-read", {20, 0.05});
+    CHECK(scaled->tokens() == Approx(8.0));
+    // A policy compiled with them uses them.
+    rebound::PolicyCompileOptions options;
+    options.hedge_tokens = scaled;
+    rebound::PolicySpec spec = hedging_spec(20ms, 2);
+    spec.hedge->burst = 20;
+    CHECK(compile(spec, options)->hedge_tokens() == scaled.get());
+    const std::vector<std::string> kept;
+    registry.retain_hedge_tokens("catalog", kept);
+    CHECK(registry.hedge_tokens("catalog", "catalog-read", {20, 0.05})->tokens() == 20.0);
+}
