@@ -23,12 +23,15 @@ Clock::TimePoint later(Clock::TimePoint time, Duration by) noexcept {
 HedgedRun::HedgedRun(const RetryExecutor& executor, HandlerResolution resolution,
                      std::string_view handler, const RunOptions& options,
                      HedgeLatencies* latencies) noexcept
-    : executor_(&executor), options_(&options), latencies_(latencies), handler_(handler) {
+    : executor_(&executor),
+      options_(&options),
+      latencies_(latencies != nullptr ? latencies : executor.hedge_latencies_),
+      handler_(handler) {
     result_.via = resolution.via_or_builtin();
     idempotent_ = resolution.idempotent;
     result_.policy = std::move(resolution).policy_or_builtin();
     max_attempts_ = std::clamp(result_.policy->spec().max_attempts, 1, kMaxAttempts);
-    result_.hedge.one_at_a_time = !idempotent_;
+    report_.one_at_a_time = !idempotent_;
 }
 
 Clock::TimePoint HedgedRun::now() const noexcept {
@@ -176,7 +179,7 @@ HedgeStep HedgedRun::launch(int number, Clock::TimePoint now,
     ++in_flight_;
     last_start_ = now;
     if (number > 1) {
-        ++result_.hedge.hedges;
+        ++report_.hedges;
         consume_slot();
     }
     notify(&RetryListener::on_attempt_started, RetryEventKind::AttemptStarted, number,
@@ -303,7 +306,7 @@ void HedgedRun::consume_slot() noexcept {
 }
 
 void HedgedRun::suppress(HedgeSuppression reason) noexcept {
-    ++result_.hedge.suppressed[static_cast<std::size_t>(reason)];
+    ++report_.suppressed[static_cast<std::size_t>(reason)];
     if (reason == HedgeSuppression::Deadline) {
         schedule_ended_ = true;
     }
@@ -363,7 +366,7 @@ void HedgedRun::succeeded(int number) noexcept {
     if (latencies_ != nullptr) {
         latencies_->record(handler_, took);
     }
-    result_.hedge.winner = static_cast<std::uint16_t>(number);
+    report_.winner = static_cast<std::uint16_t>(number);
     finish(RetryOutcome::Succeeded, current);
 }
 
@@ -396,7 +399,7 @@ bool HedgedRun::can_hedge_later() const noexcept {
 }
 
 RetryOutcome HedgedRun::end_reason(Clock::TimePoint now) const noexcept {
-    const HedgeReport& report = result_.hedge;
+    const HedgeReport& report = report_;
     if (started_ >= max_attempts_) {
         return RetryOutcome::Exhausted;
     }
@@ -423,7 +426,6 @@ HedgeStep HedgedRun::cancel_step(Clock::TimePoint now) noexcept {
         }
         slot.state = SlotState::Ended;
         --in_flight_;
-        ++result_.hedge.abandoned;
         if (CircuitBreaker* const breaker = result_.policy->breaker(); breaker != nullptr) {
             breaker->release(slot.permit, now);  // its outcome is ignored
         }
@@ -447,16 +449,19 @@ HedgeStep HedgedRun::wait_step(Clock::TimePoint now) const noexcept {
 
 void HedgedRun::finish(RetryOutcome outcome, Clock::TimePoint now) noexcept {
     done_ = true;
+    // Every attempt still in flight is cancelled by the Cancel steps that follow.
+    report_.abandoned = static_cast<std::uint16_t>(in_flight_);
     result_.outcome = outcome;
     result_.elapsed = since_start(now);
     const bool succeeded = outcome == RetryOutcome::Succeeded;
-    const int winner = result_.hedge.winner;
+    const int winner = report_.winner;
     notify(succeeded ? &RetryListener::on_succeeded : &RetryListener::on_stopped,
            succeeded ? RetryEventKind::Succeeded : RetryEventKind::Stopped, started_,
            [&](RetryEvent& event) {
                event.outcome = outcome;
                event.error = result_.last_error ? &result_.last_error.description() : nullptr;
                event.attempt_kind = succeeded ? kind(winner) : AttemptKind::First;
+               event.hedge = &report_;
            });
 }
 

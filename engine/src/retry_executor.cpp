@@ -23,7 +23,8 @@ RetryExecutor::RetryExecutor(ExecutorOptions options)
       listeners_(std::move(options.listeners)),
       dead_letter_sink_(options.dead_letter_sink),
       measure_elapsed_(options.measure_elapsed),
-      resolver_(std::move(options.resolver)) {
+      resolver_(std::move(options.resolver)),
+      hedge_latencies_(options.hedge_latencies) {
     std::erase(listeners_, nullptr);
     observes_first_attempt_ = listening() || measure_elapsed_;
     times_events_ = std::ranges::any_of(

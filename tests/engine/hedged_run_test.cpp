@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "hedging_policy.hpp"
 #include "rebound/hedged_run.hpp"
 #include "rebound/resilience_registry.hpp"
 #include "rebound/testing.hpp"
@@ -21,6 +22,10 @@ using rebound::ErrorDescription;
 using rebound::HedgeAction;
 using rebound::HedgeSuppression;
 using rebound::RetryOutcome;
+
+using rebound::test::compile_hedging;
+using rebound::test::hedging_spec;
+using rebound::test::resolution_of;
 
 namespace {
 
@@ -45,34 +50,6 @@ Script never() {
     return {};
 }
 
-rebound::PolicySpec hedging_spec(Duration delay, int max_attempts) {
-    rebound::PolicySpec spec;
-    spec.name = "catalog-read";
-    spec.max_attempts = max_attempts;
-    spec.retry_on = {rebound::Matcher::transient()};
-    rebound::HedgeSettings hedge;
-    hedge.fixed_delay = delay;
-    spec.hedge = hedge;
-    return spec;
-}
-
-std::shared_ptr<const rebound::Policy> compile(const rebound::PolicySpec& spec,
-                                               const rebound::PolicyCompileOptions& options = {}) {
-    auto result = rebound::Policy::create(spec, options);
-    REQUIRE(result);
-    REQUIRE(result.policy->spec().hedge == spec.hedge);
-    return result.policy;
-}
-
-rebound::HandlerResolution resolution_of(std::shared_ptr<const rebound::Policy> policy,
-                                         bool idempotent = true) {
-    rebound::HandlerResolution resolution;
-    resolution.policy = std::move(policy);
-    resolution.via = rebound::ResolvedVia::Code;
-    resolution.idempotent = idempotent;
-    return resolution;
-}
-
 // Records attempt kinds as listeners hear them.
 class KindListener final : public rebound::RetryListener {
   public:
@@ -81,9 +58,11 @@ class KindListener final : public rebound::RetryListener {
     }
     void on_succeeded(const rebound::RetryEvent& event) noexcept override {
         winner_kind = event.attempt_kind;
+        reported = event.hedge != nullptr ? std::optional(*event.hedge) : std::nullopt;
     }
     std::vector<std::pair<int, AttemptKind>> started;
     std::optional<AttemptKind> winner_kind;
+    std::optional<rebound::HedgeReport> reported;
 };
 
 // Steps a HedgedRun as a driver would: attempts end as scripted, cancelled ones never report.
@@ -97,6 +76,7 @@ struct Driver {
 
     std::vector<std::pair<int, Ms>> starts;
     std::vector<std::pair<int, Ms>> cancels;
+    rebound::HedgeReport report;
     int most_in_flight = 0;
     Ms ended{0};
 
@@ -110,6 +90,7 @@ struct Driver {
             const rebound::HedgeStep step = run.poll();
             if (step.action == HedgeAction::Done) {
                 ended = now();
+                report = run.report();
                 return run.take_result();
             }
             if (step.action == HedgeAction::Start) {
@@ -179,20 +160,22 @@ struct StringMaker<std::pair<int, Ms>> {
 TEST_CASE("hedged run: a hedge due at 20ms starts at 20ms and the first success wins", "[hedge]") {
     Driver driver;
     driver.scripts = {succeeds_after(100ms), succeeds_after(10ms), never()};
-    const rebound::RunResult result = driver.run(resolution_of(compile(hedging_spec(20ms, 3))));
+    const rebound::RunResult result =
+        driver.run(resolution_of(compile_hedging(hedging_spec(20ms, 3))));
     CHECK(driver.starts == Starts{{1, 0ms}, {2, 20ms}});
     CHECK(result.outcome == RetryOutcome::Succeeded);
     CHECK(driver.ended == 30ms);
-    CHECK(result.hedge.winner == 2);
-    CHECK(result.hedge.hedges == 1);
+    CHECK(driver.report.winner == 2);
+    CHECK(driver.report.hedges == 1);
     // The loser is cancelled at once and counted, not awaited.
     CHECK(driver.cancels == Starts{{1, 30ms}});
-    CHECK(result.hedge.abandoned == 1);
+    CHECK(driver.report.abandoned == 1);
     CHECK(result.attempts == 2);
     CHECK(result.elapsed == Duration{30ms});
     CHECK(driver.listener.started == std::vector<std::pair<int, AttemptKind>>{
                                          {1, AttemptKind::First}, {2, AttemptKind::Hedge}});
     CHECK(driver.listener.winner_kind == AttemptKind::Hedge);
+    CHECK(driver.listener.reported == driver.report);
 }
 
 TEST_CASE("hedged run: a failure at 5ms starts hedge 1 at once, hedge 2 is still due at 40ms",
@@ -200,10 +183,11 @@ TEST_CASE("hedged run: a failure at 5ms starts hedge 1 at once, hedge 2 is still
     Driver driver;
     driver.scripts = {fails_after(5ms, ErrorCategory::ConnectionLost), succeeds_after(100ms),
                       succeeds_after(100ms)};
-    const rebound::RunResult result = driver.run(resolution_of(compile(hedging_spec(20ms, 3))));
+    const rebound::RunResult result =
+        driver.run(resolution_of(compile_hedging(hedging_spec(20ms, 3))));
     CHECK(driver.starts == Starts{{1, 0ms}, {2, 5ms}, {3, 40ms}});
     CHECK(result.outcome == RetryOutcome::Succeeded);
-    CHECK(result.hedge.winner == 2);
+    CHECK(driver.report.winner == 2);
     CHECK(driver.ended == 105ms);
     CHECK(driver.cancels == Starts{{3, 105ms}});
 }
@@ -214,7 +198,7 @@ TEST_CASE("hedged run: with on_failure wait a failure starts nothing", "[hedge]"
     Driver driver;
     driver.scripts = {fails_after(5ms, ErrorCategory::ConnectionLost), succeeds_after(1ms),
                       never()};
-    const rebound::RunResult result = driver.run(resolution_of(compile(spec)));
+    const rebound::RunResult result = driver.run(resolution_of(compile_hedging(spec)));
     CHECK(driver.starts == Starts{{1, 0ms}, {2, 20ms}});
     CHECK(result.outcome == RetryOutcome::Succeeded);
     CHECK(driver.ended == 21ms);
@@ -224,12 +208,13 @@ TEST_CASE("hedged run: a fatal failure cancels every attempt in flight and ends 
           "[hedge]") {
     Driver driver;
     driver.scripts = {never(), fails_after(5ms, ErrorCategory::ConstraintViolation), never()};
-    const rebound::RunResult result = driver.run(resolution_of(compile(hedging_spec(20ms, 3))));
+    const rebound::RunResult result =
+        driver.run(resolution_of(compile_hedging(hedging_spec(20ms, 3))));
     CHECK(driver.starts == Starts{{1, 0ms}, {2, 20ms}});
     CHECK(result.outcome == RetryOutcome::NonRetryable);
     CHECK(driver.ended == 25ms);
     CHECK(driver.cancels == Starts{{1, 25ms}});
-    CHECK(result.hedge.abandoned == 1);
+    CHECK(driver.report.abandoned == 1);
     CHECK(result.last_error.description().category == ErrorCategory::ConstraintViolation);
 }
 
@@ -248,12 +233,12 @@ TEST_CASE("hedged run: a token-starved hedge is suppressed and the next one is s
             tokens->run_started();
         }
     };
-    const rebound::RunResult result = driver.run(resolution_of(compile(spec, options)));
+    const rebound::RunResult result = driver.run(resolution_of(compile_hedging(spec, options)));
     CHECK(driver.starts == Starts{{1, 0ms}, {2, 40ms}});
     // At 20ms, 60ms and 80ms.
-    CHECK(result.hedge.suppressed_by(HedgeSuppression::HedgeTokens) == 3);
-    CHECK(result.hedge.hedges == 1);
-    CHECK(result.hedge.winner == 1);
+    CHECK(driver.report.suppressed_by(HedgeSuppression::HedgeTokens) == 3);
+    CHECK(driver.report.hedges == 1);
+    CHECK(driver.report.winner == 1);
     CHECK(tokens->tokens() == Approx(0.05));
 }
 
@@ -264,9 +249,9 @@ TEST_CASE("hedged run: the retry budget suppresses hedges at half its tokens", "
     // Two non-fatal failures take two tokens: 2 of 4 left, not above half.
     driver.scripts = {fails_after(5ms, ErrorCategory::ConnectionLost),
                       fails_after(5ms, ErrorCategory::ConnectionLost), never()};
-    const rebound::RunResult result = driver.run(resolution_of(compile(spec)));
+    const rebound::RunResult result = driver.run(resolution_of(compile_hedging(spec)));
     CHECK(driver.starts == Starts{{1, 0ms}, {2, 5ms}});
-    CHECK(result.hedge.suppressed_by(HedgeSuppression::Budget) == 1);
+    CHECK(driver.report.suppressed_by(HedgeSuppression::Budget) == 1);
     CHECK(result.outcome == RetryOutcome::Throttled);
     CHECK(driver.ended == 10ms);
 }
@@ -275,17 +260,19 @@ TEST_CASE("hedged run: a server delay hint holds every hedge back", "[hedge]") {
     Driver driver;
     driver.scripts = {fails_after(5ms, ErrorCategory::ServiceUnavailable, 30ms),
                       succeeds_after(100ms), succeeds_after(100ms)};
-    const rebound::RunResult result = driver.run(resolution_of(compile(hedging_spec(20ms, 3))));
+    const rebound::RunResult result =
+        driver.run(resolution_of(compile_hedging(hedging_spec(20ms, 3))));
     CHECK(driver.starts == Starts{{1, 0ms}, {2, 35ms}, {3, 40ms}});
-    CHECK(result.hedge.winner == 2);
+    CHECK(driver.report.winner == 2);
 
     // Held past a later slot: the held hedge gives way to the later one.
     Driver held;
     held.scripts = {fails_after(5ms, ErrorCategory::ServiceUnavailable, 50ms),
                     succeeds_after(100ms), succeeds_after(100ms), succeeds_after(100ms)};
-    const rebound::RunResult pushed = held.run(resolution_of(compile(hedging_spec(20ms, 4))));
+    const rebound::RunResult pushed =
+        held.run(resolution_of(compile_hedging(hedging_spec(20ms, 4))));
     CHECK(held.starts == Starts{{1, 0ms}, {2, 55ms}, {3, 60ms}, {4, 80ms}});
-    CHECK(pushed.hedge.suppressed_by(HedgeSuppression::Pushback) == 1);
+    CHECK(held.report.suppressed_by(HedgeSuppression::Pushback) == 1);
 }
 
 TEST_CASE("hedged run: a hint over the cap with over_cap stop is fatal", "[hedge]") {
@@ -293,7 +280,7 @@ TEST_CASE("hedged run: a hint over the cap with over_cap stop is fatal", "[hedge
     spec.server_delay.cap = 10ms;
     Driver driver;
     driver.scripts = {fails_after(5ms, ErrorCategory::ServiceUnavailable, 50ms), never(), never()};
-    const rebound::RunResult result = driver.run(resolution_of(compile(spec)));
+    const rebound::RunResult result = driver.run(resolution_of(compile_hedging(spec)));
     CHECK(result.outcome == RetryOutcome::ServerDelayTooLong);
     CHECK(driver.ended == 5ms);
 }
@@ -305,10 +292,10 @@ TEST_CASE("hedged run: no hedge starts once the deadline has passed", "[hedge]")
     driver.scripts = {fails_after(70ms, ErrorCategory::ConnectionLost),
                       fails_after(60ms, ErrorCategory::ConnectionLost),
                       fails_after(50ms, ErrorCategory::ConnectionLost), never(), never()};
-    const rebound::RunResult result = driver.run(resolution_of(compile(spec)));
+    const rebound::RunResult result = driver.run(resolution_of(compile_hedging(spec)));
     CHECK(driver.starts == Starts{{1, 0ms}, {2, 20ms}, {3, 40ms}});
     CHECK(result.outcome == RetryOutcome::Deadline);
-    CHECK(result.hedge.suppressed_by(HedgeSuppression::Deadline) >= 1);
+    CHECK(driver.report.suppressed_by(HedgeSuppression::Deadline) >= 1);
     CHECK(driver.ended == 90ms);
 }
 
@@ -318,32 +305,27 @@ TEST_CASE("hedged run: a handler that is not idempotent runs one attempt at a ti
                       fails_after(5ms, ErrorCategory::ConnectionLost),
                       fails_after(5ms, ErrorCategory::ConnectionLost)};
     const rebound::RunResult result =
-        driver.run(resolution_of(compile(hedging_spec(20ms, 3)), false));
+        driver.run(resolution_of(compile_hedging(hedging_spec(20ms, 3)), false));
     CHECK(driver.starts == Starts{{1, 0ms}, {2, 30ms}, {3, 35ms}});
     CHECK(driver.most_in_flight == 1);
-    CHECK(result.hedge.one_at_a_time);
+    CHECK(driver.report.one_at_a_time);
     CHECK(result.outcome == RetryOutcome::Exhausted);
-    CHECK(result.hedge.suppressed_by(HedgeSuppression::Attempts) == 1);
+    CHECK(driver.report.suppressed_by(HedgeSuppression::Attempts) == 1);
 }
 
 TEST_CASE("hedged run: a hedge the breaker refuses is suppressed, not an attempt", "[hedge]") {
-    rebound::BreakerSettings settings;
-    settings.name = "catalog-db";
-    settings.trip = rebound::BreakerTrip::Consecutive;
-    settings.consecutive_failures = 1;
-    settings.open_for = 30s;
-    rebound::BreakerDirectory breakers{{"catalog-db", std::make_shared<rebound::CircuitBreaker>(
-                                                          settings, rebound::Clock::TimePoint{})}};
+    // A breaker that opens at the first failure, for 30s.
+    const rebound::BreakerDirectory breakers = rebound::test::tripping_breaker("catalog-db");
     rebound::PolicySpec spec = hedging_spec(20ms, 3);
     spec.breaker = "catalog-db";
     rebound::PolicyCompileOptions options;
     options.breakers = &breakers;
     Driver driver;
     driver.scripts = {fails_after(5ms, ErrorCategory::ConnectionLost), never(), never()};
-    const rebound::RunResult result = driver.run(resolution_of(compile(spec, options)));
+    const rebound::RunResult result = driver.run(resolution_of(compile_hedging(spec, options)));
     CHECK(driver.starts == Starts{{1, 0ms}});
     CHECK(result.attempts == 1);
-    CHECK(result.hedge.suppressed_by(HedgeSuppression::Breaker) == 1);
+    CHECK(driver.report.suppressed_by(HedgeSuppression::Breaker) == 1);
     CHECK(result.outcome == RetryOutcome::Throttled);
 }
 
@@ -353,13 +335,13 @@ TEST_CASE("hedged run: an attempt past attempt_timeout is cancelled and fails", 
     spec.retry_on.push_back(rebound::Matcher::of_category(ErrorCategory::StatementTimeout));
     Driver driver;
     driver.scripts = {never(), never(), succeeds_after(5ms)};
-    const rebound::RunResult result = driver.run(resolution_of(compile(spec)));
+    const rebound::RunResult result = driver.run(resolution_of(compile_hedging(spec)));
     // Attempt 1 times out at 30ms: the policy retries statement_timeout, so hedge 2 is due at
     // once.
     CHECK(driver.starts == Starts{{1, 0ms}, {2, 20ms}, {3, 30ms}});
     CHECK(driver.cancels == Starts{{1, 30ms}, {2, 35ms}});
-    CHECK(result.hedge.winner == 3);
-    CHECK(result.hedge.abandoned == 1);  // attempt 2; attempt 1 timed out
+    CHECK(driver.report.winner == 3);
+    CHECK(driver.report.abandoned == 1);  // attempt 2; attempt 1 timed out
 }
 
 TEST_CASE("hedged run: a stop cancels every attempt in flight", "[hedge]") {
@@ -370,10 +352,10 @@ TEST_CASE("hedged run: a stop cancels every attempt in flight", "[hedge]") {
     rebound::RunOptions options;
     options.stop = stop.get_token();
     const rebound::RunResult result =
-        driver.run(resolution_of(compile(hedging_spec(20ms, 3))), options);
+        driver.run(resolution_of(compile_hedging(hedging_spec(20ms, 3))), options);
     CHECK(result.outcome == RetryOutcome::Cancelled);
     CHECK(driver.cancels == Starts{{1, 25ms}, {2, 25ms}});
-    CHECK(result.hedge.abandoned == 2);
+    CHECK(driver.report.abandoned == 2);
 }
 
 TEST_CASE("hedge tokens: burst at the start, max_extra_load per run, one per hedge", "[hedge]") {
@@ -408,7 +390,7 @@ TEST_CASE("hedge tokens survive a reload and scale with a changed burst", "[hedg
     options.hedge_tokens = scaled;
     rebound::PolicySpec spec = hedging_spec(20ms, 2);
     spec.hedge->burst = 20;
-    CHECK(compile(spec, options)->hedge_tokens() == scaled.get());
+    CHECK(compile_hedging(spec, options)->hedge_tokens() == scaled.get());
     const std::vector<std::string> kept;
     registry.retain_hedge_tokens("catalog", kept);
     CHECK(registry.hedge_tokens("catalog", "catalog-read", {20, 0.05})->tokens() == 20.0);

@@ -78,8 +78,8 @@ class HedgedRun {
   public:
     static constexpr int kMaxAttempts = 10;
 
-    // `resolution`'s policy must hedge (PolicySpec::hedge). `latencies` may be null: a learned
-    // delay then gives no timed hedge.
+    // `resolution`'s policy must hedge (PolicySpec::hedge). `latencies` null: the executor's
+    // (ExecutorOptions::hedge_latencies); with neither, a learned delay gives no timed hedge.
     HedgedRun(const RetryExecutor& executor, HandlerResolution resolution, std::string_view handler,
               const RunOptions& options, HedgeLatencies* latencies = nullptr) noexcept;
     HedgedRun(const HedgedRun&) = delete;
@@ -99,6 +99,9 @@ class HedgedRun {
         return number <= 1 ? AttemptKind::First : AttemptKind::Hedge;
     }
 
+    // The executor's clock, which every step reads.
+    Clock::TimePoint now() const noexcept;
+
     // Attempt `number` succeeded. Ignored unless it is in flight (a loser, a timed-out attempt).
     void succeeded(int number) noexcept;
     // Attempt `number` failed: judges the failure (may throw what on_failure throws). Ignored
@@ -106,6 +109,10 @@ class HedgedRun {
     void failed(int number, Failure failure);
     // Whether attempt `number` is in flight: its outcome still counts.
     bool in_flight(int number) const noexcept;
+    // An attempt that is no longer in flight ended (its outcome is ignored): for a run that
+    // allows one attempt at a time, a cancelled attempt occupies it until it ends. Touches
+    // nothing but the attempt's state, so that a driver may call it after the run is over.
+    void ignore_end(int number) noexcept { static_cast<void>(flying(number)); }
 
     // Ends the run as cancelled (a stop, or on_failure threw): every attempt in flight is then
     // cancelled by the Cancel steps poll() gives.
@@ -117,6 +124,9 @@ class HedgedRun {
 
     const RunResult& result() const noexcept { return result_; }
     RunResult take_result() noexcept { return std::move(result_); }
+    // What the run adds to its result: hedges, winner, abandoned, suppressed by reason. Complete
+    // once poll() returned Done.
+    const HedgeReport& report() const noexcept { return report_; }
 
   private:
     // Cancelled: timed out and cancelled, its end not yet seen (it still occupies a run that
@@ -128,7 +138,6 @@ class HedgedRun {
         SlotState state = SlotState::Idle;
     };
 
-    Clock::TimePoint now() const noexcept;
     Slot* flying(int number) noexcept;
     int occupying() const noexcept;
     void end_attempt(Slot& slot, SlotState state, Clock::TimePoint now, Failure failure);
@@ -159,6 +168,7 @@ class HedgedRun {
     HedgeLatencies* latencies_;
     std::string_view handler_;
     RunResult result_;
+    HedgeReport report_;
     std::array<Slot, kMaxAttempts> slots_{};
     Clock::TimePoint t0_{};
     Clock::TimePoint last_start_{};

@@ -45,7 +45,6 @@
 #include "rebound/exception_classifier.hpp"
 #include "rebound/failure.hpp"
 #include "rebound/function_ref.hpp"
-#include "rebound/hedge_report.hpp"
 #include "rebound/policy_set.hpp"
 #include "rebound/random_source.hpp"
 #include "rebound/retry_listener.hpp"
@@ -56,6 +55,7 @@ namespace rebound {
 
 class RetryRun;
 class HedgedRun;
+class HedgeLatencies;
 
 // What one attempt gets.
 struct AttemptInfo {
@@ -112,6 +112,9 @@ struct ExecutorOptions {
     bool measure_elapsed = false;
     // For run(handler, ...): when empty, every handler gets the built-in policy.
     PolicyResolver resolver{};
+    // Where hedged runs read learned hedge delays and record attempt latencies
+    // (hedge_latencies.hpp); null: no timed hedge under a learned delay.
+    HedgeLatencies* hedge_latencies = nullptr;
 };
 
 struct RunOptions {
@@ -133,7 +136,6 @@ struct RunResult {
     std::shared_ptr<const Policy> policy{};
     Failure last_error{};    // empty (tests false) after success on the first attempt
     Decision last_decision;  // the decision after the last failed attempt
-    HedgeReport hedge{};     // a hedged run's hedges (hedge_report.hpp); all zero otherwise
 
     bool succeeded() const noexcept { return outcome == RetryOutcome::Succeeded; }
 };
@@ -222,6 +224,7 @@ class RetryExecutor {
     // A listener wants durations: runs read the clock at each attempt's start and end.
     bool times_events_ = false;
     PolicyResolver resolver_;
+    HedgeLatencies* hedge_latencies_;
     // The exception types already reported unclassified; null without listeners. Shared by
     // copies of the executor.
     struct UnclassifiedTypes;

@@ -21,6 +21,7 @@
 
 #include "rebound/duration.hpp"
 #include "rebound/error.hpp"
+#include "rebound/hedge_report.hpp"
 #include "rebound/retry_outcome.hpp"
 
 namespace rebound {
@@ -75,6 +76,9 @@ struct RetryEvent {
     // AttemptStarted: the kind of the attempt starting. Succeeded: the kind of the attempt that
     // succeeded. First otherwise, and in every event of a run that does not hedge.
     AttemptKind attempt_kind = AttemptKind::First;
+    // Succeeded and Stopped of a hedged run: its hedges, winner, abandoned attempts and
+    // suppressed hedges (hedge_report.hpp); null for a run that does not hedge.
+    const HedgeReport* hedge = nullptr;
 
     // The `reason` of logs and metrics: the category wire name for a scheduled retry, the
     // outcome wire name for succeeded and stopped, empty for an attempt start.
