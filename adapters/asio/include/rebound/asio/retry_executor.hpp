@@ -262,6 +262,15 @@ class RunState {
     }
 
     const RunOptions& options() const noexcept { return options_; }
+    // Whether the run's policy hedges: it is then given up for a hedged run (hedged_driver.hpp),
+    // which takes its resolution and options (before it starts).
+    bool hedges() const noexcept { return hedges(start_.resolution); }
+    static bool hedges(const HandlerResolution& resolution) noexcept {
+        return resolution.policy_or_builtin()->spec().hedge.has_value();
+    }
+    HandlerResolution take_resolution() noexcept { return std::move(start_.resolution); }
+    std::string_view handler() const noexcept { return start_.handler; }
+    RunOptions take_options() noexcept { return std::move(options_); }
     // The policy the run will use (before it starts).
     std::shared_ptr<const Policy> policy() const noexcept {
         return start_.resolution.policy_or_builtin();
@@ -374,6 +383,8 @@ class PolicyRunState {
         return std::shared_ptr<const Policy>(std::shared_ptr<const Policy>(), policy_);
     }
     bool needs_canceller() const noexcept { return needs_canceller(*policy_); }
+    // Whether `policy` hedges: the run is then a hedged run (hedged_driver.hpp).
+    static bool hedges(const Policy& policy) noexcept { return policy.spec().hedge.has_value(); }
     static bool needs_canceller(const Policy& policy) noexcept {
         return policy.spec().attempt_timeout.has_value();
     }
@@ -668,7 +679,27 @@ template <typename T, typename Work, typename State, typename Canceller,
 }  // namespace detail
 
 class RetryExecutor;
+template <typename T>
+struct HedgedResult;
 namespace detail {
+// A run under a policy with `hedge`, and its forms for the entries that take the policy by
+// reference (hedged_driver.hpp, included at the end).
+template <typename T, typename Work, typename R>
+::asio::awaitable<R> run_hedged(const rebound::RetryExecutor& engine, VirtualTime* virtual_time,
+                                HandlerResolution resolution, std::string_view handler,
+                                RunOptions options, Work work);
+inline HandlerResolution code_resolution(const Policy& policy) noexcept;
+template <typename T>
+::asio::awaitable<void> fill_hedged(Result<T>& into, ::asio::awaitable<Result<T>> run);
+template <typename T>
+::asio::awaitable<T> value_of_hedged(::asio::awaitable<Result<T>> run);
+template <typename T, typename R, typename Work, typename Handler>
+void spawn_hedged(const rebound::RetryExecutor& engine, VirtualTime* virtual_time, Handler handler,
+                  HandlerResolution resolution, std::string_view name, RunOptions options,
+                  Work work);
+template <typename T, typename Work, typename Handler>
+void spawn_hedged_into(const rebound::RetryExecutor& engine, VirtualTime* virtual_time,
+                       Handler handler, const Policy& policy, Work work, Result<T>* into);
 // RetryExecutor::run_value() of a run that needs a canceller (defined below RetryExecutor).
 template <typename T, typename Work>
 ::asio::awaitable<T> value_of_spawned_run(const RetryExecutor& executor, const Policy& policy,
@@ -721,6 +752,11 @@ class RetryExecutor {
         using T = detail::WorkValue<Work>;
         using StoredWork = std::decay_t<Work>;
         if constexpr (std::is_same_v<std::decay_t<CompletionToken>, detail::AttemptToken>) {
+            if (detail::PolicyRunState::hedges(policy)) {
+                return detail::run_hedged<T, StoredWork, Result<T>>(
+                    engine_, virtual_time_, detail::code_resolution(policy), {}, {},
+                    StoredWork(std::forward<Work>(work)));
+            }
             if (!detail::PolicyRunState::needs_canceller(policy)) {
                 return detail::run_loop<T, StoredWork>(
                     virtual_time_, detail::PolicyRunState(engine_, policy),
@@ -728,7 +764,14 @@ class RetryExecutor {
             }
         }
         return ::asio::async_initiate<CompletionToken, void(std::exception_ptr, Result<T>)>(
-            [this](auto completion, detail::PolicyRunState moved_state, StoredWork moved_work) {
+            [this, &policy](auto completion, detail::PolicyRunState moved_state,
+                            StoredWork moved_work) {
+                if (detail::PolicyRunState::hedges(policy)) {
+                    detail::spawn_hedged<T, Result<T>>(
+                        engine_, virtual_time_, std::move(completion),
+                        detail::code_resolution(policy), {}, {}, std::move(moved_work));
+                    return;
+                }
                 spawn<T>(std::move(completion), std::move(moved_state), std::move(moved_work));
             },
             token, detail::PolicyRunState(engine_, policy), StoredWork(std::forward<Work>(work)));
@@ -746,6 +789,12 @@ class RetryExecutor {
                       "result must be a Result of the work's value");
         using StoredWork = std::decay_t<Work>;
         if constexpr (std::is_same_v<std::decay_t<CompletionToken>, detail::AttemptToken>) {
+            if (detail::PolicyRunState::hedges(policy)) {
+                return detail::fill_hedged<T>(
+                    result, detail::run_hedged<T, StoredWork, Result<T>>(
+                                engine_, virtual_time_, detail::code_resolution(policy), {}, {},
+                                StoredWork(std::forward<Work>(work))));
+            }
             if (!detail::PolicyRunState::needs_canceller(policy)) {
                 return detail::run_loop<T, StoredWork>(
                     virtual_time_, detail::PolicyRunState(engine_, policy),
@@ -753,8 +802,13 @@ class RetryExecutor {
             }
         }
         return ::asio::async_initiate<CompletionToken, void(std::exception_ptr)>(
-            [this, &result](auto completion, detail::PolicyRunState moved_state,
-                            StoredWork moved_work) {
+            [this, &result, &policy](auto completion, detail::PolicyRunState moved_state,
+                                     StoredWork moved_work) {
+                if (detail::PolicyRunState::hedges(policy)) {
+                    detail::spawn_hedged_into<T>(engine_, virtual_time_, std::move(completion),
+                                                 policy, std::move(moved_work), &result);
+                    return;
+                }
                 spawn<T>(std::move(completion), std::move(moved_state), std::move(moved_work),
                          &result);
             },
@@ -777,6 +831,11 @@ class RetryExecutor {
     ::asio::awaitable<detail::WorkValue<Work>> run_value(const Policy& policy, Work&& work) const {
         using T = detail::WorkValue<Work>;
         using StoredWork = std::decay_t<Work>;
+        if (detail::PolicyRunState::hedges(policy)) {
+            return detail::value_of_hedged<T>(detail::run_hedged<T, StoredWork, Result<T>>(
+                engine_, virtual_time_, detail::code_resolution(policy), {}, {},
+                StoredWork(std::forward<Work>(work))));
+        }
         if (!detail::PolicyRunState::needs_canceller(policy)) {
             return detail::run_loop<T, StoredWork>(
                 virtual_time_, detail::PolicyRunState(engine_, policy),
@@ -794,6 +853,34 @@ class RetryExecutor {
                       std::forward<CompletionToken>(token));
     }
 
+    // Runs `work` as a hedged run (docs/hedging-run.md) and completes with
+    // `void(std::exception_ptr, HedgedResult<T>)`: the run's Result and what the hedged run adds
+    // (hedges, winner, abandoned, suppressed by reason). run() runs a policy with `hedge` the same
+    // way and completes with the Result alone. The resolution's policy must have `hedge`;
+    // otherwise the completion's exception is std::invalid_argument.
+    template <typename Work, typename CompletionToken>
+    auto run_hedged(HandlerResolution resolution, std::string_view handler, Work&& work,
+                    CompletionToken&& token, RunOptions options = {}) const {
+        using T = detail::WorkValue<Work>;
+        using StoredWork = std::decay_t<Work>;
+        if constexpr (std::is_same_v<std::decay_t<CompletionToken>, detail::AttemptToken>) {
+            return detail::run_hedged<T, StoredWork, HedgedResult<T>>(
+                engine_, virtual_time_, std::move(resolution), handler, std::move(options),
+                StoredWork(std::forward<Work>(work)));
+        } else {
+            return ::asio::async_initiate<CompletionToken,
+                                          void(std::exception_ptr, HedgedResult<T>)>(
+                [this, handler](auto completion, HandlerResolution moved_resolution,
+                                RunOptions moved_options, StoredWork moved_work) {
+                    detail::spawn_hedged<T, HedgedResult<T>>(
+                        engine_, virtual_time_, std::move(completion), std::move(moved_resolution),
+                        handler, std::move(moved_options), std::move(moved_work));
+                },
+                token, std::move(resolution), std::move(options),
+                StoredWork(std::forward<Work>(work)));
+        }
+    }
+
     // The blocking executor with the same options: a run of either makes the same decisions.
     const rebound::RetryExecutor& blocking() const noexcept { return engine_; }
 
@@ -806,6 +893,11 @@ class RetryExecutor {
         using T = detail::WorkValue<Work>;
         using StoredWork = std::decay_t<Work>;
         if constexpr (std::is_same_v<std::decay_t<CompletionToken>, detail::AttemptToken>) {
+            if (detail::RunState::hedges(resolution)) {
+                return detail::run_hedged<T, StoredWork, Result<T>>(
+                    engine_, virtual_time_, std::move(resolution), handler, std::move(options),
+                    StoredWork(std::forward<Work>(work)));
+            }
             // The caller's coroutine awaits the run's: nothing to post, spawn or forward.
             if (!detail::RunState::needs_canceller(resolution, options)) {
                 return detail::run_loop<T, StoredWork>(
@@ -816,6 +908,13 @@ class RetryExecutor {
         }
         return ::asio::async_initiate<CompletionToken, void(std::exception_ptr, Result<T>)>(
             [this](auto completion, detail::RunState moved_state, StoredWork moved_work) {
+                if (moved_state.hedges()) {
+                    detail::spawn_hedged<T, Result<T>>(
+                        engine_, virtual_time_, std::move(completion),
+                        moved_state.take_resolution(), moved_state.handler(),
+                        moved_state.take_options(), std::move(moved_work));
+                    return;
+                }
                 spawn<T>(std::move(completion), std::move(moved_state), std::move(moved_work));
             },
             token, detail::RunState(engine_, std::move(resolution), handler, std::move(options)),
@@ -911,3 +1010,5 @@ template <typename Work>
 }
 
 }  // namespace rebound::asio
+
+#include "rebound/asio/hedged_driver.hpp"  // IWYU pragma: export
