@@ -369,3 +369,36 @@ TEST_CASE("asio hedged run: a coroutine awaits the run with use_awaitable", "[as
     CHECK(value == 2);
     CHECK(h.completed == 30ms);
 }
+
+TEST_CASE("asio hedged run: in real time, a hedge wins over an attempt that never ends",
+          "[asio][hedge]") {
+    // Real timers: the run's own wait until the hedge is due, and an attempt 1 that waits an
+    // hour unless cancelled. Nothing here depends on how long the steps take.
+    const rebound::asio::RetryExecutor executor;
+    asio::io_context io;
+    std::map<int, bool> cancelled;
+    auto work = [&](const rebound::AttemptInfo& attempt) -> asio::awaitable<int> {
+        if (attempt.attempt == 1) {
+            asio::steady_timer timer(co_await asio::this_coro::executor, 1h);
+            try {
+                co_await timer.async_wait(asio::use_awaitable);
+            } catch (const std::system_error&) {
+                cancelled[1] = attempt.stop.stop_requested();
+                throw;
+            }
+        }
+        co_return attempt.attempt;
+    };
+    std::optional<HedgedResult<int>> result;
+    executor.run_hedged(resolution_of(compile_hedging(hedging_spec(1ms, 2))), "catalog.read", work,
+                        asio::bind_executor(io, [&](std::exception_ptr error, HedgedResult<int> r) {
+                            CHECK_FALSE(error);
+                            result = std::move(r);
+                        }));
+    io.run();
+    REQUIRE(result);
+    CHECK(result->value == 2);
+    CHECK(result->hedge.winner == 2);
+    CHECK(result->hedge.abandoned == 1);
+    CHECK(cancelled == std::map<int, bool>{{1, true}});
+}
