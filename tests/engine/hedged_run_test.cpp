@@ -395,3 +395,12 @@ TEST_CASE("hedge tokens survive a reload and scale with a changed burst", "[hedg
     registry.retain_hedge_tokens("catalog", kept);
     CHECK(registry.hedge_tokens("catalog", "catalog-read", {20, 0.05})->tokens() == 20.0);
 }
+
+TEST_CASE("the blocking executor refuses a hedging policy at the start of a run", "[hedge]") {
+    int calls = 0;
+    const rebound::RetryExecutor executor;
+    CHECK_THROWS_WITH(executor.run(resolution_of(compile_hedging(hedging_spec(20ms, 2))),
+                                   "catalog.read", [&calls] { ++calls; }),
+                      "policy 'catalog-read': hedging needs an asynchronous executor");
+    CHECK(calls == 0);
+}

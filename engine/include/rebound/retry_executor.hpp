@@ -150,7 +150,9 @@ class RetryExecutor {
         return run(resolve(handler), handler, std::forward<Work>(work), options);
     }
 
-    // Runs `work` under an already resolved policy (a null policy means the built-in one).
+    // Runs `work` under an already resolved policy (a null policy means the built-in one). A
+    // policy with `hedge` is refused at the start with std::invalid_argument ("hedging needs an
+    // asynchronous executor"): hedges run concurrently (rebound::asio runs them).
     // `Work` is invocable with `const AttemptInfo&` (or with nothing) and returns void or
     // std::optional<Error>. The resolution is taken by value: pass an rvalue to spare the run
     // one reference count on the policy.
