@@ -18,6 +18,7 @@
 //       ... on an attempt's outcome: run.succeeded(n), or run.failed(n, failure)
 //   }
 //   rebound::RunResult result = run.take_result();
+//   const rebound::HedgeReport& report = run.report();  // hedges, winner, abandoned, suppressed
 //
 // Steps: t0 is the first poll(), which starts attempt 1. Hedge k is due at t0 + k * D (D fixed,
 // or learned and read once at t0; none: no timed hedge); a non-fatal failure takes a budget
@@ -37,8 +38,10 @@
 // hedging policy's max_attempts is 2..10); a larger max_attempts is taken as kMaxAttempts.
 //
 // A HedgedRun keeps references to its executor, the RunOptions and the handler name it was
-// made with and to the HedgeLatencies, if any: all must outlive it. Not thread-safe: one driver
-// steps it at a time.
+// made with and to the HedgeLatencies, if any: all must outlive it, except that the outcome of an
+// attempt no longer in flight (in_flight() false) touches only the run's own state, so that a
+// driver that does not await cancelled attempts may report their end (ignore_end()) while the
+// run alone is kept alive. Not thread-safe: one driver steps it at a time.
 #pragma once
 
 #include <array>
