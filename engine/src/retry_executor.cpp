@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <stdexcept>
 
 #include "rebound/retry_run.hpp"
 
@@ -103,11 +102,6 @@ Failure RetryExecutor::classify_returned(Error error) const noexcept {
 RunResult RetryExecutor::run_attempts(HandlerResolution resolution, std::string_view handler,
                                       FunctionRef<std::optional<Error>(const AttemptInfo&)> attempt,
                                       const RunOptions& options) const {
-    if (const Policy& policy = *resolution.policy_or_builtin(); policy.spec().hedge) {
-        // Hedges run concurrently: a blocking run has one attempt at a time (docs/hedging-run.md).
-        throw std::invalid_argument("policy '" + policy.name() +
-                                    "': hedging needs an asynchronous executor");
-    }
     RetryRun run = begin(std::move(resolution), handler, options);
     RunStep step = run.start_attempt();
     while (step != RunStep::Done) {

@@ -1,4 +1,4 @@
-// The hedged run of rebound::asio (docs/hedging-run.md) in virtual time: attempts are awaitable
+// The hedged run of rebound::asio (docs/hedging.md) in virtual time: attempts are awaitable
 // work that waits on VirtualTime timers, the run's own waits are VirtualTime timers, and the test
 // moves the clock from one timer to the next, so that every step is checked at its exact instant.
 // Unit label: runs under AddressSanitizer in CI, which checks that abandoned attempts (that keep

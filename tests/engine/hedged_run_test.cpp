@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hedging_policy.hpp"
+#include "rebound/handler_latencies.hpp"
 #include "rebound/hedged_run.hpp"
 #include "rebound/resilience_registry.hpp"
 #include "rebound/testing.hpp"
@@ -79,12 +80,13 @@ struct Driver {
     rebound::HedgeReport report;
     int most_in_flight = 0;
     Ms ended{0};
+    rebound::HedgeLatencies* latencies = nullptr;  // for learned delays
 
     Ms now() const { return std::chrono::duration_cast<Ms>(clock.now().time_since_epoch()); }
 
     rebound::RunResult run(rebound::HandlerResolution resolution,
                            const rebound::RunOptions& options = {}) {
-        rebound::HedgedRun run(engine, std::move(resolution), "catalog.read", options);
+        rebound::HedgedRun run(engine, std::move(resolution), "catalog.read", options, latencies);
         std::map<int, rebound::Clock::TimePoint> ends;
         for (int guard = 0; guard < 1000; ++guard) {
             const rebound::HedgeStep step = run.poll();
@@ -396,11 +398,35 @@ TEST_CASE("hedge tokens survive a reload and scale with a changed burst", "[hedg
     CHECK(registry.hedge_tokens("catalog", "catalog-read", {20, 0.05})->tokens() == 20.0);
 }
 
-TEST_CASE("the blocking executor refuses a hedging policy at the start of a run", "[hedge]") {
-    int calls = 0;
-    const rebound::RetryExecutor executor;
-    CHECK_THROWS_WITH(executor.run(resolution_of(compile_hedging(hedging_spec(20ms, 2))),
-                                   "catalog.read", [&calls] { ++calls; }),
-                      "policy 'catalog-read': hedging needs an asynchronous executor");
-    CHECK(calls == 0);
+TEST_CASE("hedged run: a learned delay comes from the handler's recorded latencies", "[hedge]") {
+    // p50 within 2ms..50ms of the last 10s, after a warmup of 4 latencies: the first runs have no
+    // timed hedge, and their winners' latencies (10ms each) make the delay of the next.
+    rebound::PolicySpec spec = hedging_spec(20ms, 2);
+    spec.hedge->fixed_delay.reset();
+    spec.hedge->learned = rebound::LearnedHedgeDelay{0.5, Duration(2ms), Duration(50ms)};
+    spec.hedge->window = Duration(10s);
+    spec.hedge->warmup = 4;
+    spec.hedge->burst = 100;
+    const auto policy = compile_hedging(spec);
+    Driver driver;
+    rebound::HandlerLatencies latencies(driver.clock);
+    driver.latencies = &latencies;
+    for (int run = 0; run < 4; ++run) {
+        driver.starts.clear();
+        driver.scripts = {succeeds_after(10ms), never()};
+        CHECK(driver.run(resolution_of(policy)).outcome == RetryOutcome::Succeeded);
+        CHECK(driver.starts.size() == 1);  // warming up: no timed hedge
+    }
+    REQUIRE(latencies.hedge_delay("catalog.read", *spec.hedge).has_value());
+    // Warm: the median (10ms, within the recorder's 5%) is the delay, so a slow first attempt
+    // gets its hedge about 10ms after it started.
+    driver.starts.clear();
+    driver.scripts = {succeeds_after(500ms), succeeds_after(1ms)};
+    const Ms t0 = driver.now();
+    CHECK(driver.run(resolution_of(policy)).outcome == RetryOutcome::Succeeded);
+    REQUIRE(driver.starts.size() == 2);
+    const Ms hedge_after = driver.starts[1].second - t0;
+    CHECK(hedge_after >= 9ms);
+    CHECK(hedge_after <= 11ms);
+    CHECK(driver.report.winner == 2);
 }

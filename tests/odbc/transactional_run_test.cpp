@@ -12,6 +12,7 @@
 #include "database_test_support.hpp"
 #include "event_log.hpp"
 #include "rebound/dsl/load.hpp"
+#include "rebound/hedging_unsupported.hpp"
 #include "rebound/odbc/transactional_runner.hpp"
 #include "rebound/retry_metrics.hpp"
 #include "rebound/testing.hpp"
@@ -295,6 +296,29 @@ TEST_CASE("sqlite: a probe that throws another exception gives the breaker's per
     CHECK(probe.succeeded());
     CHECK(policy->breaker()->snapshot(h.clock.now()).state == BreakerState::Closed);
     CHECK(db.value() == "1");
+}
+
+TEST_CASE("sqlite: a hedging policy is refused before the connection is touched",
+          "[sqlite][runner][hedge]") {
+    LockedDatabase db;
+    db.release();
+    Harness h;
+    PolicySpec spec;
+    spec.name = "ledger-reads";
+    spec.retry_on = {Matcher::transient()};
+    HedgeSettings hedge;
+    hedge.fixed_delay = Duration(20ms);
+    spec.hedge = hedge;
+    PolicyResult compiled = Policy::create(std::move(spec));
+    REQUIRE(compiled);
+    const odbc::TransactionalRunner runner = h.runner();
+    int calls = 0;
+    CHECK_THROWS_AS(runner.run(db.connection, *compiled.policy, {.handler = "ledger.read"},
+                               [&](Connection&, const TransactionAttempt&) { ++calls; }),
+                    HedgingUnsupported);
+    CHECK(calls == 0);
+    CHECK(h.log.lines.empty());
+    CHECK(db.connection.autocommit());  // no transaction was begun
 }
 
 // Makes `database` refuse new sessions and ends the ones it has, from an admin session.

@@ -184,15 +184,50 @@ void deliveries_decide_and_tell_as_the_blocking_executor(const std::string& name
     CHECK(pool.metrics().succeeded == 1);
 }
 
-#define QUEUE_RUN_SCENARIOS(database)                                                    \
-    TEST_CASE("queue " database                                                          \
-              ": an open breaker postpones deliveries without spending attempts",        \
-              "[" database "]") {                                                        \
-        an_open_breaker_postpones_deliveries_without_spending_attempts(database);        \
-    }                                                                                    \
-    TEST_CASE("queue " database ": deliveries decide and tell as the blocking executor", \
-              "[" database "]") {                                                        \
-        deliveries_decide_and_tell_as_the_blocking_executor(database);                   \
+// A hedging policy: the queue runs one attempt at a time, so each such message is dead at once,
+// its handler never called, with the refusal as its last error (docs/queue.md).
+void a_hedging_policy_is_refused_without_running_the_handler(const std::string& name) {
+    QueueDatabase database(name);
+    odbc::Connection connection = database.connect();
+    PolicySpec spec;
+    spec.name = "hedged";
+    spec.retry_on = {Matcher::transient()};
+    HedgeSettings hedge;
+    hedge.fixed_delay = Duration(20ms);
+    spec.hedge = hedge;
+    PolicyResult compiled = Policy::create(std::move(spec));
+    REQUIRE(compiled);
+    std::atomic<int> calls{0};
+    auto handlers = std::make_shared<QueueHandlers>();
+    handlers->add(HandlerRegistration{.name = "t.hedged", .policy = compiled.policy},
+                  [&](Delivery&) { ++calls; });
+    const std::int64_t id = database.store().enqueue(connection, {.handler = "t.hedged"});
+    WorkerPool pool(odbc_environment(), handlers, worker_options(database, 1));
+    pool.start();
+    REQUIRE(wait_until([&] { return pool.metrics().dead == 1; }));
+    pool.stop();
+    CHECK(calls == 0);
+    CHECK(pool.metrics().database_errors == 0);
+    const auto dead = database.store().find(connection, id);
+    REQUIRE(dead);
+    CHECK(dead->state == MessageState::Dead);
+    CHECK_THAT(dead->last_error.message,
+               Contains("policy 'hedged' hedges: hedging needs an asynchronous executor"));
+}
+
+#define QUEUE_RUN_SCENARIOS(database)                                                        \
+    TEST_CASE("queue " database                                                              \
+              ": an open breaker postpones deliveries without spending attempts",            \
+              "[" database "]") {                                                            \
+        an_open_breaker_postpones_deliveries_without_spending_attempts(database);            \
+    }                                                                                        \
+    TEST_CASE("queue " database ": deliveries decide and tell as the blocking executor",     \
+              "[" database "]") {                                                            \
+        deliveries_decide_and_tell_as_the_blocking_executor(database);                       \
+    }                                                                                        \
+    TEST_CASE("queue " database ": a hedging policy is refused without running the handler", \
+              "[" database "]") {                                                            \
+        a_hedging_policy_is_refused_without_running_the_handler(database);                   \
     }
 
 QUEUE_RUN_SCENARIOS("sqlite")

@@ -12,6 +12,7 @@
 #include "held_claims.hpp"
 #include "periodic_turn.hpp"
 #include "rebound/clock.hpp"
+#include "rebound/hedging_unsupported.hpp"
 #include "rebound/queue/queue_schema.hpp"
 #include "rebound/queue/queue_store.hpp"
 #include "rebound/retry_run.hpp"
@@ -334,7 +335,15 @@ class WorkerThread {
             postpone(message, owner, detail::postponement(permit, *run.result().policy));
             return;
         }
-        run.start_attempt();  // Attempt: its permit is reserved, and the run has no stop token
+        try {
+            run.start_attempt();  // Attempt: its permit is reserved, and the run has no stop token
+        } catch (const HedgingUnsupported& refusal) {
+            // A hedging policy (docs/hedging.md): the queue runs one attempt at a time, so the
+            // message is dead at once, unrun, rather than failing every delivery until its lease
+            // runs out (docs/queue.md, "Circuit breakers").
+            write_failure(message.id, owner, refused_hedging(refusal), false);
+            return;
+        }
         Failure failure;
         bool session_ended = false;  // a database error that ended the worker's session
         {
@@ -397,6 +406,15 @@ class WorkerThread {
         }
         const RunStep step = run.failed(std::move(failure));
         return detail::outcome_of(run.result(), step);
+    }
+
+    // What a delivery under a hedging policy stores: dead, not retried, with the refusal's text.
+    static AttemptFailure refused_hedging(const HedgingUnsupported& refusal) {
+        AttemptFailure dead;
+        dead.error.category = std::string(to_string(ErrorCategory::Unknown));
+        dead.error.message = refusal.what();
+        dead.dead_reason = std::string(to_string(DecisionReason::NonRetryable));
+        return dead;
     }
 
     // The breaker refused the delivery: it is not an attempt (docs/queue.md, "Circuit breakers").

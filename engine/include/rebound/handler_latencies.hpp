@@ -2,7 +2,7 @@
 // object (in a service: of the process), from which hedged runs read their learned delay
 // (docs/hedging.md, "Learned delay").
 //
-// hedge_delay() and record() have the names and signatures a hedged run's driver calls: a run of
+// It is the HedgeLatencies a hedged run reads (ExecutorOptions::hedge_latencies): a run of
 // a handler whose policy hedges with a learned delay reads its delay once when its first attempt
 // starts, and records the latency of each attempt that succeeded (attempt_timeout for one that
 // timed out) when it ends. Times are read from the clock given at construction.
@@ -29,15 +29,16 @@
 #include "rebound/clock.hpp"
 #include "rebound/duration.hpp"
 #include "rebound/hedge.hpp"
+#include "rebound/hedge_latencies.hpp"
 #include "rebound/latency_recorder.hpp"
 
 namespace rebound {
 
-class HandlerLatencies {
+class HandlerLatencies final : public HedgeLatencies {
   public:
     // `clock` must outlive the object.
     explicit HandlerLatencies(const Clock& clock = default_clock());
-    ~HandlerLatencies();
+    ~HandlerLatencies() override;
 
     HandlerLatencies(const HandlerLatencies&) = delete;
     HandlerLatencies& operator=(const HandlerLatencies&) = delete;
@@ -46,10 +47,10 @@ class HandlerLatencies {
     // recorder (none while its window holds fewer than warmup latencies); none when `hedge` has
     // no learned delay.
     std::optional<Duration> hedge_delay(std::string_view handler,
-                                        const HedgeSettings& hedge) const noexcept;
+                                        const HedgeSettings& hedge) const noexcept override;
 
     // Records the latency of an attempt of `handler` that ended now.
-    void record(std::string_view handler, Duration latency) noexcept;
+    void record(std::string_view handler, Duration latency) noexcept override;
 
     // The handler's recorder, or null when none has been made.
     const LatencyRecorder* recorder(std::string_view handler) const noexcept;

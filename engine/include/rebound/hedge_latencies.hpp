@@ -1,5 +1,5 @@
 // HedgeLatencies: where a hedged run reads a learned hedge delay and records attempt latencies
-// (docs/hedging-run.md; spec hedging.md, "Learned delay"). The latency recorder implements it;
+// (docs/hedging.md; spec hedging.md, "Learned delay"). The latency recorder implements it;
 // a run without one has no timed hedge under a learned delay.
 //
 // Both functions are called from the run's driver, possibly from many runs and threads at once:

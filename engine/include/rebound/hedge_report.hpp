@@ -1,4 +1,4 @@
-// HedgeReport: what a hedged run adds to its result (docs/hedging-run.md; spec hedging.md,
+// HedgeReport: what a hedged run adds to its result (docs/hedging.md; spec hedging.md,
 // "Results, events and metrics").
 //
 // All zero for a run that does not hedge. Counts are small: a hedging policy has at most 10

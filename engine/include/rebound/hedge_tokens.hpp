@@ -1,5 +1,5 @@
 // HedgeTokens: the tokens hedges take, per (service, policy name) like the retry budget
-// (docs/hedging-run.md; spec hedging.md, "The hedged run" step 8).
+// (docs/hedging.md; spec hedging.md, "The hedged run" step 8).
 //
 // Tokens start at `burst`; every run that starts gains `max_extra_load` tokens, capped at
 // `burst`; a hedge starts only by taking a whole token. Over any stretch of R runs, hedges

@@ -1,5 +1,5 @@
 // HedgedRun: one run of a hedging policy as a state machine with several attempts in flight
-// (docs/hedging-run.md; spec hedging.md, "The hedged run"), for an asynchronous driver such as
+// (docs/hedging.md; spec hedging.md, "The hedged run"), for an asynchronous driver such as
 // rebound::asio's. It makes the same judgements as RetryRun (decide()'s steps 1 to 4 for fatal
 // failures, breaker permits, the retry budget, server delay hints, listeners, deadline,
 // attempt_timeout) and adds the hedge schedule, suppression and hedge tokens.

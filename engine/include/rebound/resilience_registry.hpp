@@ -48,7 +48,7 @@ class ResilienceRegistry {
 
     // The hedge tokens of (service, policy), as budget(): the existing ones when their settings
     // are `settings`, else tokens with `settings`, scaled by the new burst / the old burst from
-    // the existing ones, or full when there are none (docs/hedging-run.md).
+    // the existing ones, or full when there are none (docs/hedging.md).
     std::shared_ptr<HedgeTokens> hedge_tokens(std::string_view service, std::string_view policy,
                                               const HedgeTokenSettings& settings);
     // Drops the hedge tokens of `service` whose policies are not listed.

@@ -44,7 +44,7 @@ constexpr std::string_view to_string(RetryEventKind kind) noexcept {
 
 // Which attempt an event is about: the first of a run (and every retry of a run that does not
 // hedge), or a hedge, started while earlier attempts of the same run may still be in flight
-// (docs/hedging-run.md).
+// (docs/hedging.md).
 enum class AttemptKind : std::uint8_t { First, Hedge };
 
 constexpr std::string_view to_string(AttemptKind kind) noexcept {

@@ -1,4 +1,4 @@
-// The hedged run of the asynchronous executor (docs/hedging-run.md): what RetryExecutor::run
+// The hedged run of the asynchronous executor (docs/hedging.md): what RetryExecutor::run
 // does with a policy that has `hedge`. Internal: included by retry_executor.hpp, at its end.
 //
 // The run's state is one object shared by the driver and every attempt (HedgedState): the

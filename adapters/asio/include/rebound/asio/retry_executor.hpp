@@ -853,7 +853,7 @@ class RetryExecutor {
                       std::forward<CompletionToken>(token));
     }
 
-    // Runs `work` as a hedged run (docs/hedging-run.md) and completes with
+    // Runs `work` as a hedged run (docs/hedging.md) and completes with
     // `void(std::exception_ptr, HedgedResult<T>)`: the run's Result and what the hedged run adds
     // (hedges, winner, abandoned, suppressed by reason). run() runs a policy with `hedge` the same
     // way and completes with the Result alone. The resolution's policy must have `hedge`;

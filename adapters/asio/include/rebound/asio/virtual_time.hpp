@@ -9,7 +9,7 @@
 // deadlines and breakers see the time pass) and resumes the run through a post on its executor:
 // the run stays asynchronous, yet no timer is armed. Attempt timeouts still use real timers.
 //
-// A hedged run (docs/hedging-run.md) has several attempts in flight, so its waits cannot pass at
+// A hedged run (docs/hedging.md) has several attempts in flight, so its waits cannot pass at
 // once: it sets timers in virtual time (at()), and the test moves time on from one timer to the
 // next (advance()) whenever the io_context has nothing left to do:
 //
