@@ -118,6 +118,7 @@ void HedgedRun::begin(Clock::TimePoint now) noexcept {
     if (delay_ && *delay_ <= Duration{0}) {
         delay_.reset();
     }
+    report_.delay = delay_;
 }
 
 HedgeStep HedgedRun::poll() {

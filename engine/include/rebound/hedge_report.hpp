@@ -8,7 +8,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
+
+#include "rebound/duration.hpp"
 
 namespace rebound {
 
@@ -51,6 +54,9 @@ struct HedgeReport {
     std::array<std::uint16_t, kHedgeSuppressionReasons> suppressed{};  // by HedgeSuppression
     // The handler is not idempotent: no timed hedge, one attempt in flight at a time.
     bool one_at_a_time = false;
+    // The hedge delay D of the run, read at its start: the fixed delay, or the learned one
+    // clamped to [min, max]; none while a learned delay warms up (or no latencies are kept).
+    std::optional<Duration> delay{};
 
     std::uint16_t suppressed_by(HedgeSuppression reason) const noexcept {
         return suppressed[static_cast<std::size_t>(reason)];

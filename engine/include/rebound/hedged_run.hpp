@@ -127,8 +127,8 @@ class HedgedRun {
 
     const RunResult& result() const noexcept { return result_; }
     RunResult take_result() noexcept { return std::move(result_); }
-    // What the run adds to its result: hedges, winner, abandoned, suppressed by reason. Complete
-    // once poll() returned Done.
+    // What the run adds to its result: hedges, winner, abandoned, suppressed by reason, and the
+    // delay (set by the first poll()). Complete once poll() returned Done.
     const HedgeReport& report() const noexcept { return report_; }
 
   private:
