@@ -62,6 +62,23 @@ void append_series_start(std::string& out, std::string_view name, std::string_vi
     out += '"';
 }
 
+// One line of counter `name` for `handler` (and `reason`, unless empty); none for a zero count.
+void append_count(std::string& out, std::string_view name, std::string_view handler,
+                  std::string_view reason, std::uint64_t count) {
+    if (count == 0) {
+        return;
+    }
+    append_series_start(out, name, handler);
+    if (!reason.empty()) {
+        out += ",reason=\"";
+        out += reason;
+        out += '"';
+    }
+    out += "} ";
+    append_number(out, count);
+    out += '\n';
+}
+
 // `handler="...",outcome="..."`: the labels of a histogram series.
 std::string histogram_labels(std::string_view handler, std::string_view outcome) {
     std::string labels = "handler=\"";
@@ -233,7 +250,11 @@ struct RetryMetrics::HandlerCounters {
     std::array<std::atomic<std::uint64_t>, kCategoryCount> retries{};
     std::atomic<std::int64_t> delay_microseconds{0};
     std::array<std::atomic<std::uint64_t>, kRetryOutcomeCount> runs{};
-    DurationCounts shared_durations;  // for threads that share a stripe
+    std::atomic<std::uint64_t> hedges{0};
+    std::atomic<std::uint64_t> hedge_wins{0};
+    std::array<std::atomic<std::uint64_t>, kHedgeSuppressionReasons> hedges_suppressed{};
+    std::atomic<std::int64_t> hedge_delay_microseconds{0};  // 0: no delay known
+    DurationCounts shared_durations;                        // for threads that share a stripe
     std::array<std::atomic<DurationCounts*>, detail::kThreadStripes> striped_durations{};
 };
 
@@ -310,6 +331,9 @@ const RetryMetrics::HandlerCounters* RetryMetrics::find(std::string_view handler
 void RetryMetrics::on_attempt_started(const RetryEvent& event) noexcept {
     if (HandlerCounters* c = counters(event.handler)) {
         c->attempts.fetch_add(1, std::memory_order_relaxed);
+        if (event.attempt_kind == AttemptKind::Hedge) {
+            c->hedges.fetch_add(1, std::memory_order_relaxed);
+        }
     }
 }
 
@@ -326,8 +350,26 @@ void RetryMetrics::count_run(const RetryEvent& event) noexcept {
     if (HandlerCounters* c = counters(event.handler)) {
         const auto outcome = static_cast<std::size_t>(event.outcome);
         c->runs[outcome].fetch_add(1, std::memory_order_relaxed);
+        if (event.hedge != nullptr) {
+            count_hedged_run(*c, event);
+        }
         c->observe_durations(event);
     }
+}
+
+void RetryMetrics::count_hedged_run(HandlerCounters& c, const RetryEvent& event) noexcept {
+    const HedgeReport& report = *event.hedge;
+    if (event.kind == RetryEventKind::Succeeded && event.attempt_kind == AttemptKind::Hedge) {
+        c.hedge_wins.fetch_add(1, std::memory_order_relaxed);
+    }
+    for (std::size_t i = 0; i < kHedgeSuppressionReasons; ++i) {
+        if (report.suppressed[i] != 0) {
+            c.hedges_suppressed[i].fetch_add(report.suppressed[i], std::memory_order_relaxed);
+        }
+    }
+    // A run's delay is never 0 (none is none): 0 stands for none.
+    c.hedge_delay_microseconds.store(report.delay ? report.delay->count() : 0,
+                                     std::memory_order_relaxed);
 }
 
 void RetryMetrics::on_succeeded(const RetryEvent& event) noexcept {
@@ -353,6 +395,24 @@ std::uint64_t RetryMetrics::retries(std::string_view handler, ErrorCategory reas
 std::uint64_t RetryMetrics::runs(std::string_view handler, RetryOutcome reason) const {
     const HandlerCounters* c = find(handler);
     return c != nullptr ? c->runs[static_cast<std::size_t>(reason)].load(std::memory_order_relaxed)
+                        : 0;
+}
+
+std::uint64_t RetryMetrics::hedges(std::string_view handler) const {
+    const HandlerCounters* c = find(handler);
+    return c != nullptr ? c->hedges.load(std::memory_order_relaxed) : 0;
+}
+
+std::uint64_t RetryMetrics::hedge_wins(std::string_view handler) const {
+    const HandlerCounters* c = find(handler);
+    return c != nullptr ? c->hedge_wins.load(std::memory_order_relaxed) : 0;
+}
+
+std::uint64_t RetryMetrics::hedges_suppressed(std::string_view handler,
+                                              HedgeSuppression reason) const {
+    const HandlerCounters* c = find(handler);
+    return c != nullptr ? c->hedges_suppressed[static_cast<std::size_t>(reason)].load(
+                              std::memory_order_relaxed)
                         : 0;
 }
 
@@ -407,10 +467,47 @@ std::string RetryMetrics::render() const {
             out += '\n';
         }
     }
+    render_hedges(out);
     if (options_.durations) {
         render_durations(out);
     }
     return out;
+}
+
+void RetryMetrics::render_hedges(std::string& out) const {
+    append_header(out, "rebound_hedges_total",
+                  "Hedges started: attempts of a hedged run beyond the first.");
+    for (const auto& [handler, c] : handlers_) {
+        append_count(out, "rebound_hedges_total", handler, {},
+                     c->hedges.load(std::memory_order_relaxed));
+    }
+    append_header(out, "rebound_hedge_wins_total",
+                  "Hedged runs won by a hedge, not the first attempt.");
+    for (const auto& [handler, c] : handlers_) {
+        append_count(out, "rebound_hedge_wins_total", handler, {},
+                     c->hedge_wins.load(std::memory_order_relaxed));
+    }
+    append_header(out, "rebound_hedges_suppressed_total",
+                  "Hedges that fell due and did not start, by the first reason that held.");
+    for (const auto& [handler, c] : handlers_) {
+        for (std::size_t i = 0; i < kHedgeSuppressionReasons; ++i) {
+            append_count(out, "rebound_hedges_suppressed_total", handler,
+                         to_string(static_cast<HedgeSuppression>(i)),
+                         c->hedges_suppressed[i].load(std::memory_order_relaxed));
+        }
+    }
+    append_metric_header(out, "rebound_hedge_delay_seconds", "gauge",
+                         "The hedge delay of the last hedged run to end, fixed or learned.");
+    for (const auto& [handler, c] : handlers_) {
+        const std::int64_t delay = c->hedge_delay_microseconds.load(std::memory_order_relaxed);
+        if (delay == 0) {
+            continue;
+        }
+        append_series_start(out, "rebound_hedge_delay_seconds", handler);
+        out += "} ";
+        append_seconds(out, delay);
+        out += '\n';
+    }
 }
 
 void RetryMetrics::render_durations(std::string& out) const {

@@ -34,9 +34,10 @@ TEST_CASE("metrics render in the Prometheus text format exactly", "[metrics]") {
     CHECK(metrics.retries("ApproveCase", ErrorCategory::Deadlock) == 2);
     CHECK(metrics.runs("orders.\"ship\"", rebound::RetryOutcome::Exhausted) == 1);
     CHECK(metrics.attempts("nobody") == 0);
-    // The counters; the duration histograms that follow are in duration_metrics_test.cpp.
+    // The counters; the hedging series and the duration histograms that follow are in
+    // hedge_metrics_test.cpp and duration_metrics_test.cpp.
     const std::string text = metrics.render();
-    CHECK(text.substr(0, text.find("# HELP rebound_attempt_duration_seconds")) ==
+    CHECK(text.substr(0, text.find("# HELP rebound_hedges_total")) ==
           "# HELP rebound_attempts_total Attempts started, first attempts included.\n"
           "# TYPE rebound_attempts_total counter\n"
           "rebound_attempts_total{handler=\"ApproveCase\"} 4\n"

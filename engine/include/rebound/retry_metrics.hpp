@@ -7,6 +7,14 @@
 //   rebound_retries_total{handler,reason}             retries scheduled; reason = error category
 //   rebound_retry_delay_seconds_total{handler}        sum of the scheduled waits
 //   rebound_runs_total{handler,reason}                finished runs; reason = outcome
+//   rebound_hedges_total{handler}                     hedges started (attempts of a hedged run
+//       beyond the first)
+//   rebound_hedge_wins_total{handler}                 hedged runs that a hedge, not the first
+//       attempt, won
+//   rebound_hedges_suppressed_total{handler,reason}   hedges that fell due and did not start;
+//       reason = HedgeSuppression (attempts, deadline, budget, hedge_tokens, breaker, pushback)
+//   rebound_hedge_delay_seconds{handler}              gauge: the hedge delay of the handler's last
+//       hedged run to end (fixed, or learned); left out while there is none (warming up)
 //   rebound_attempt_duration_seconds{handler,outcome} histogram of the attempts that ran; outcome
 //       = `succeeded`, the failed attempt's error category, or `cancelled` (the run was cancelled
 //       while the attempt ran); an attempt the breaker refused never ran and is not in it
@@ -35,6 +43,7 @@
 #include <string_view>
 
 #include "rebound/error_category.hpp"
+#include "rebound/hedge_report.hpp"
 #include "rebound/output_text.hpp"  // escape_label_value, for every Prometheus writer
 #include "rebound/retry_listener.hpp"
 #include "rebound/retry_outcome.hpp"
@@ -74,6 +83,9 @@ class RetryMetrics final : public RetryListener {
     std::uint64_t attempts(std::string_view handler) const;
     std::uint64_t retries(std::string_view handler, ErrorCategory reason) const;
     std::uint64_t runs(std::string_view handler, RetryOutcome reason) const;
+    std::uint64_t hedges(std::string_view handler) const;
+    std::uint64_t hedge_wins(std::string_view handler) const;
+    std::uint64_t hedges_suppressed(std::string_view handler, HedgeSuppression reason) const;
 
   private:
     struct HandlerCounters;  // retry_metrics.cpp
@@ -84,8 +96,11 @@ class RetryMetrics final : public RetryListener {
     HandlerCounters* create(std::string_view handler, std::uint64_t hash) noexcept;
     const HandlerCounters* find(std::string_view handler) const;
     void count_run(const RetryEvent& event) noexcept;
+    static void count_hedged_run(HandlerCounters& c, const RetryEvent& event) noexcept;
 
-    void render_durations(std::string& out) const;  // under the caller's shared lock
+    // Under the caller's shared lock.
+    void render_hedges(std::string& out) const;
+    void render_durations(std::string& out) const;
 
     RetryMetricsOptions options_;
     std::unique_ptr<Slots> slots_;
