@@ -22,6 +22,7 @@
 #include "hedging_policy.hpp"
 #include "rebound/asio/retry_executor.hpp"
 #include "rebound/resilience_registry.hpp"
+#include "rebound/retry_metrics.hpp"
 
 using namespace std::chrono_literals;
 using rebound::Duration;
@@ -83,7 +84,9 @@ struct Step {
 struct Harness {
     rebound::testing::ManualClock clock;
     VirtualTime time{clock};
-    rebound::asio::RetryExecutor executor{{.clock = &clock}, &time};
+    rebound::asio::RetryExecutor executor;
+    explicit Harness(std::vector<rebound::RetryListener*> listeners = {})
+        : executor({.clock = &clock, .listeners = std::move(listeners)}, &time) {}
     asio::io_context io;
     std::map<int, Step> steps;  // by attempt number
     std::map<int, Ms> started;
@@ -162,6 +165,43 @@ TEST_CASE("asio hedged run: a hedge due at 20ms starts at 20ms, the first succes
     CHECK(r.hedge.hedges == 1);
     CHECK(r.hedge.abandoned == 1);
     CHECK(h.cancelled == std::map<int, Ms>{{1, 30ms}});
+}
+
+TEST_CASE("asio hedged run: RetryMetrics as a listener counts hedges, wins and the delay",
+          "[asio][hedge][metrics]") {
+    rebound::RetryMetrics metrics;
+    Harness h({&metrics});
+    const auto policy = compile_hedging(hedging_spec(20ms, 3));
+    // A hedge wins; then a run whose third attempt finds max_attempts used after two failures.
+    h.steps = {{1, {100ms}}, {2, {10ms}}};
+    REQUIRE(h.run(resolution_of(policy)).hedge.winner == 2);
+    h.steps = {{1, {5ms, ErrorCategory::ConnectionLost}},
+               {2, {5ms, ErrorCategory::ConnectionLost}},
+               {3, {5ms, ErrorCategory::ConnectionLost}}};
+    REQUIRE(h.run(resolution_of(policy)).outcome == RetryOutcome::Exhausted);
+    const std::string text = metrics.render();
+    const std::size_t begin = text.find("rebound_runs_total{");
+    const std::size_t end = text.find("# HELP rebound_attempt_duration_seconds");
+    REQUIRE(begin != std::string::npos);
+    REQUIRE(end != std::string::npos);
+    CHECK(text.substr(begin, end - begin) ==
+          "rebound_runs_total{handler=\"catalog.read\",reason=\"succeeded\"} 1\n"
+          "rebound_runs_total{handler=\"catalog.read\",reason=\"exhausted\"} 1\n"
+          "# HELP rebound_hedges_total Hedges started: attempts of a hedged run beyond the first.\n"
+          "# TYPE rebound_hedges_total counter\n"
+          "rebound_hedges_total{handler=\"catalog.read\"} 3\n"
+          "# HELP rebound_hedge_wins_total Hedged runs won by a hedge, not the first attempt.\n"
+          "# TYPE rebound_hedge_wins_total counter\n"
+          "rebound_hedge_wins_total{handler=\"catalog.read\"} 1\n"
+          "# HELP rebound_hedges_suppressed_total Hedges that fell due and did not start, by the "
+          "first reason that held.\n"
+          "# TYPE rebound_hedges_suppressed_total counter\n"
+          "rebound_hedges_suppressed_total{handler=\"catalog.read\",reason=\"attempts\"} 1\n"
+          "# HELP rebound_hedge_delay_seconds The hedge delay of the last hedged run to end, "
+          "fixed or learned.\n"
+          "# TYPE rebound_hedge_delay_seconds gauge\n"
+          "rebound_hedge_delay_seconds{handler=\"catalog.read\"} 0.02\n");
+    CHECK(metrics.attempts("catalog.read") == 5);
 }
 
 TEST_CASE("asio hedged run: a failure at 5ms starts hedge 1 at once, hedge 2 is due at 40ms",
