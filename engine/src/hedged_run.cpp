@@ -32,6 +32,7 @@ HedgedRun::HedgedRun(const RetryExecutor& executor, HandlerResolution resolution
     result_.policy = std::move(resolution).policy_or_builtin();
     max_attempts_ = std::clamp(result_.policy->spec().max_attempts, 1, kMaxAttempts);
     report_.one_at_a_time = !idempotent_;
+    times_events_ = executor.times_events_;
 }
 
 Clock::TimePoint HedgedRun::now() const noexcept {
@@ -347,7 +348,32 @@ void HedgedRun::judge(int number, Clock::TimePoint now) {
         options_->on_failure(FailureEvent{handler_, number, result_.last_error, decision});
     }
     if (fatal) {
-        finish(outcome_of(decision.reason), now);
+        finish(outcome_of(decision.reason), now, &slots_[static_cast<std::size_t>(number) - 1]);
+    } else {
+        tell_failed(number, now);
+    }
+}
+
+void HedgedRun::tell_failed(int number, Clock::TimePoint now) const noexcept {
+    notify(&RetryListener::on_attempt_failed, RetryEventKind::AttemptFailed, number,
+           [&](RetryEvent& event) {
+               event.category = result_.last_error.description().effective_category();
+               event.error = &result_.last_error.description();
+               event.attempt_kind = kind(number);
+               add_durations(event, &slots_[static_cast<std::size_t>(number) - 1], now, false);
+           });
+}
+
+void HedgedRun::add_durations(RetryEvent& event, const Slot* ended, Clock::TimePoint now,
+                              bool ends_run) const noexcept {
+    if (!times_events_) {
+        return;
+    }
+    if (ended != nullptr) {
+        event.attempt_duration = std::chrono::duration_cast<Duration>(now - ended->start);
+    }
+    if (ends_run) {
+        event.run_duration = result_.elapsed;
     }
 }
 
@@ -368,7 +394,7 @@ void HedgedRun::succeeded(int number) noexcept {
         latencies_->record(handler_, took);
     }
     report_.winner = static_cast<std::uint16_t>(number);
-    finish(RetryOutcome::Succeeded, current);
+    finish(RetryOutcome::Succeeded, current, slot);
 }
 
 void HedgedRun::failed(int number, Failure failure) {
@@ -448,21 +474,25 @@ HedgeStep HedgedRun::wait_step(Clock::TimePoint now) const noexcept {
     return {HedgeAction::Wait, 0, until};
 }
 
-void HedgedRun::finish(RetryOutcome outcome, Clock::TimePoint now) noexcept {
+void HedgedRun::finish(RetryOutcome outcome, Clock::TimePoint now, const Slot* ended) noexcept {
     done_ = true;
     // Every attempt still in flight is cancelled by the Cancel steps that follow.
     report_.abandoned = static_cast<std::uint16_t>(in_flight_);
     result_.outcome = outcome;
-    result_.elapsed = since_start(now);
+    result_.elapsed = begun_ ? since_start(now) : Duration{0};  // 0: abandoned before t0
     const bool succeeded = outcome == RetryOutcome::Succeeded;
     const int winner = report_.winner;
     notify(succeeded ? &RetryListener::on_succeeded : &RetryListener::on_stopped,
            succeeded ? RetryEventKind::Succeeded : RetryEventKind::Stopped, started_,
            [&](RetryEvent& event) {
                event.outcome = outcome;
-               event.error = result_.last_error ? &result_.last_error.description() : nullptr;
+               if (result_.last_error) {
+                   event.error = &result_.last_error.description();
+                   event.category = result_.last_error.description().effective_category();
+               }
                event.attempt_kind = succeeded ? kind(winner) : AttemptKind::First;
                event.hedge = &report_;
+               add_durations(event, ended, now, true);
            });
 }
 

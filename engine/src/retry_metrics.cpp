@@ -101,6 +101,7 @@ std::size_t attempt_outcome(const RetryEvent& event) noexcept {
             }
             break;
         case RetryEventKind::RetryScheduled:
+        case RetryEventKind::AttemptFailed:
         case RetryEventKind::AttemptStarted:
             break;
     }
@@ -378,6 +379,13 @@ void RetryMetrics::on_succeeded(const RetryEvent& event) noexcept {
 
 void RetryMetrics::on_stopped(const RetryEvent& event) noexcept {
     count_run(event);
+}
+
+void RetryMetrics::on_attempt_failed(const RetryEvent& event) noexcept {
+    // A hedged run's failed attempt: neither a retry nor a run, only its duration counts.
+    if (HandlerCounters* c = counters(event.handler)) {
+        c->observe_durations(event);
+    }
 }
 
 std::uint64_t RetryMetrics::attempts(std::string_view handler) const {

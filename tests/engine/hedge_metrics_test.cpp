@@ -1,9 +1,12 @@
 // The hedging series of RetryMetrics (docs/metrics.md; spec hedging.md, "Results, events and
 // metrics"), counted from the events of hedged runs stepped under a manual clock.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "hedged_run_driver.hpp"
 #include "hedging_policy.hpp"
@@ -220,4 +223,159 @@ TEST_CASE("hedge metrics: the delay gauge shows the last hedged run's delay, lea
     driver.scripts = {succeeds_after(5ms), never(), never()};
     driver.run(resolution_of(compile_hedging(hedging_spec(25ms, 3))));
     CHECK(hedge_series(metrics).find(gauge + "0.025\n") != std::string::npos);
+}
+
+namespace {
+
+// The lines of `text` that contain `needle`, in order.
+std::string lines_with(const std::string& text, const std::string& needle) {
+    std::string lines;
+    std::size_t begin = 0;
+    while (begin < text.size()) {
+        const std::size_t end = std::min(text.find('\n', begin), text.size());
+        const std::string line = text.substr(begin, end - begin);
+        if (line.find(needle) != std::string::npos) {
+            lines += line + "\n";
+        }
+        begin = end + 1;
+    }
+    return lines;
+}
+
+// The events of a hedged run as listeners hear them, with their durations.
+struct TimedEvent {
+    rebound::RetryEventKind kind;
+    int attempt;
+    rebound::AttemptKind attempt_kind;
+    std::optional<Duration> attempt_duration;
+    std::optional<Duration> run_duration;
+    std::string reason;
+};
+
+class EventRecorder final : public rebound::RetryListener {
+  public:
+    explicit EventRecorder(bool durations) : durations_(durations) {}
+    bool wants_durations() const noexcept override { return durations_; }
+    void on_retry_scheduled(const rebound::RetryEvent& event) noexcept override { record(event); }
+    void on_attempt_failed(const rebound::RetryEvent& event) noexcept override { record(event); }
+    void on_succeeded(const rebound::RetryEvent& event) noexcept override { record(event); }
+    void on_stopped(const rebound::RetryEvent& event) noexcept override { record(event); }
+    std::vector<TimedEvent> events;
+
+  private:
+    void record(const rebound::RetryEvent& event) noexcept {
+        events.push_back({event.kind, event.attempt, event.attempt_kind, event.attempt_duration,
+                          event.run_duration, std::string(event.reason())});
+    }
+    bool durations_;
+};
+
+}  // namespace
+
+TEST_CASE("hedge metrics: attempts that end give their durations, the run its own from t0",
+          "[metrics][hedge][durations]") {
+    rebound::RetryMetrics metrics;
+    EventRecorder recorder(true);
+    Driver driver({&metrics, &recorder});
+    // Attempt 1 fails at 5ms (non-fatal: hedge 2 starts at once and never ends), hedge 3 is due
+    // at 40ms and wins at 43ms; hedge 2 is abandoned, its end never seen.
+    driver.scripts = {fails_after(5ms, ErrorCategory::ConnectionLost), never(),
+                      succeeds_after(3ms)};
+    REQUIRE(driver.run(resolution_of(compile_hedging(hedging_spec(20ms, 3)))).outcome ==
+            RetryOutcome::Succeeded);
+    REQUIRE(driver.report.winner == 3);
+    REQUIRE(driver.report.abandoned == 1);
+
+    using Kind = rebound::RetryEventKind;
+    REQUIRE(recorder.events.size() == 2);
+    const TimedEvent& failed = recorder.events[0];
+    CHECK(failed.kind == Kind::AttemptFailed);
+    CHECK(failed.attempt == 1);
+    CHECK(failed.attempt_kind == rebound::AttemptKind::First);
+    CHECK(failed.attempt_duration == Duration(5ms));
+    CHECK_FALSE(failed.run_duration.has_value());
+    CHECK(failed.reason == "connection_lost");
+    const TimedEvent& won = recorder.events[1];
+    CHECK(won.kind == Kind::Succeeded);
+    CHECK(won.attempt_kind == rebound::AttemptKind::Hedge);
+    CHECK(won.attempt_duration == Duration(3ms));
+    CHECK(won.run_duration == Duration(43ms));
+    // A hedged attempt's failure schedules no retry.
+    CHECK(metrics.retries("catalog.read", ErrorCategory::ConnectionLost) == 0);
+
+    const std::string text = metrics.render();
+    const std::string attempt = "rebound_attempt_duration_seconds";
+    const std::string labels = "{handler=\"catalog.read\",outcome=";
+    const std::string run = "rebound_run_duration_seconds";
+    // Per bound: the winner (3ms), the failure (5ms), then the run (43ms), each cumulative.
+    const auto at = [&](const std::string& le, int winner, int failure, int ran) {
+        const std::string bound = ",le=\"" + le + "\"} ";
+        return attempt + "_bucket" + labels + "\"succeeded\"" + bound + std::to_string(winner) +
+               "\n" + attempt + "_bucket" + labels + "\"connection_lost\"" + bound +
+               std::to_string(failure) + "\n" + run + "_bucket" + labels + "\"succeeded\"" + bound +
+               std::to_string(ran) + "\n";
+    };
+    CHECK(lines_with(text, "le=\"0.0025\"}") == at("0.0025", 0, 0, 0));
+    CHECK(lines_with(text, "le=\"0.005\"}") == at("0.005", 1, 1, 0));
+    CHECK(lines_with(text, "le=\"0.025\"}") == at("0.025", 1, 1, 0));
+    CHECK(lines_with(text, "le=\"0.05\"}") == at("0.05", 1, 1, 1));
+    CHECK(lines_with(text, "_sum{") ==
+          attempt + "_sum" + labels + "\"succeeded\"} 0.003\n" + attempt + "_sum" + labels +
+              "\"connection_lost\"} 0.005\n" + run + "_sum" + labels + "\"succeeded\"} 0.043\n");
+    CHECK(lines_with(text, "_count{") ==
+          attempt + "_count" + labels + "\"succeeded\"} 1\n" + attempt + "_count" + labels +
+              "\"connection_lost\"} 1\n" + run + "_count" + labels + "\"succeeded\"} 1\n");
+}
+
+TEST_CASE("hedge durations: a fatal failure, a timeout, and listeners that want none",
+          "[metrics][hedge][durations]") {
+    using Kind = rebound::RetryEventKind;
+    SECTION("a fatal failure of a hedge ends the run with that attempt's duration") {
+        EventRecorder recorder(true);
+        Driver driver({&recorder});
+        driver.scripts = {never(), fails_after(5ms, ErrorCategory::ConstraintViolation), never()};
+        driver.run(resolution_of(compile_hedging(hedging_spec(20ms, 3))));
+        REQUIRE(recorder.events.size() == 1);
+        const TimedEvent& stopped = recorder.events[0];
+        CHECK(stopped.kind == Kind::Stopped);
+        CHECK(stopped.attempt_duration == Duration(5ms));  // hedge 2, from 20ms to 25ms
+        CHECK(stopped.run_duration == Duration(25ms));     // attempt 1, abandoned: no duration
+    }
+    SECTION("timed-out attempts fail with their duration; the run ends after the last") {
+        rebound::PolicySpec spec = hedging_spec(20ms, 2);
+        spec.attempt_timeout = 30ms;
+        spec.retry_on.push_back(rebound::Matcher::of_category(ErrorCategory::StatementTimeout));
+        EventRecorder recorder(true);
+        Driver driver({&recorder});
+        driver.scripts = {never(), never()};
+        REQUIRE(driver.run(resolution_of(compile_hedging(spec))).outcome ==
+                RetryOutcome::Exhausted);
+        REQUIRE(recorder.events.size() == 3);
+        CHECK(recorder.events[0].kind == Kind::AttemptFailed);
+        CHECK(recorder.events[0].attempt == 1);
+        CHECK(recorder.events[0].attempt_duration == Duration(30ms));
+        CHECK(recorder.events[0].reason == "statement_timeout");
+        CHECK(recorder.events[1].kind == Kind::AttemptFailed);
+        CHECK(recorder.events[1].attempt == 2);
+        CHECK(recorder.events[1].attempt_kind == rebound::AttemptKind::Hedge);
+        CHECK(recorder.events[1].attempt_duration == Duration(30ms));  // from 20ms to 50ms
+        // No attempt ended with the run's end: only the run's duration.
+        CHECK(recorder.events[2].kind == Kind::Stopped);
+        CHECK_FALSE(recorder.events[2].attempt_duration.has_value());
+        CHECK(recorder.events[2].run_duration == Duration(50ms));
+    }
+    SECTION("without a listener that wants durations the events carry none") {
+        EventRecorder recorder(false);
+        Driver driver({&recorder});
+        driver.scripts = {fails_after(5ms, ErrorCategory::ConnectionLost), succeeds_after(1ms)};
+        REQUIRE(driver.run(resolution_of(compile_hedging(hedging_spec(20ms, 2)))).outcome ==
+                RetryOutcome::Succeeded);
+        REQUIRE(recorder.events.size() == 2);
+        CHECK(recorder.events[0].kind == Kind::AttemptFailed);
+        CHECK(recorder.events[1].kind == Kind::Succeeded);
+        for (const TimedEvent& event : recorder.events) {
+            CHECK_FALSE(event.attempt_duration.has_value());
+            CHECK_FALSE(event.run_duration.has_value());
+        }
+    }
 }

@@ -32,6 +32,14 @@
 // breaker as an ignored outcome. A handler that is not idempotent gets no timed hedge and at most
 // one attempt in flight.
 //
+// Events (retry_listener.hpp): attempt_started for every attempt; attempt_failed for a failure
+// (or attempt_timeout) that does not end the run, which schedules no retry; succeeded or stopped
+// when the run ends. When a listener wants durations, every attempt whose end the run sees gives
+// its attempt_duration (from its own start) in the event its end causes: attempt_failed, or the
+// run's succeeded or stopped; the run's last event carries run_duration from t0. An attempt
+// cancelled in flight (a loser, every attempt of a stopped run) has no duration: its end is
+// never seen. The durations come from the clock reads every step makes anyway.
+//
 // Never allocates (listeners may) and runs in constant time per step, except failed() and a
 // poll() that times an attempt out, which call RunOptions::on_failure (it may throw: the driver
 // then calls abandon() and ends the run with that exception). At most kMaxAttempts attempts (a
@@ -161,7 +169,11 @@ class HedgedRun {
     HedgeStep cancel_step(Clock::TimePoint now) noexcept;
     HedgeStep wait_step(Clock::TimePoint now) const noexcept;
     Duration since_start(Clock::TimePoint now) const noexcept;
-    void finish(RetryOutcome outcome, Clock::TimePoint now) noexcept;
+    // `ended`: the attempt whose end ends the run (its success or fatal failure), if any.
+    void finish(RetryOutcome outcome, Clock::TimePoint now, const Slot* ended = nullptr) noexcept;
+    void tell_failed(int number, Clock::TimePoint now) const noexcept;
+    void add_durations(RetryEvent& event, const Slot* ended, Clock::TimePoint now,
+                       bool ends_run) const noexcept;
     template <typename Complete>
     void notify(void (RetryListener::*method)(const RetryEvent&) noexcept, RetryEventKind kind,
                 int attempt, Complete complete) const noexcept;
@@ -184,6 +196,7 @@ class HedgedRun {
     bool begun_ = false;
     bool done_ = false;
     bool idempotent_ = false;
+    bool times_events_ = false;    // a listener wants durations (RetryListener::wants_durations())
     bool failure_due_ = false;     // a non-fatal failure made the next hedge due
     bool schedule_ended_ = false;  // the deadline passed: no later timed hedge is due
 };

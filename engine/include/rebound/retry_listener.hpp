@@ -1,10 +1,11 @@
 // RetryListener: what an executor reports while it runs work (docs/semantics.md, The executor).
 //
 // Events, in order for one run: attempt started (every attempt), then after a failed attempt
-// either retry scheduled (before the wait) or a stop; after a successful attempt, succeeded.
-// Every run ends with exactly one of `on_succeeded` and `on_stopped`. Besides, once per type and
-// executor, `on_unclassified_exception` reports an exception that nothing classified (before the
-// decision on its attempt).
+// either retry scheduled (before the wait) or a stop; after a successful attempt, succeeded. In a
+// hedged run (docs/hedging.md), a failed attempt that does not end the run is told as attempt
+// failed instead: its run schedules no retry, it may hedge. Every run ends with exactly one of
+// `on_succeeded` and `on_stopped`. Besides, once per type and executor, `on_unclassified_exception`
+// reports an exception that nothing classified (before the decision on its attempt).
 //
 // Listeners are called on the thread running the work, synchronously, possibly from many threads
 // at once: implementations must be thread-safe, must not throw (the executor is noexcept towards
@@ -26,7 +27,13 @@
 
 namespace rebound {
 
-enum class RetryEventKind : std::uint8_t { AttemptStarted, RetryScheduled, Succeeded, Stopped };
+enum class RetryEventKind : std::uint8_t {
+    AttemptStarted,
+    RetryScheduled,
+    Succeeded,
+    Stopped,
+    AttemptFailed,  // a hedged run's attempt failed and the run goes on
+};
 
 constexpr std::string_view to_string(RetryEventKind kind) noexcept {
     switch (kind) {
@@ -36,6 +43,8 @@ constexpr std::string_view to_string(RetryEventKind kind) noexcept {
             return "retry_scheduled";
         case RetryEventKind::Succeeded:
             return "succeeded";
+        case RetryEventKind::AttemptFailed:
+            return "attempt_failed";
         case RetryEventKind::Stopped:
             break;
     }
@@ -56,35 +65,39 @@ struct RetryEvent {
     std::string_view handler;
     std::string_view policy;      // name of the policy the run uses
     std::string_view command_id;  // empty when the caller gave none
-    // AttemptStarted: the attempt starting. RetryScheduled: the attempt that failed.
-    // Succeeded and Stopped: the number of attempts made.
+    // AttemptStarted: the attempt starting. RetryScheduled and AttemptFailed: the attempt that
+    // failed. Succeeded and Stopped: the number of attempts made.
     int attempt = 0;
-    // RetryScheduled: the failed attempt's error category. Succeeded and Stopped: the category of
-    // the last failed attempt (Unknown when none failed), and the outcome.
+    // RetryScheduled and AttemptFailed: the failed attempt's error category. Succeeded and Stopped:
+    // the category of the last failed attempt (Unknown when none failed), and the outcome.
     ErrorCategory category = ErrorCategory::Unknown;
     RetryOutcome outcome = RetryOutcome::Succeeded;
-    Duration delay{0};                        // RetryScheduled: the wait before the next attempt
-    const ErrorDescription* error = nullptr;  // RetryScheduled and Stopped: the last error, if any
+    Duration delay{0};  // RetryScheduled: the wait before the next attempt
+    // RetryScheduled, AttemptFailed and Stopped: the last error, if any.
+    const ErrorDescription* error = nullptr;
     // Present only when a listener of the executor wants durations (read from its clock):
-    // RetryScheduled, Succeeded and Stopped: how long the attempt that just ended ran, from its
-    // start to its success, failure or cancellation; absent when no attempt ran since the last
-    // event (an attempt the breaker refused, a run stopped while it waited).
+    // RetryScheduled, AttemptFailed, Succeeded and Stopped: how long the attempt that just ended
+    // ran, from its start to its success, failure or cancellation; absent when no attempt ran
+    // since the last event (an attempt the breaker refused, a run stopped while it waited) and
+    // for a hedged run's attempts abandoned in flight, whose end is never seen.
     std::optional<Duration> attempt_duration{};
     // Succeeded and Stopped: from the start of the first attempt to the end of the run (0 for a
     // run cancelled before its first attempt).
     std::optional<Duration> run_duration{};
-    // AttemptStarted: the kind of the attempt starting. Succeeded: the kind of the attempt that
-    // succeeded. First otherwise, and in every event of a run that does not hedge.
+    // AttemptStarted: the kind of the attempt starting. AttemptFailed: of the attempt that failed.
+    // Succeeded: of the attempt that succeeded. First otherwise, and in every event of a run that
+    // does not hedge.
     AttemptKind attempt_kind = AttemptKind::First;
     // Succeeded and Stopped of a hedged run: its hedges, winner, abandoned attempts and
     // suppressed hedges (hedge_report.hpp); null for a run that does not hedge.
     const HedgeReport* hedge = nullptr;
 
-    // The `reason` of logs and metrics: the category wire name for a scheduled retry, the
-    // outcome wire name for succeeded and stopped, empty for an attempt start.
+    // The `reason` of logs and metrics: the category wire name for a scheduled retry or a failed
+    // attempt, the outcome wire name for succeeded and stopped, empty for an attempt start.
     std::string_view reason() const noexcept {
         switch (kind) {
             case RetryEventKind::RetryScheduled:
+            case RetryEventKind::AttemptFailed:
                 return to_string(category);
             case RetryEventKind::Succeeded:
             case RetryEventKind::Stopped:
@@ -125,6 +138,8 @@ class RetryListener {
     virtual void on_retry_scheduled(const RetryEvent& /*event*/) noexcept {}
     virtual void on_succeeded(const RetryEvent& /*event*/) noexcept {}
     virtual void on_stopped(const RetryEvent& /*event*/) noexcept {}
+    // Only from a hedged run (HedgedRun): an attempt failed (or timed out) and the run goes on.
+    virtual void on_attempt_failed(const RetryEvent& /*event*/) noexcept {}
     virtual void on_unclassified_exception(const UnclassifiedExceptionEvent& /*event*/) noexcept {}
 };
 

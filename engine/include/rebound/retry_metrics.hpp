@@ -17,7 +17,8 @@
 //       hedged run to end (fixed, or learned); left out while there is none (warming up)
 //   rebound_attempt_duration_seconds{handler,outcome} histogram of the attempts that ran; outcome
 //       = `succeeded`, the failed attempt's error category, or `cancelled` (the run was cancelled
-//       while the attempt ran); an attempt the breaker refused never ran and is not in it
+//       while the attempt ran); an attempt the breaker refused never ran and is not in it, nor
+//       is an attempt a hedged run abandoned in flight (its end is never seen)
 //   rebound_run_duration_seconds{handler,outcome}     histogram of finished runs; outcome = the
 //       run's outcome (RetryOutcome), from the start of the first attempt to the end of the run
 // Histograms have the fixed buckets of kDurationBuckets. They need durations in the events
@@ -72,6 +73,7 @@ class RetryMetrics final : public RetryListener {
     void on_retry_scheduled(const RetryEvent& event) noexcept override;
     void on_succeeded(const RetryEvent& event) noexcept override;
     void on_stopped(const RetryEvent& event) noexcept override;
+    void on_attempt_failed(const RetryEvent& event) noexcept override;
     bool wants_durations() const noexcept override { return options_.durations; }
 
     // Every series in the text exposition format: HELP and TYPE lines per metric, handlers in
