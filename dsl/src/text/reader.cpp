@@ -43,6 +43,7 @@
 #include "rebound/vendor.hpp"
 #include "text/actions.hpp"
 #include "text/grammar.hpp"
+#include "text/grammar_errors.hpp"
 #include "text/line_parts.hpp"
 #include "text/text_helpers.hpp"
 #include "text/vocabulary.hpp"
