@@ -17,6 +17,9 @@
 // Robustness: no recursion depends on the input (the grammar has none, the reader walks lines),
 // and the text quoted in messages is cut short and made valid UTF-8, so that no input (huge
 // lines, NUL bytes, invalid UTF-8) can make a message unprintable or huge.
+//
+// TextReader is declared in text_reader.hpp; the statements of breaker blocks, `server delay` and
+// `hedge` are read in reader_resilience.cpp.
 #include <tao/pegtl.hpp>
 
 #include <algorithm>
@@ -46,6 +49,7 @@
 #include "text/grammar_errors.hpp"
 #include "text/line_parts.hpp"
 #include "text/text_helpers.hpp"
+#include "text/text_reader.hpp"
 #include "text/vocabulary.hpp"
 #include "text_utilities.hpp"
 
@@ -60,141 +64,7 @@ constexpr std::size_t kMaxErrors = 200;
 // The word that, alone after `retry on`, `never on`, `retry if` or `routes`, states an empty list.
 constexpr std::string_view kEmptyListWord = "none";
 
-// ---------------------------------------------------------------------------------------------
-// TextReader
-
-// What a block is. `Unknown` is the block of a misspelt header (`polcy p {`): its statements are
-// checked where that is possible and then dropped.
-enum class BlockKind : std::uint8_t { Defaults, Policy, Breaker, Unknown };
-
-// A `defaults { }`, `policy NAME { }` or `breaker NAME { }` block being read. Its node is built
-// here and put in the Document when the block ends, unless it is a duplicate (read for its
-// diagnostics only).
-struct OpenBlock {
-    BlockKind kind = BlockKind::Policy;
-    bool keep = true;
-    std::uint32_t line = 0;  // of the header
-    std::string label;       // "policy 'p'", "'defaults'", for messages
-    std::string path;        // "policies.p", "defaults", for field paths
-    PolicyNode policy;
-    DefaultsNode defaults;
-    BreakerNode breaker;
-    std::map<std::string, std::uint32_t, std::less<>> given;  // statement -> first line
-    std::uint32_t first_route_line = 0;                       // of the first `route`, 0 if none yet
-    std::uint32_t routes_none_line = 0;                       // of `routes none`, 0 if not given
-
-    PolicyFields& fields() { return kind == BlockKind::Defaults ? defaults.fields : policy.fields; }
-    // Whether statements that stand in `place` are read in this block.
-    bool reads(Place place) const {
-        return kind == BlockKind::Breaker ? place == Place::BreakerBlock : place == Place::Block;
-    }
-};
-
-// One of the first two top-level statements, for the `rebound` / `service` order check.
-struct LeadingStatement {
-    Statement statement;
-    SourcePosition position;
-    std::string word;
-};
-
-struct SyntaxFailure {
-    std::string message;
-    SourcePosition position;
-};
-
-class TextReader {
-  public:
-    TextReader(std::string_view file, ParseResult& result)
-        : file_(file), result_(result), document_(result.document) {}
-
-    void read(std::string_view source);
-
-  private:
-    // Lines.
-    void read_line(std::string_view line, std::uint32_t number, std::size_t offset);
-    std::optional<SyntaxFailure> parse_line(std::string_view line, std::uint32_t number,
-                                            std::size_t offset, LineParts& parts);
-    void place(const LineParts& parts, const std::optional<SyntaxFailure>& failure,
-               std::string_view line);
-    void read_statement(const LineParts& parts, bool failed, std::string_view line);
-
-    // Structure.
-    void note_top_level_statement(const LineParts& parts);
-    void report_unknown_statement(const LineParts& parts);
-    void open_block(const LineParts& parts, BlockKind kind);
-    void open_breaker_block(const LineParts& parts);
-    bool first_named(std::map<std::string, std::uint32_t, std::less<>>& lines, const Token& name,
-                     std::string_view kind, const std::string& path);
-    void report_misplaced(const LineParts& parts, Place where);
-    void open_unknown_block(const LineParts& parts);
-    void close_block();
-    void report_unclosed_block(SourcePosition position, std::string_view suggestion);
-    void check_header_order();
-    bool first_given(std::optional<SourcePosition>& first, const LineParts& parts, bool failed,
-                     std::string_view field);
-
-    // Top-level statements.
-    void read_rebound(const LineParts& parts, bool failed);
-    void read_service(const LineParts& parts, bool failed);
-    void read_handler(const LineParts& parts, bool failed);
-    void read_default(const LineParts& parts, bool failed);
-
-    // Block statements.
-    bool first_in_block(const LineParts& parts);
-    void read_block_statement(const LineParts& parts);
-    void read_breaker_statement(const LineParts& parts);
-    std::optional<ServerDelayNode> read_server_delay(const LineParts& parts);
-    std::optional<HedgeNode> read_hedge(const LineParts& parts);
-    bool read_hedge_delay(const LineParts& parts, HedgeNode& node);
-    bool read_hedge_range(const Token& range, HedgeNode& node);
-    std::optional<BackoffNode> read_backoff(const LineParts& parts);
-    std::optional<JitterNode> read_jitter(const LineParts& parts);
-    std::optional<JitterNode> read_jitter_word(const LineParts& parts, const Token& word);
-    ListNode<Located<Matcher>> read_matchers(const LineParts& parts, std::string_view key);
-    std::optional<Matcher> read_category(const Token& token, const std::string& field);
-    void report_none_in_list(const Token& token, const LineParts& parts, const std::string& field);
-    bool route_conflicts(const LineParts& parts);
-    std::optional<Matcher> read_http(const Token& token, const std::string& field);
-    ListNode<Located<std::string>> read_predicates(const LineParts& parts);
-    void read_call_graph_parts(const LineParts& parts, const std::string& field, HandlerNode& node);
-    std::optional<BudgetNode> read_budget(const LineParts& parts);
-    std::optional<RouteNode> read_route(const LineParts& parts);
-
-    // Values; each reports what it cannot read and returns nullopt.
-    Field<std::int64_t> integer_value(const Token* token, std::string_view what,
-                                      const std::string& field);
-    Field<double> number_value(const Token* token, std::string_view number, std::string_view what,
-                               std::string_view example, const std::string& field);
-    Field<double> fraction_value(const Token* token, std::string_view what,
-                                 std::string_view example, const std::string& field);
-    Field<Duration> duration_value(const Token* token, std::string_view text,
-                                   std::string_view after, const std::string& field);
-    Field<std::string> text_value(const Token* token, const std::string& field);
-    static Field<std::string> name_value(const Token* token);
-    void read_scalar_statement(const LineParts& parts, PolicyFields& fields);
-
-    std::string block_path(std::string_view key) const {
-        return block_->path + "." + std::string(key);
-    }
-    void report(DiagnosticCode code, SourcePosition position, std::string field,
-                std::string message, std::string suggestion = {});
-
-    std::string file_;
-    ParseResult& result_;
-    Document& document_;
-    std::optional<OpenBlock> block_;
-    std::vector<LeadingStatement> leading_;  // the first two top-level statements
-    std::optional<SourcePosition> rebound_given_;
-    std::optional<SourcePosition> service_given_;
-    std::optional<SourcePosition> defaults_given_;
-    std::optional<SourcePosition> default_given_;
-    std::map<std::string, std::uint32_t, std::less<>> policy_lines_;
-    std::map<std::string, std::uint32_t, std::less<>> handler_lines_;
-    std::map<std::string, std::uint32_t, std::less<>> breaker_lines_;
-    SourcePosition end_of_text_{1, 1};  // just after the last non-blank character
-    std::size_t errors_ = 0;
-    bool stopped_ = false;
-};
+}  // namespace
 
 void TextReader::report(DiagnosticCode code, SourcePosition position, std::string field,
                         std::string message, std::string suggestion) {
@@ -267,6 +137,8 @@ void TextReader::read_line(std::string_view line, std::uint32_t number, std::siz
     place(parts, failure, line);
 }
 
+namespace {
+
 // The policy field a block statement sets ("max_attempts" for `attempts`), or empty for a
 // statement that is not about one field. A policy block's statements are looked up in the field
 // table by their DSL keyword; a breaker block's settings are not policy fields.
@@ -325,6 +197,8 @@ std::string unit_after_space_hint(std::string_view line, std::size_t begin, std:
     return "; a duration has no space before its unit: write " +
            std::string(line.substr(number_begin, number_end - number_begin)) + std::string(unit);
 }
+
+}  // namespace
 
 std::optional<SyntaxFailure> TextReader::parse_line(std::string_view line, std::uint32_t number,
                                                     std::size_t offset, LineParts& parts) {
@@ -485,6 +359,8 @@ void TextReader::note_top_level_statement(const LineParts& parts) {
     }
 }
 
+namespace {
+
 // The statements of a breaker block, and what users write for them (the YAML keys).
 constexpr Spelling kBreakerSpellings[] = {
     {"trip", "trip"},
@@ -503,6 +379,8 @@ constexpr Spelling kBreakerSpellings[] = {
     {"half_open_calls", "half open"},
 };
 constexpr std::string_view kBreakerStatementList = "trip, open, half open, slow call, failures";
+
+}  // namespace
 
 void TextReader::report_misplaced(const LineParts& parts, Place where) {
     if (!block_) {
@@ -937,194 +815,6 @@ void TextReader::read_scalar_statement(const LineParts& parts, PolicyFields& fie
         default:  // groups and lists have statements of their own
             break;
     }
-}
-
-// `trip ...`, `open ...`, `half open N calls`, `slow call D`, `failures ...` in a breaker block.
-void TextReader::read_breaker_statement(const LineParts& parts) {
-    if (!first_in_block(parts)) {
-        return;
-    }
-    BreakerNode& node = block_->breaker;
-    const auto duration_of = [&](Role role, std::string_view after, std::string_view key) {
-        const Token* token = parts.find(role);
-        return duration_value(token, token != nullptr ? token->text : "", after, block_path(key));
-    };
-    switch (parts.statement) {
-        case Statement::Trip:
-            if (const Token* ratio = parts.find(Role::FailureRatio)) {
-                node.failure_ratio =
-                    fraction_value(ratio, "the failure ratio", "50%", block_path("failure_ratio"));
-                node.minimum_calls =
-                    integer_value(parts.find(Role::MinimumCalls), "the number of calls",
-                                  block_path("minimum_calls"));
-                node.window = duration_of(Role::Window, "'in'", "window");
-            } else {
-                node.consecutive_failures = integer_value(parts.find(Role::ConsecutiveFailures),
-                                                          "the number of consecutive failures",
-                                                          block_path("consecutive_failures"));
-            }
-            break;
-        case Statement::Open:
-            node.open_for = duration_of(Role::OpenFor, "'open'", "open_for");
-            if (parts.find(Role::MaxOpenFor) != nullptr) {
-                node.max_open_for = duration_of(Role::MaxOpenFor, "'max'", "max_open_for");
-            }
-            break;
-        case Statement::HalfOpen:
-            node.half_open_calls =
-                integer_value(parts.find(Role::HalfOpenCalls), "the number of half-open calls",
-                              block_path("half_open_calls"));
-            break;
-        case Statement::SlowCall:
-            node.slow_call = duration_of(Role::SlowCall, "'slow call'", "slow_call");
-            break;
-        case Statement::Failures:
-            node.failures = read_matchers(parts, "failures");
-            break;
-        default:
-            break;
-    }
-}
-
-// `server delay USE [cap D] [over cap ACTION] [spread N%]`; left out as a whole when a part
-// cannot be read.
-std::optional<ServerDelayNode> TextReader::read_server_delay(const LineParts& parts) {
-    const std::string field = block_path("server_delay");
-    ServerDelayNode node;
-    node.position = parts.position;
-    bool complete = true;
-    if (const Token* use = parts.find(Role::ServerDelayUse)) {
-        if (const std::optional<ServerDelayUse> parsed = parse_server_delay_use(use->text)) {
-            node.use = Located<ServerDelayUse>{*parsed, use->position};
-        } else {
-            report(DiagnosticCode::UnknownValue, use->position, field + ".use",
-                   "unknown server delay use " + in_quotes(use->text),
-                   suggestion_for(use->text, server_delay_use_words()));
-            complete = false;
-        }
-    }
-    if (const Token* cap = parts.find(Role::ServerDelayCap)) {
-        node.cap = duration_value(cap, cap->text, "'cap'", field + ".cap");
-        complete = complete && node.cap.has_value();
-    }
-    if (const Token* action = parts.find(Role::OverCapAction)) {
-        if (const std::optional<OverCapAction> parsed = parse_over_cap_action(action->text)) {
-            node.over_cap = Located<OverCapAction>{*parsed, action->position};
-        } else {
-            report(DiagnosticCode::UnknownValue, action->position, field + ".over_cap",
-                   "unknown over-cap action " + in_quotes(action->text),
-                   suggestion_for(action->text, over_cap_action_words()));
-            complete = false;
-        }
-    }
-    if (const Token* spread = parts.find(Role::Spread)) {
-        node.spread = fraction_value(spread, "the spread", "10%", field + ".spread");
-        complete = complete && node.spread.has_value();
-    }
-    if (!complete) {
-        return std::nullopt;
-    }
-    return node;
-}
-
-// `hedge none`, or `hedge after D|pQ [within MIN..MAX] [window D] [warmup N] [extra P%] [burst N]
-// [on failure next|wait]`; left out as a whole when a part cannot be read.
-std::optional<HedgeNode> TextReader::read_hedge(const LineParts& parts) {
-    HedgeNode node;
-    node.position = parts.position;
-    if (parts.find(Role::HedgeNone) != nullptr) {
-        node.none = true;
-        return node;
-    }
-    const std::string field = block_path("hedge");
-    bool complete = read_hedge_delay(parts, node);
-    if (const Token* window = parts.find(Role::HedgeWindow)) {
-        node.window = duration_value(window, window->text, "'window'", field + ".window");
-        complete = complete && node.window.has_value();
-    }
-    if (const Token* warmup = parts.find(Role::HedgeWarmup)) {
-        node.warmup = integer_value(warmup, "the warmup", field + ".warmup");
-        complete = complete && node.warmup.has_value();
-    }
-    if (const Token* extra = parts.find(Role::HedgeExtra)) {
-        node.max_extra_load =
-            fraction_value(extra, "the extra load", "5%", field + ".max_extra_load");
-        complete = complete && node.max_extra_load.has_value();
-    }
-    if (const Token* burst = parts.find(Role::HedgeBurst)) {
-        node.burst = integer_value(burst, "the burst", field + ".burst");
-        complete = complete && node.burst.has_value();
-    }
-    if (const Token* action = parts.find(Role::HedgeOnFailure)) {
-        if (const std::optional<HedgeOnFailure> parsed = parse_hedge_on_failure(action->text)) {
-            node.on_failure = Located<HedgeOnFailure>{*parsed, action->position};
-        } else {
-            report(DiagnosticCode::UnknownValue, action->position, field + ".on_failure",
-                   "unknown hedge on-failure action " + in_quotes(action->text),
-                   suggestion_for(action->text, hedge_on_failure_words()));
-            complete = false;
-        }
-    }
-    if (!complete) {
-        return std::nullopt;
-    }
-    return node;
-}
-
-// `after 20ms` (fixed), or `after p95 within 2ms..250ms` (learned: the range is required).
-bool TextReader::read_hedge_delay(const LineParts& parts, HedgeNode& node) {
-    const Token* delay = parts.find(Role::HedgeDelay);
-    const Token* range = parts.find(Role::HedgeRange);
-    if (delay == nullptr) {
-        return false;
-    }
-    const std::string field = block_path("hedge.delay");
-    if (!delay->text.starts_with('p')) {
-        node.delay = duration_value(delay, delay->text, "'hedge after'", field);
-        if (node.delay && range != nullptr) {
-            report(DiagnosticCode::ConflictingFields, range->position, field,
-                   "'within' bounds a learned delay such as p95, not a fixed delay",
-                   "write 'hedge after p95 within 2ms..250ms', or leave 'within' out");
-            return false;
-        }
-        return node.delay.has_value();
-    }
-    node.learned = true;
-    node.learned_position = delay->position;
-    const std::string_view percent = delay->text.substr(1);
-    if (!is_decimal_text(percent)) {
-        report(DiagnosticCode::WrongType, delay->position, field + ".quantile",
-               "a learned hedge delay is a quantile such as p95 or p99.9, got " +
-                   in_quotes(delay->text));
-        return false;
-    }
-    node.quantile = number_value(delay, percent_as_fraction(percent), "the quantile", "p95",
-                                 field + ".quantile");
-    if (range == nullptr) {
-        report(DiagnosticCode::MissingField, delay->position, field + ".max",
-               "a learned hedge delay needs its bounds: 'within MIN..MAX'",
-               "write 'hedge after " + shown(delay->text) + " within 2ms..250ms'");
-        return false;
-    }
-    return read_hedge_range(*range, node) && node.quantile.has_value();
-}
-
-// `2ms..250ms`: the learned delay's min and max, each positioned where it stands.
-bool TextReader::read_hedge_range(const Token& range, HedgeNode& node) {
-    const std::string field = block_path("hedge.delay");
-    const std::size_t dots = range.text.find("..");
-    if (dots == std::string_view::npos) {
-        report(DiagnosticCode::InvalidValue, range.position, field,
-               "expected a range such as 2ms..250ms after 'within', got " + in_quotes(range.text));
-        return false;
-    }
-    const Token min{range.role, range.text.substr(0, dots), range.position};
-    const Token max{range.role,
-                    range.text.substr(dots + 2),
-                    {range.position.line, range.position.column + narrow(dots + 2)}};
-    node.min = duration_value(&min, min.text, "'within'", field + ".min");
-    node.max = duration_value(&max, max.text, "'..'", field + ".max");
-    return node.min.has_value() && node.max.has_value();
 }
 
 // A backoff whose type or any value cannot be read is left out as a whole: one error, not a
@@ -1591,7 +1281,6 @@ Field<std::string> TextReader::name_value(const Token* token) {
     return Located<std::string>{std::string(token->text), token->position};
 }
 
-}  // namespace
 }  // namespace rebound::dsl::text
 
 namespace rebound::dsl {
