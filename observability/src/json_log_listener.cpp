@@ -88,5 +88,8 @@ void JsonLogListener::on_succeeded(const RetryEvent& event) noexcept {
 void JsonLogListener::on_stopped(const RetryEvent& event) noexcept {
     write(event);
 }
+void JsonLogListener::on_attempt_failed(const RetryEvent& event) noexcept {
+    write(event);
+}
 
 }  // namespace rebound::observability

@@ -59,6 +59,22 @@ TEST_CASE("every event is one JSON line with the documented fields", "[observabi
         R"({"event":"attempt_started","handler":"ApproveCase","attempt":1,"reason":null,)"));
 }
 
+TEST_CASE("a hedged attempt that failed while the run goes on is an attempt_failed line",
+          "[observability]") {
+    std::ostringstream out;
+    rebound::observability::JsonLogListener log(out);
+    rebound::RetryEvent event;
+    event.kind = rebound::RetryEventKind::AttemptFailed;
+    event.handler = "catalog.read";
+    event.attempt = 1;
+    event.category = rebound::ErrorCategory::ConnectionLost;
+    event.command_id = "c-7";
+    log.on_attempt_failed(event);
+    CHECK(nlohmann::json::parse(out.str()) ==
+          nlohmann::json::parse(R"({"event":"attempt_failed","handler":"catalog.read",
+        "attempt":1,"reason":"connection_lost","delay_ms":0.0,"command_id":"c-7"})"));
+}
+
 TEST_CASE("an exception nothing classified is one JSON line, once per type", "[observability]") {
     std::ostringstream out;
     rebound::observability::JsonLogListener log(out);

@@ -3,10 +3,12 @@
 //   {"event":"retry_scheduled","handler":"ApproveCase","attempt":1,"reason":"deadlock",
 //    "delay_ms":37.5,"command_id":"c-81"}
 //
-// Every line has the fields event (attempt_started, retry_scheduled, succeeded, stopped), handler,
-// attempt, reason (error category for retry_scheduled, outcome for succeeded and stopped, null
-// for attempt_started), delay_ms (0 except for retry_scheduled) and command_id (null when the
-// caller gave none). Lines are written whole, one at a time, from any thread; writing allocates.
+// Every line has the fields event (attempt_started, retry_scheduled, attempt_failed, succeeded,
+// stopped), handler, attempt, reason (error category for retry_scheduled and attempt_failed,
+// outcome for succeeded and stopped, null for attempt_started), delay_ms (0 except for
+// retry_scheduled) and command_id (null when the caller gave none). attempt_failed comes only from
+// a hedged run (docs/hedging.md): an attempt that failed while the run goes on. Lines are written
+// whole, one at a time, from any thread; writing allocates.
 //
 // Circuit breakers' changes of state get lines of their own (docs/resilience.md):
 //
@@ -48,6 +50,7 @@ class JsonLogListener final : public RetryListener {
     void on_retry_scheduled(const RetryEvent& event) noexcept override;
     void on_succeeded(const RetryEvent& event) noexcept override;
     void on_stopped(const RetryEvent& event) noexcept override;
+    void on_attempt_failed(const RetryEvent& event) noexcept override;
     void on_unclassified_exception(const UnclassifiedExceptionEvent& event) noexcept override;
 
     // A circuit breaker of `service` changed state.
