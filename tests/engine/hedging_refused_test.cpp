@@ -6,6 +6,7 @@
 #include <string>
 
 #include "event_log.hpp"
+#include "hedging_policy.hpp"
 #include "rebound/hedging_unsupported.hpp"
 #include "rebound/retry_executor.hpp"
 #include "rebound/retry_run.hpp"
@@ -16,17 +17,10 @@ using namespace std::chrono_literals;
 namespace {
 
 std::shared_ptr<const rebound::Policy> hedging_policy() {
-    rebound::PolicySpec spec;
+    rebound::PolicySpec spec = rebound::test::hedging_spec(20ms, 3);
     spec.name = "reads";
-    spec.max_attempts = 3;
-    spec.retry_on = {rebound::Matcher::transient()};
     spec.deadline = rebound::Duration(1s);
-    rebound::HedgeSettings hedge;
-    hedge.fixed_delay = rebound::Duration(20ms);
-    spec.hedge = hedge;
-    rebound::PolicyResult result = rebound::Policy::create(std::move(spec));
-    REQUIRE(result);
-    return result.policy;
+    return rebound::test::compile_hedging(spec);
 }
 
 }  // namespace

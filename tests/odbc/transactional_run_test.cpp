@@ -11,6 +11,7 @@
 
 #include "database_test_support.hpp"
 #include "event_log.hpp"
+#include "hedging_policy.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/hedging_unsupported.hpp"
 #include "rebound/odbc/transactional_runner.hpp"
@@ -303,17 +304,12 @@ TEST_CASE("sqlite: a hedging policy is refused before the connection is touched"
     LockedDatabase db;
     db.release();
     Harness h;
-    PolicySpec spec;
+    PolicySpec spec = test::hedging_spec(20ms, 3);
     spec.name = "ledger-reads";
-    spec.retry_on = {Matcher::transient()};
-    HedgeSettings hedge;
-    hedge.fixed_delay = Duration(20ms);
-    spec.hedge = hedge;
-    PolicyResult compiled = Policy::create(std::move(spec));
-    REQUIRE(compiled);
+    const auto policy = test::compile_hedging(spec);
     const odbc::TransactionalRunner runner = h.runner();
     int calls = 0;
-    CHECK_THROWS_AS(runner.run(db.connection, *compiled.policy, {.handler = "ledger.read"},
+    CHECK_THROWS_AS(runner.run(db.connection, *policy, {.handler = "ledger.read"},
                                [&](Connection&, const TransactionAttempt&) { ++calls; }),
                     HedgingUnsupported);
     CHECK(calls == 0);

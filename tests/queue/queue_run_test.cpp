@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "event_log.hpp"
+#include "hedging_policy.hpp"
 #include "queue_test_support.hpp"
 #include "rebound/error_exception.hpp"
 #include "rebound/queue/queue_metrics.hpp"
@@ -189,17 +190,11 @@ void deliveries_decide_and_tell_as_the_blocking_executor(const std::string& name
 void a_hedging_policy_is_refused_without_running_the_handler(const std::string& name) {
     QueueDatabase database(name);
     odbc::Connection connection = database.connect();
-    PolicySpec spec;
+    PolicySpec spec = test::hedging_spec(20ms, 3);
     spec.name = "hedged";
-    spec.retry_on = {Matcher::transient()};
-    HedgeSettings hedge;
-    hedge.fixed_delay = Duration(20ms);
-    spec.hedge = hedge;
-    PolicyResult compiled = Policy::create(std::move(spec));
-    REQUIRE(compiled);
     std::atomic<int> calls{0};
     auto handlers = std::make_shared<QueueHandlers>();
-    handlers->add(HandlerRegistration{.name = "t.hedged", .policy = compiled.policy},
+    handlers->add(HandlerRegistration{.name = "t.hedged", .policy = test::compile_hedging(spec)},
                   [&](Delivery&) { ++calls; });
     const std::int64_t id = database.store().enqueue(connection, {.handler = "t.hedged"});
     WorkerPool pool(odbc_environment(), handlers, worker_options(database, 1));
