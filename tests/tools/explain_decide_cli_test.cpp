@@ -144,6 +144,13 @@ TEST_CASE("explain shows a policy's hedge on a line of its own", "[explain_cli]"
     const CommandResult plain = run_cli({"explain", vector, "--policy", "plain"});
     CHECK(plain.exit_code == 0);
     CHECK(plain.out.find("hedge:") == std::string::npos);
+    CHECK_THAT(plain.out, Catch::Contains("\n  backoff:            fixed 50ms\n"));
+    CHECK_THAT(plain.out, Catch::Contains("\n  schedule (ms):"));
+    // A hedging policy's attempts start on the hedge delay: no backoff, jitter or retry schedule.
+    CHECK_THAT(reads.out, Catch::Contains(
+                              "\n  backoff:            none: attempts start on the hedge delay\n"));
+    CHECK(reads.out.find("jitter:") == std::string::npos);
+    CHECK(reads.out.find("schedule (ms):") == std::string::npos);
 
     const fs::path directory = rebound::testing::make_temporary_directory("rebound-explain-hedge");
     const fs::path file = directory / "orders.yaml";

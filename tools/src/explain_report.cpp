@@ -358,10 +358,14 @@ std::string explain_text(const std::string& service, const Policy& policy,
         }
         out << "; by this file's bindings)\n";
     }
-    out << "  attempts:           " << spec.max_attempts << '\n'
-        << "  backoff:            " << describe_backoff(spec.backoff) << '\n'
-        << "  jitter:             " << describe_jitter(spec.jitter) << '\n'
-        << duration_lines(spec) << "  retry on:           " << joined(spec.retry_on) << '\n'
+    out << "  attempts:           " << spec.max_attempts << '\n';
+    if (spec.hedge) {
+        out << "  backoff:            none: attempts start on the hedge delay\n";
+    } else {
+        out << "  backoff:            " << describe_backoff(spec.backoff) << '\n'
+            << "  jitter:             " << describe_jitter(spec.jitter) << '\n';
+    }
+    out << duration_lines(spec) << "  retry on:           " << joined(spec.retry_on) << '\n'
         << "  never retry on:     " << joined(spec.never_retry_on) << '\n';
     if (!spec.retry_if.empty()) {
         out << "  retry if:          ";
@@ -390,7 +394,9 @@ std::string explain_text(const std::string& service, const Policy& policy,
         }
         out << '\n';
     }
-    out << schedule_text(retry_schedule(spec));
+    if (!spec.hedge) {
+        out << schedule_text(retry_schedule(spec));
+    }
     return out.str();
 }
 

@@ -11,7 +11,7 @@ void check(const PolicyFileContext& file, RuleReporter& reporter) {
     const Duration floor = file.settings().thresholds.min_delay;
     for (const ResolvedPolicy& p : file.policies()) {
         const PolicySpec& spec = p.spec();
-        if (spec.max_attempts < 2) {
+        if (!retries_after_backoff(p)) {
             continue;
         }
         const std::vector<ScheduleRow> rows = reachable_rows(retry_schedule(spec));

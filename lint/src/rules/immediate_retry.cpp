@@ -10,7 +10,7 @@ namespace {
 void check(const PolicyFileContext& file, RuleReporter& reporter) {
     for (const ResolvedPolicy& p : file.policies()) {
         const PolicySpec& spec = p.spec();
-        if (spec.max_attempts < 2) {
+        if (!retries_after_backoff(p)) {
             continue;
         }
         const std::vector<ScheduleRow> rows = reachable_rows(retry_schedule(spec));

@@ -11,8 +11,11 @@ namespace {
 void check(const PolicyFileContext& file, RuleReporter& reporter) {
     for (const ResolvedPolicy& p : file.policies()) {
         const PolicySpec& spec = p.spec();
-        if (!spec.deadline || spec.min_attempt_budget >= *spec.deadline) {
-            continue;  // without a deadline nothing is cut; at or above it RB307 reports
+        if (!spec.deadline || spec.min_attempt_budget >= *spec.deadline ||
+            !retries_after_backoff(p)) {
+            // Without a deadline nothing is cut; at or above it RB307 reports; a hedging policy's
+            // attempts do not wait out a backoff (RB344 checks its hedges against the deadline).
+            continue;
         }
         const std::vector<ScheduleRow> schedule = retry_schedule(spec);
         std::size_t first = schedule.size();

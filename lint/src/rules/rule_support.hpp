@@ -36,6 +36,13 @@ inline SourcePosition attempts_position(const ResolvedPolicy& p) {
     return position_or(p.fields.count(PolicyField::MaxRetries), p.name_position());
 }
 
+// True when the attempts of `p` after the first wait out its backoff: more than one attempt and
+// no `hedge`. A hedging policy starts its attempts on its hedge delay instead (docs/hedging.md),
+// so the rules about backoff waits and the retry schedule skip it; RB342..RB346 check it.
+inline bool retries_after_backoff(const ResolvedPolicy& p) {
+    return p.spec().max_attempts >= 2 && !p.spec().hedge;
+}
+
 // "250ms", "31.5s", "2m 5s", "1h 54m 55s": readable, exact below one minute.
 std::string duration_text(Duration d);
 

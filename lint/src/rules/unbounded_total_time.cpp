@@ -11,7 +11,7 @@ constexpr Duration kLimit = std::chrono::hours(1);
 void check(const PolicyFileContext& file, RuleReporter& reporter) {
     for (const ResolvedPolicy& p : file.policies()) {
         const PolicySpec& spec = p.spec();
-        if (spec.deadline || spec.max_attempts < 2) {
+        if (spec.deadline || !retries_after_backoff(p)) {
             continue;
         }
         const std::vector<ScheduleRow> schedule = retry_schedule(spec);

@@ -39,8 +39,10 @@ void check(const PolicyFileContext& file, RuleReporter& reporter) {
     const RuleThresholds& limits = file.settings().thresholds;
     for (const ResolvedPolicy& p : file.policies()) {
         const PolicySpec& spec = p.spec();
-        // A budget or a breaker throttles retries while the dependency fails.
-        if (spec.budget || !spec.breaker.empty() || spec.max_attempts <= limits.max_attempts) {
+        // A budget or a breaker throttles retries while the dependency fails; a hedging policy's
+        // hedge tokens throttle its hedges (RB345 checks their rate).
+        if (spec.budget || !spec.breaker.empty() || spec.max_attempts <= limits.max_attempts ||
+            !retries_after_backoff(p)) {
             continue;
         }
         const Duration horizon = spec.deadline.value_or(limits.window);
