@@ -449,7 +449,8 @@ void a_long_handler_keeps_its_message_while_its_lease_is_renewed(const std::stri
         const std::string exposed = queue::render_worker_metrics(first.metrics());
         CHECK_THAT(exposed,
                    Contains("rebound_queue_worker_messages_total{outcome=\"succeeded\"} 1\n"));
-        CHECK_THAT(exposed, Contains("# TYPE rebound_queue_retry_lateness_seconds gauge\n"));
+        CHECK_THAT(exposed, Contains("# TYPE rebound_queue_retry_lateness_seconds summary\n"));
+        CHECK_THAT(exposed, Contains("\nrebound_queue_retry_lateness_seconds_count 0\n"));
     } else {
         CHECK(deliveries.load() == 2);
         CHECK(message->attempt == 2);

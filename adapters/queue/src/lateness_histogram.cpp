@@ -31,6 +31,11 @@ std::int64_t LatenessHistogram::upper_bound_of(std::size_t bucket) noexcept {
 void LatenessHistogram::record(std::int64_t microseconds) noexcept {
     const std::uint64_t value = microseconds < 0 ? 0 : static_cast<std::uint64_t>(microseconds);
     buckets_[bucket_of(value)].fetch_add(1, std::memory_order_relaxed);
+    sum_.fetch_add(value, std::memory_order_relaxed);
+}
+
+std::uint64_t LatenessHistogram::sum_microseconds() const noexcept {
+    return sum_.load(std::memory_order_relaxed);
 }
 
 std::uint64_t LatenessHistogram::count() const noexcept {

@@ -102,7 +102,8 @@ std::string render_worker_metrics(const WorkerMetrics& metrics) {
     out.append("rebound_queue_worker_errors_total ")
         .append(std::to_string(metrics.database_errors.load(std::memory_order_relaxed)))
         .append("\n");
-    append_metric_header(out, "rebound_queue_retry_lateness_seconds", "gauge",
+    // A Prometheus summary: the two quantiles, then _sum and _count.
+    append_metric_header(out, "rebound_queue_retry_lateness_seconds", "summary",
                          "How late retry attempts started after their due time.");
     for (const auto& [label, q] : {std::pair{"0.5", 0.5}, std::pair{"0.99", 0.99}}) {
         out.append("rebound_queue_retry_lateness_seconds{quantile=\"")
@@ -111,9 +112,10 @@ std::string render_worker_metrics(const WorkerMetrics& metrics) {
             .append(seconds(metrics.retry_lateness.percentile(q)))
             .append("\n");
     }
-    append_metric_header(out, "rebound_queue_retry_lateness_count", "counter",
-                         "Retries whose lateness was measured.");
-    out.append("rebound_queue_retry_lateness_count ")
+    out.append("rebound_queue_retry_lateness_seconds_sum ")
+        .append(seconds(static_cast<std::int64_t>(metrics.retry_lateness.sum_microseconds())))
+        .append("\n");
+    out.append("rebound_queue_retry_lateness_seconds_count ")
         .append(std::to_string(metrics.retry_lateness.count()))
         .append("\n");
     return out;

@@ -17,6 +17,8 @@ class LatenessHistogram {
   public:
     void record(std::int64_t microseconds) noexcept;
     std::uint64_t count() const noexcept;
+    // The sum of the recorded values (negative ones count as 0), in microseconds.
+    std::uint64_t sum_microseconds() const noexcept;
     // The smallest bucket bound at or below which a fraction `q` (0..1) of the values lie; 0
     // when nothing was recorded.
     std::int64_t percentile(double q) const noexcept;
@@ -28,6 +30,7 @@ class LatenessHistogram {
     static std::int64_t upper_bound_of(std::size_t bucket) noexcept;
 
     std::array<std::atomic<std::uint64_t>, kBuckets> buckets_{};
+    std::atomic<std::uint64_t> sum_{0};
 };
 
 }  // namespace rebound::queue
