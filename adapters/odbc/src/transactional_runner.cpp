@@ -89,8 +89,7 @@ TransactionalRunner::TransactionalRunner(Dependencies dependencies)
                                 .random = dependencies.random,
                                 .listeners = std::move(dependencies.listeners),
                                 .dead_letter_sink = dependencies.dead_letter_sink,
-                                .resolver = std::move(dependencies.resolver)}),
-      sleeper_(dependencies.sleeper != nullptr ? dependencies.sleeper : &default_sleeper()) {}
+                                .resolver = std::move(dependencies.resolver)}) {}
 
 HandlerResolution TransactionalRunner::borrowed(const Policy& policy,
                                                 const TransactionOptions& options) {
@@ -142,7 +141,8 @@ TransactionReport TransactionalRunner::run_erased(
     RunStep step = run.start_attempt();
     while (step != RunStep::Done) {
         if (step == RunStep::Wait) {
-            step = sleeper_->sleep_for(run.delay(), options.stop) ? run.waited() : run.cancel();
+            step = executor_.sleeper().sleep_for(run.delay(), options.stop) ? run.waited()
+                                                                            : run.cancel();
             continue;
         }
         Failure failure;

@@ -174,6 +174,10 @@ class RetryExecutor {
 
     HandlerResolution resolve(std::string_view handler) const;
 
+    // The sleeper the runs wait through (ExecutorOptions::sleeper, else default_sleeper()), for a
+    // driver that waits out a run's delays itself, such as the ODBC TransactionalRunner.
+    Sleeper& sleeper() const noexcept { return *sleeper_; }
+
     // Begins a run for a driver of its own, such as the asynchronous executor of rebound::asio
     // (defined in retry_run.hpp, which such a driver includes). `handler` and `options` must
     // outlive the returned run.

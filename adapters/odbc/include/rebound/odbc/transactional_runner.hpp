@@ -202,8 +202,8 @@ class TransactionalRunner {
     static HandlerResolution combined(HandlerResolution resolution,
                                       const TransactionOptions& options) noexcept;
 
-    RetryExecutor executor_;  // the runs' listeners, sink, resolver, clock and random source
-    Sleeper* sleeper_;
+    RetryExecutor
+        executor_;  // the runs' listeners, sink, resolver, clock, sleeper and random source
 };
 
 }  // namespace rebound::odbc
