@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "sql_error_rules.hpp"
+
 #include <stdexcept>
 #include <vector>
 
@@ -17,34 +19,13 @@ using rebound::SqlErrorRule;
 using rebound::SqlRuleKey;
 using rebound::Vendor;
 
-SqlErrorRule native_rule(Vendor vendor, std::int64_t code, ErrorCategory category) {
-    SqlErrorRule rule;
-    rule.vendor = vendor;
-    rule.key = SqlRuleKey::NativeCode;
-    rule.native_code = code;
-    rule.set_category(category);
-    return rule;
-}
-
-SqlErrorRule state_rule(Vendor vendor, SqlRuleKey key, std::string_view sqlstate,
-                        ErrorCategory category) {
-    SqlErrorRule rule;
-    rule.vendor = vendor;
-    rule.key = key;
-    rule.sqlstate = sqlstate;
-    rule.set_category(category);
-    return rule;
-}
+using rebound::testing::native_rule;
+using rebound::testing::state_rule;
 
 SqlErrorRecord record(std::optional<Vendor> vendor, std::string_view sqlstate,
                       std::optional<std::int64_t> native = std::nullopt,
                       DatabasePhase phase = DatabasePhase::Execute) {
-    SqlErrorRecord r;
-    r.vendor = vendor;
-    r.sqlstate = sqlstate;
-    r.native_code = native;
-    r.phase = phase;
-    return r;
+    return rebound::testing::error_record(vendor, sqlstate, native, phase);
 }
 
 // A small map with a rule at every level, so each test can tell the levels apart.

@@ -13,6 +13,7 @@
 
 #include "allocation_counter.hpp"
 #include "rebound/sql_error_classifier.hpp"
+#include "sql_error_rules.hpp"
 
 namespace {
 
@@ -25,45 +26,24 @@ using rebound::SqlRuleKey;
 using rebound::Vendor;
 
 SqlErrorRule exact(std::int64_t code, ErrorCategory category) {
-    SqlErrorRule rule;
-    rule.vendor = Vendor::Oracle;
-    rule.key = SqlRuleKey::NativeCode;
-    rule.native_code = code;
-    rule.set_category(category);
-    return rule;
+    return rebound::testing::native_rule(Vendor::Oracle, code, category);
 }
 
 SqlErrorRule range(std::int64_t first, std::int64_t last, std::optional<ErrorCategory> category,
                    Vendor vendor = Vendor::Oracle) {
-    SqlErrorRule rule;
-    rule.vendor = vendor;
-    rule.key = SqlRuleKey::NativeRange;
-    rule.native_code = first;
-    rule.native_last = last;
-    if (category) {
-        rule.set_category(*category);
-    }
-    return rule;
+    return rebound::testing::native_range_rule(vendor, first, last, category);
 }
 
 SqlErrorRecord oracle(std::int64_t code, std::string_view sqlstate = "HY000",
                       DatabasePhase phase = DatabasePhase::Execute) {
-    SqlErrorRecord record;
-    record.vendor = Vendor::Oracle;
-    record.sqlstate = sqlstate;
-    record.native_code = code;
-    record.phase = phase;
-    return record;
+    return rebound::testing::error_record(Vendor::Oracle, sqlstate, code, phase);
 }
 
 // exact 12154 inside a narrow range inside a wide one, listed wide first: the order of the
 // rules must not matter.
 SqlErrorClassifier nested() {
-    SqlErrorRule state;
-    state.vendor = Vendor::Oracle;
-    state.key = SqlRuleKey::SqlState;
-    state.sqlstate = "HY000";
-    state.set_category(ErrorCategory::SystemError);
+    const SqlErrorRule state = rebound::testing::state_rule(Vendor::Oracle, SqlRuleKey::SqlState,
+                                                            "HY000", ErrorCategory::SystemError);
     SqlErrorRule commit_only = range(12500, 12549, std::nullopt);
     commit_only.set_category(DatabasePhase::Commit, ErrorCategory::CommitOutcomeUnknown);
     const std::vector<SqlErrorRule> rules{
