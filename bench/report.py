@@ -1554,7 +1554,7 @@ bench/contention.pgbench.sql` then `rebound_contention_bench --threads 16 --tran
 | | attempts (3 rounds) | median | wall (3 rounds) | median | client CPU per round |
 |---|---|---:|---|---:|---:|
 | pgbench `-j 2` | 19947, 20247, 21862 | 20247 | 1.67, 1.67, 1.79 s | 1.67 s | 0.66 s |
-| rebound immediate | 25561, 27392, 25160 | 25561 (1.26x) | 3.15, 3.13, 3.03 s | 3.13 s (1.87x) | 2.13 s |
+| rebound immediate, 16 threads | 25561, 27392, 25160 | 25561 (1.26x) | 3.15, 3.13, 3.03 s | 3.13 s (1.87x) | 2.13 s |
 
 A second series, pgbench alone with 2 and with 16 threads, alternated three times:
 
