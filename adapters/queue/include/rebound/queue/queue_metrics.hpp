@@ -11,8 +11,8 @@
 //   rebound_queue_blocked_keys{handler}            gauge: ordering keys a dead message holds up
 // From one WorkerPool (WorkerMetrics), since it started:
 //   rebound_queue_worker_messages_total{outcome}   counter: claimed, succeeded, retried, dead,
-//                                                   released, postponed, lost_lease, expired_settled,
-//                                                   renewed_lease
+//                                                   released, postponed, lost_lease,
+//                                                   expired_settled, renewed_lease
 //   rebound_queue_worker_errors_total              counter: database errors of the loop itself
 //   rebound_queue_retry_lateness_seconds{quantile} summary: p50 and p99 of how late retry attempts
 //                                                   started after due_at (0 before the first),
