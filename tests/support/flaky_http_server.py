@@ -12,6 +12,11 @@ is terminated (the test that started it sends SIGTERM). Every path is /MODE/ID w
   /reset-after/ID?fail=N          the first N requests are read and applied, then the connection
                                   is reset before any response
   /stall/ID?fail=N&ms=M           the first N requests wait M ms before the response
+  /slow/ID?fail=N&ms=M            the first N requests wait M ms before the response, watching
+                                  their connection: one the client closes (or resets) meanwhile
+                                  gets no response and is counted by /closed/ID
+  /closed/ID                      200 with the number of slow requests of ID whose client closed
+                                  the connection before the response was due
   /big/ID?bytes=N&chunked=1       200 with a body of N bytes ('x'), with a Content-Length, or
                                   chunked (no length known in advance) when chunked=1
   /silent/ID                      reads the request and never answers (the connection stays
@@ -24,6 +29,7 @@ A request is applied once per Idempotency-Key (the key deduplicates, as a paymen
 without a key every request that reaches its handler is applied. Connections are kept open
 between requests (HTTP/1.1 keep-alive) until the client closes them.
 """
+import select
 import socket
 import struct
 import sys
@@ -38,6 +44,7 @@ applied = {}       # ID -> times applied
 keys = {}          # ID -> set of Idempotency-Keys already applied
 reset_before = {}  # ID -> connections still to reset before reading
 connections = [0]  # connections accepted
+closed = {}        # ID -> slow requests whose client closed the connection before the answer
 
 
 def count(table, ident):
@@ -54,6 +61,21 @@ def apply(ident, key):
         if key is not None:
             done.add(key)
         applied[ident] = applied.get(ident, 0) + 1
+
+
+def client_left(connection, seconds):
+    """Waits `seconds`; True as soon as the client closes or resets the connection.
+
+    The request was read whole and the client sends nothing more before its answer, so the
+    connection turning readable means its end.
+    """
+    readable, _, _ = select.select([connection], [], [], seconds)
+    if not readable:
+        return False
+    try:
+        return connection.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True  # reset
 
 
 def reset(connection):
@@ -141,6 +163,10 @@ class Handler(BaseHTTPRequestHandler):
             with lock:
                 self.respond(200, str(connections[0]).encode())
             return
+        if mode == "closed":
+            with lock:
+                self.respond(200, str(closed.get(ident, 0)).encode())
+            return
         if mode == "big":
             self.send_big(int(query.get("bytes", "0")), query.get("chunked") == "1")
             return
@@ -153,6 +179,11 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "status" and failing:
             headers = [("Retry-After", query["retry_after"])] if "retry_after" in query else []
             self.respond(int(query.get("code", "503")), b"try later", headers)
+            return
+        if mode == "slow" and failing and client_left(self.connection,
+                                                      int(query.get("ms", "2000")) / 1000.0):
+            count(closed, ident)
+            self.close_connection = True
             return
         if mode == "stall" and failing:
             time.sleep(int(query.get("ms", "2000")) / 1000.0)

@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 #include <unistd.h>
 
+#include <array>
 #include <asio/dispatch.hpp>
 #include <asio/error.hpp>
 #include <asio/posix/stream_descriptor.hpp>
@@ -20,6 +21,7 @@
 
 #include "easy_request.hpp"
 #include "rebound/attempt_time_limit.hpp"
+#include "rebound/hedged_run.hpp"
 
 namespace rebound::curl {
 namespace {
@@ -338,10 +340,73 @@ AsyncHttpClient::~AsyncHttpClient() {
     co_return detail::attempt_error(classified, outcome, options_.limits);
 }
 
+namespace {
+
+bool hedges(const HandlerResolution& resolution) {
+    return resolution.policy_or_builtin()->spec().hedge.has_value();
+}
+
+// The responses of a hedged call's attempts, a slot each: several transfers are in flight at
+// once, and the call keeps the winner's.
+struct HedgedResponses {
+    std::array<HttpResponse, HedgedRun::kMaxAttempts> slots{};
+    int last = 0;  // the last attempt whose response arrived
+
+    // The winner's response; without a winner, the last one that arrived.
+    HttpResponse take(int winner) {
+        const int number = winner != 0 ? winner : last;
+        return number != 0 ? std::move(slots[static_cast<std::size_t>(number) - 1])
+                           : HttpResponse{};
+    }
+};
+
+// One attempt of a hedged call, into its own slot. A cancelled attempt (a loser) throws before
+// it touches `responses`, which may be gone by then.
+::asio::awaitable<std::optional<Error>> attempt_into(const AsyncHttpClient& client,
+                                                     HttpRequest request, AttemptInfo info,
+                                                     bool declared_idempotent,
+                                                     HedgedResponses& responses) {
+    HttpResponse& own = responses.slots[static_cast<std::size_t>(info.attempt) - 1];
+    std::optional<Error> failure =
+        co_await client.attempt(std::move(request), info, declared_idempotent, own);
+    if (own.status != 0) {
+        responses.last = info.attempt;
+    }
+    co_return failure;
+}
+
+}  // namespace
+
 ::asio::awaitable<CallResult> AsyncHttpClient::call(const rebound::asio::RetryExecutor& executor,
                                                     std::string_view handler, HttpRequest request,
                                                     RunOptions options) const {
     HandlerResolution resolution = executor.blocking().resolve(handler);
+    if (hedges(resolution)) {
+        HedgedCallResult hedged = co_await hedged_call(executor, std::move(resolution), handler,
+                                                       std::move(request), std::move(options));
+        co_return std::move(static_cast<CallResult&>(hedged));
+    }
+    co_return co_await plain_call(executor, std::move(resolution), handler, std::move(request),
+                                  std::move(options));
+}
+
+::asio::awaitable<HedgedCallResult> AsyncHttpClient::call_hedged(
+    const rebound::asio::RetryExecutor& executor, std::string_view handler, HttpRequest request,
+    RunOptions options) const {
+    HandlerResolution resolution = executor.blocking().resolve(handler);
+    if (hedges(resolution)) {
+        co_return co_await hedged_call(executor, std::move(resolution), handler, std::move(request),
+                                       std::move(options));
+    }
+    HedgedCallResult result;
+    static_cast<CallResult&>(result) = co_await plain_call(executor, std::move(resolution), handler,
+                                                           std::move(request), std::move(options));
+    co_return result;
+}
+
+::asio::awaitable<CallResult> AsyncHttpClient::plain_call(
+    const rebound::asio::RetryExecutor& executor, HandlerResolution resolution,
+    std::string_view handler, HttpRequest request, RunOptions options) const {
     const bool declared_idempotent = resolution.idempotent;
     CallResult result;
     rebound::asio::Result<std::optional<Error>> run = co_await executor.run(
@@ -351,6 +416,26 @@ AsyncHttpClient::~AsyncHttpClient() {
         },
         ::asio::use_awaitable, std::move(options));
     result.run = std::move(run);
+    co_return result;
+}
+
+// Each attempt is a transfer of its own on the multi handle; the executor's hedged run cancels
+// the losers (Asio terminal cancellation), and perform() then takes their transfers out at once.
+::asio::awaitable<HedgedCallResult> AsyncHttpClient::hedged_call(
+    const rebound::asio::RetryExecutor& executor, HandlerResolution resolution,
+    std::string_view handler, HttpRequest request, RunOptions options) const {
+    const bool declared_idempotent = resolution.idempotent;
+    HedgedResponses responses;
+    rebound::asio::HedgedResult<std::optional<Error>> run = co_await executor.run_hedged(
+        std::move(resolution), handler,
+        [this, &request, &responses, declared_idempotent](const AttemptInfo& info) {
+            return attempt_into(*this, request, info, declared_idempotent, responses);
+        },
+        ::asio::use_awaitable, std::move(options));
+    HedgedCallResult result;
+    result.hedge = run.hedge;
+    result.response = responses.take(run.hedge.winner);
+    result.run = std::move(static_cast<RunResult&>(run));
     co_return result;
 }
 

@@ -26,6 +26,13 @@
 // RunOptions::stop, its per-operation cancellation, or its attempt_timeout) removes the transfer
 // from the multi handle at once and ends the await with asio::error::operation_aborted.
 //
+// Hedging: under a policy with `hedge` (docs/hedging.md) call() is a hedged run of the executor:
+// each hedge is one more transfer on the client's multi handle, at once beside the first; the
+// first success wins and gives the call its response, and every other transfer still in progress
+// is taken out of the multi handle (curl_multi_remove_handle, which closes its connection) as
+// soon as the winner is known, without waiting for it. call_hedged() also gives the run's
+// HedgeReport. A handler that is not idempotent never has two transfers in flight.
+//
 // Timeouts: each transfer's timeout (CURLOPT_TIMEOUT_MS) is the attempt's time limit
 // (attempt_time_limit: attempt_timeout shortened to the deadline's time left; without either,
 // Options::limits.default_timeout) or Options::timeout, whichever is shorter. When the policy has
@@ -50,9 +57,16 @@
 #include "rebound/asio/retry_executor.hpp"
 #include "rebound/curl/http_client.hpp"
 #include "rebound/duration.hpp"
+#include "rebound/hedge_report.hpp"
 #include "rebound/retry_executor.hpp"
 
 namespace rebound::curl {
+
+// What call_hedged() completes with: the call's result and what a hedged run adds (hedges,
+// winner, abandoned, suppressed by reason); all zero for a policy without `hedge`.
+struct HedgedCallResult : CallResult {
+    HedgeReport hedge{};
+};
 
 struct AsyncHttpClientOptions {
     // The longest a transfer may take, on top of the attempt's own limit; none when absent.
@@ -100,11 +114,26 @@ class AsyncHttpClient {
     // the handler's declared idempotence counts as an Idempotency-Key does. `request` and
     // `options` are taken by value into the coroutine; the executor, `handler` and the options'
     // views (command_id, on_failure's callable) must outlive the call.
+    // Under a policy with `hedge`, a hedged run: `response` is the winner's (without a winner,
+    // that of the last attempt that got one).
     ::asio::awaitable<CallResult> call(const rebound::asio::RetryExecutor& executor,
                                        std::string_view handler, HttpRequest request,
                                        RunOptions options = {}) const;
 
+    // The same, with the hedged run's HedgeReport (all zero when the policy does not hedge).
+    ::asio::awaitable<HedgedCallResult> call_hedged(const rebound::asio::RetryExecutor& executor,
+                                                    std::string_view handler, HttpRequest request,
+                                                    RunOptions options = {}) const;
+
   private:
+    ::asio::awaitable<CallResult> plain_call(const rebound::asio::RetryExecutor& executor,
+                                             HandlerResolution resolution, std::string_view handler,
+                                             HttpRequest request, RunOptions options) const;
+    ::asio::awaitable<HedgedCallResult> hedged_call(const rebound::asio::RetryExecutor& executor,
+                                                    HandlerResolution resolution,
+                                                    std::string_view handler, HttpRequest request,
+                                                    RunOptions options) const;
+
     class Multi;
     std::shared_ptr<Multi> multi_;
     Options options_;
