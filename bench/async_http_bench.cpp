@@ -12,6 +12,11 @@
 //   async_http/paired         one of each per iteration, alternating which goes first; its
 //                             counter call_over_perform is the goal's figure
 //                             goal (issue 15): call <= 1.02 x perform
+//   async_http/hedged_paired  a call under a hedging policy whose hedge is never due (1 s; the
+//                             first transfer answers long before) and the same call under the
+//                             same policy without `hedge`, alternating; its counter
+//                             hedged_over_plain is the goal's figure
+//                             goal (issue 41): hedged <= 1.1 x plain
 #include <benchmark/benchmark.h>
 
 #include <asio/co_spawn.hpp>
@@ -26,6 +31,7 @@
 #include "loopback_http_server.hpp"
 #include "rebound/asio/retry_executor.hpp"
 #include "rebound/curl/async_http_client.hpp"
+#include "rebound/hedge.hpp"
 #include "rebound/policy.hpp"
 
 using namespace std::chrono_literals;
@@ -86,11 +92,12 @@ bool call_once(asio::io_context& io, const rebound::curl::AsyncHttpClient& clien
     return result && result->run.succeeded() && result->response.status == 200;
 }
 
-// An executor whose every handler resolves to a four-attempt policy of the transient categories.
+// An executor whose every handler resolves to `policy`, declared idempotent.
 rebound::asio::RetryExecutor make_executor(std::shared_ptr<const rebound::Policy> policy) {
     return rebound::asio::RetryExecutor({.resolver = [policy](std::string_view) {
         rebound::HandlerResolution r;
         r.policy = policy;
+        r.idempotent = true;  // a GET; a hedging policy may then hedge
         return r;
     }});
 }
@@ -138,27 +145,23 @@ BENCHMARK(BM_async_http_call)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
-// A transfer and a call in every iteration, in alternating order, each timed on its own: a change
-// in the server's or the machine's speed during the run falls on both alike, which two cases run
-// one after the other cannot promise (their medians differ by several percent from one run to the
-// next at a cv near 10%). Counters: the mean of each, and call_over_perform, the ratio of their
-// sums, which is the goal's figure.
-void BM_async_http_paired(benchmark::State& state) {
-    asio::io_context io;
-    const rebound::curl::AsyncHttpClient client(io.get_executor());
-    const rebound::curl::HttpRequest request = ok_request();
-    const rebound::asio::RetryExecutor executor = make_executor(calls_policy());
-    connect(io, client, request);
-    std::chrono::steady_clock::duration perform_time{};
-    std::chrono::steady_clock::duration call_time{};
-    bool call_first = false;
+// Runs `a` and `b` once each per iteration, alternating which goes first, each timed on its own:
+// a change in the server's or the machine's speed during the run falls on both alike, which two
+// cases run one after the other cannot promise (their medians differ by several percent from one
+// run to the next at a cv near 10%). Counters: the mean of each (`a_name`, `b_name`, in us) and
+// `ratio_name`, the ratio of b's sum to a's, which is the goal's figure.
+template <typename A, typename B>
+void time_pairs(benchmark::State& state, A a, B b, const char* a_name, const char* b_name,
+                const char* ratio_name) {
+    std::chrono::steady_clock::duration a_time{};
+    std::chrono::steady_clock::duration b_time{};
+    bool b_first = false;
     for (auto _ : state) {
-        call_first = !call_first;
-        for (const bool is_call : {call_first, !call_first}) {
+        b_first = !b_first;
+        for (const bool is_b : {b_first, !b_first}) {
             const auto start = std::chrono::steady_clock::now();
-            const bool ok = is_call ? call_once(io, client, executor, request)
-                                    : perform_once(io, client, request);
-            (is_call ? call_time : perform_time) += std::chrono::steady_clock::now() - start;
+            const bool ok = is_b ? b() : a();
+            (is_b ? b_time : a_time) += std::chrono::steady_clock::now() - start;
             if (!ok) {
                 state.SkipWithError("a transfer or a call failed");
                 return;
@@ -169,15 +172,66 @@ void BM_async_http_paired(benchmark::State& state) {
         return std::chrono::duration<double, std::micro>(total).count() /
                static_cast<double>(state.iterations());
     };
-    state.counters["perform_us"] = microseconds(perform_time);
-    state.counters["call_us"] = microseconds(call_time);
-    state.counters["call_over_perform"] =
-        perform_time.count() > 0
-            ? static_cast<double>(call_time.count()) / static_cast<double>(perform_time.count())
-            : 0.0;
+    state.counters[a_name] = microseconds(a_time);
+    state.counters[b_name] = microseconds(b_time);
+    state.counters[ratio_name] = a_time.count() > 0 ? static_cast<double>(b_time.count()) /
+                                                          static_cast<double>(a_time.count())
+                                                    : 0.0;
+}
+
+// A transfer and a call in every iteration; call_over_perform is issue 15's figure.
+void BM_async_http_paired(benchmark::State& state) {
+    asio::io_context io;
+    const rebound::curl::AsyncHttpClient client(io.get_executor());
+    const rebound::curl::HttpRequest request = ok_request();
+    const rebound::asio::RetryExecutor executor = make_executor(calls_policy());
+    connect(io, client, request);
+    time_pairs(
+        state, [&] { return perform_once(io, client, request); },
+        [&] { return call_once(io, client, executor, request); }, "perform_us", "call_us",
+        "call_over_perform");
 }
 BENCHMARK(BM_async_http_paired)
     ->Name("async_http/paired")
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// Two attempts, transient failures retried, and a hedge after 1 s when `hedge`: a run that never
+// hedges, since the loopback answer comes in well under a millisecond.
+std::shared_ptr<const rebound::Policy> reads_policy(bool hedge) {
+    rebound::PolicySpec spec;
+    spec.name = "reads";
+    spec.max_attempts = 2;
+    spec.retry_on = {rebound::Matcher::transient()};
+    if (hedge) {
+        rebound::HedgeSettings settings;
+        settings.fixed_delay = 1s;
+        spec.hedge = settings;
+    }
+    rebound::PolicyResult result = rebound::Policy::create(spec);
+    if (!result) {
+        throw std::logic_error("the bench's policy does not compile");
+    }
+    return std::move(result.policy);
+}
+
+// The same call under the policy without and with `hedge`; hedged_over_plain is issue 41's
+// figure: what a hedged run that never hedges costs (its state, strand and timer, the attempt's
+// own coroutine) on a real round trip.
+void BM_async_http_hedged_paired(benchmark::State& state) {
+    asio::io_context io;
+    const rebound::curl::AsyncHttpClient client(io.get_executor());
+    const rebound::curl::HttpRequest request = ok_request();
+    const rebound::asio::RetryExecutor plain = make_executor(reads_policy(false));
+    const rebound::asio::RetryExecutor hedged = make_executor(reads_policy(true));
+    connect(io, client, request);
+    time_pairs(
+        state, [&] { return call_once(io, client, plain, request); },
+        [&] { return call_once(io, client, hedged, request); }, "plain_us", "hedged_us",
+        "hedged_over_plain");
+}
+BENCHMARK(BM_async_http_hedged_paired)
+    ->Name("async_http/hedged_paired")
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 

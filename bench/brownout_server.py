@@ -6,6 +6,13 @@ docs/simulate.md models it, except that the queue is bounded: when it is full th
 the request at once with 503 and `Retry-After`. It can be browned out on command.
 
   brownout_server.py [--capacity C] [--workers W] [--queue Q] [--retry-after S] [--max-seconds T]
+  brownout_server.py --latency [--fast-ms F] [--slow-ms L] [--slow-fraction P] [--seed N] ...
+
+With --latency (the hedging experiment, docs/hedging.md) the server has no capacity and no
+queue: each /work request is answered F ms (default 1) after it was read, or L ms (default 50)
+with probability P (default 0.02), drawn per request; a slowdown on command makes every
+request take L ms (a dependency slow for everyone). A timer thread sends the answers at their
+due times, so any number of requests wait at once.
 
 It binds 127.0.0.1 on a free port (never another address), prints the port on the first line of
 stdout, and serves until it is terminated (SIGTERM) or, at the latest, for T seconds: it then
@@ -16,8 +23,11 @@ exits by itself with status 3, so a driver that dies cannot leave it behind. Pat
                               or with a worker)
   GET /control/brownout?fraction=F&seconds=D
                               capacity F * C for D seconds from now, then C again; 200 at once
+  GET /control/slow?seconds=D (--latency) every /work request takes L ms for D seconds from
+                              now; 200 at once
   GET /stats                  200 with JSON: received, served, shed, largest_queue (the most
-                              requests held at once), connections (accepted), capacity
+                              requests held at once), connections (accepted), capacity, and
+                              with --latency slow (answers that took L ms)
 
 Capacity: the workers take requests in FIFO order and each answer takes the next free service
 slot of the whole server, 1 / capacity apart, so the server answers at most `capacity`
@@ -28,9 +38,11 @@ them, as rebound::curl's HttpClient reuses them; a response that cannot be writt
 connection.
 """
 import argparse
+import heapq
 import json
 import os
 import queue
+import random
 import selectors
 import socket
 import sys
@@ -78,6 +90,7 @@ class Stats:
         self.largest_queue = 0
         self.connections = 0
         self.held = 0  # admitted and not answered yet: waiting or with a worker
+        self.slow = 0  # --latency: answers that took the slow time
 
     def admit(self, limit):
         """Counts a received request; True when fewer than `limit` are held (it is then held)."""
@@ -99,11 +112,16 @@ class Stats:
             self.held -= 1
             self.served += 1
 
+    def slowed(self):
+        with self.lock:
+            self.slow += 1
+
     def as_json(self, capacity):
         with self.lock:
             return json.dumps({"received": self.received, "served": self.served,
                                "shed": self.shed, "largest_queue": self.largest_queue,
-                               "connections": self.connections, "capacity": capacity})
+                               "connections": self.connections, "capacity": capacity,
+                               "slow": self.slow})
 
 
 def respond(connection, status, body, headers=()):
@@ -132,6 +150,51 @@ def worker(waiting, capacity, stats, kept):
         stats.answered()
 
 
+class Latencies:
+    """--latency: when each request is answered, sent by one timer thread at its due time."""
+
+    def __init__(self, options, stats, kept):
+        self.fast = options.fast_ms / 1000.0
+        self.slow = options.slow_ms / 1000.0
+        self.slow_fraction = options.slow_fraction
+        self.random = random.Random(options.seed)
+        self.stats = stats
+        self.kept = kept
+        self.condition = threading.Condition()
+        self.due = []  # heap of (due, sequence, connection)
+        self.sequence = 0
+        self.slow_until = 0.0
+
+    def slow_down(self, seconds):
+        with self.condition:
+            self.slow_until = time.monotonic() + seconds
+
+    def put(self, connection):
+        """Schedules the answer to a request read now (selector thread)."""
+        with self.condition:
+            now = time.monotonic()
+            slow = now < self.slow_until or self.random.random() < self.slow_fraction
+            heapq.heappush(self.due, (now + (self.slow if slow else self.fast), self.sequence,
+                                      connection))
+            self.sequence += 1
+            self.condition.notify()
+        if slow:
+            self.stats.slowed()
+
+    def serve_forever(self):
+        while True:
+            with self.condition:
+                while True:
+                    now = time.monotonic()
+                    if self.due and self.due[0][0] <= now:
+                        _, _, connection = heapq.heappop(self.due)
+                        break
+                    self.condition.wait(self.due[0][0] - now if self.due else None)
+            if respond(connection, 200, b"ok"):
+                self.kept(connection)
+            self.stats.answered()
+
+
 class Server:
     def __init__(self, options):
         self.options = options
@@ -153,11 +216,14 @@ class Server:
         self.listener.setblocking(False)
         self.selector.register(self.listener, selectors.EVENT_READ)
         self.selector.register(self.wake, selectors.EVENT_READ)
+        self.latencies = Latencies(options, self.stats, self.hand_back) if options.latency else None
 
     def port(self):
         return self.listener.getsockname()[1]
 
     def serve_forever(self):
+        if self.latencies is not None:
+            threading.Thread(target=self.latencies.serve_forever, daemon=True).start()
         for _ in range(self.options.workers):
             threading.Thread(target=worker,
                              args=(self.waiting, self.capacity, self.stats, self.hand_back),
@@ -229,6 +295,11 @@ class Server:
         parts = request_line.split(" ")
         url = urllib.parse.urlsplit(parts[1] if len(parts) > 1 else "/")
         query = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
+        if url.path == "/work" and self.latencies is not None:
+            self.stats.admit(float("inf"))
+            connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.latencies.put(connection)
+            return
         if url.path == "/work" and self.stats.admit(self.options.queue):
             self.waiting.put(connection)
             return
@@ -239,6 +310,9 @@ class Server:
             self.capacity.brown_out(float(query.get("fraction", "0.4")),
                                     float(query.get("seconds", "10")))
             answered = respond(connection, 200, b"browned out")
+        elif url.path == "/control/slow" and self.latencies is not None:
+            self.latencies.slow_down(float(query.get("seconds", "10")))
+            answered = respond(connection, 200, b"slowed down")
         elif url.path == "/stats":
             answered = respond(connection, 200,
                                self.stats.as_json(self.options.capacity).encode())
@@ -264,6 +338,12 @@ def main():
     parser.add_argument("--queue", type=positive(int), default=150)
     parser.add_argument("--retry-after", type=positive(int), default=1)
     parser.add_argument("--max-seconds", type=positive(float), default=300.0)
+    parser.add_argument("--latency", action="store_true",
+                        help="no capacity or queue: answers after --fast-ms or --slow-ms")
+    parser.add_argument("--fast-ms", type=positive(float), default=1.0)
+    parser.add_argument("--slow-ms", type=positive(float), default=50.0)
+    parser.add_argument("--slow-fraction", type=float, default=0.02)
+    parser.add_argument("--seed", type=int, default=1)
     options = parser.parse_args()
 
     def hard_timeout():
@@ -274,6 +354,9 @@ def main():
     timer = threading.Timer(options.max_seconds, hard_timeout)
     timer.daemon = True
     timer.start()
+    if options.latency:
+        # A thread woken for an answer gets the interpreter within 0.2 ms, not the default 5 ms.
+        sys.setswitchinterval(0.0002)
     server = Server(options)
     print(server.port(), flush=True)
     try:
