@@ -2,12 +2,13 @@
 """Runs rebound_hedging_experiment several times; prints the medians against the goals and draws.
 
   bench/hedging_experiment.py BINARY [--runs 3] [--svg FILE] [--json FILE] [-- OPTIONS...]
+  bench/hedging_experiment.py BINARY --replay FILE [--svg FILE]   (the runs of an earlier --json)
 
 OPTIONS go to the experiment (bench/hedging_experiment.cpp). Each figure is the median over the
 runs; each goal's ratio is taken in every run (no hedge and the learned hedge of the same run)
 and its median is the goal's figure. The SVG shows the slowdown of the run whose learned p99
-ratio is the median: requests and hedges started per second under each hedging strategy, the
-line of max_extra_load of the requests, and the learned delay. Exit status 0 when every goal is
+ratio is the median: hedges started per second under each hedging strategy against the line of
+max_extra_load of the requests, and the hedge delay the runs read. Exit status 0 when every goal is
 met, 1 otherwise, 2 when a run fails.
 """
 import argparse
@@ -46,6 +47,24 @@ def ratio(run, figure):
     return learned(run)[figure] / strategy(run, 0)[figure]
 
 
+def summarize(runs):
+    """The medians of each strategy's FIGURES, and each goal's (name, median, per run, limit, met)."""
+    figures = [(strategy(runs[0], i)["strategy"],
+                [statistics.median(strategy(r, i)[f] for r in runs) for f in FIGURES])
+               for i in range(len(runs[0]["strategies"]))]
+    goals = []
+    for name, figure, limit in GOALS:
+        values = [figure(r) for r in runs]
+        median = statistics.median(values)
+        goals.append((name, median, values, limit, median <= limit))
+    return figures, goals
+
+
+def median_run(runs):
+    """The run whose learned p99 ratio is the median: the one the figure shows."""
+    return sorted(runs, key=lambda r: ratio(r, "p99_ms"))[len(runs) // 2]
+
+
 def run_once(binary, options):
     with tempfile.TemporaryDirectory() as directory:
         path = os.path.join(directory, "run.json")
@@ -73,7 +92,9 @@ def draw(run, path):
     def x(i):
         return left + (right - left) * i / samples
 
-    rate_max = max(max(s["slowdown"]["requests_per_sample"]) for s in hedged) / sample_s
+    requests = hedged[0]["slowdown"]["requests_per_sample"]
+    rate_max = 1.3 * max([load * v / sample_s for v in requests] +
+                         [v / sample_s for s in hedged for v in s["slowdown"]["hedges_per_sample"]])
     delay_max = max(max(s["slowdown"]["delay_ms_per_sample"]) for s in hedged) or 1.0
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'font-family="sans-serif" font-size="11">',
@@ -84,23 +105,20 @@ def draw(run, path):
                    f'fill="#f4e1d2"/>')
         out.append(f'<rect x="{left}" y="{base}" width="{right - left}" height="{panel}" '
                    f'fill="none" stroke="#888"/>')
-    out.append(f'<text x="{left}" y="{top - 10}">Requests and hedges started per second; '
-               f'every request slow in the shaded time (max_extra_load {load:.0%}, burst '
-               f'{run["settings"]["burst"]})</text>')
+    out.append(f'<text x="{left}" y="{top - 10}">Hedges started per second, every request slow '
+               f'in the shaded time ({sum(requests) / (samples * sample_s):.0f} requests/s; '
+               f'max_extra_load {load:.0%}, burst {run["settings"]["burst"]})</text>')
     colours = ["#1f77b4", "#d62728"]
 
     def rate_y(v):
         return top + panel - panel * v / rate_max
 
-    requests = hedged[0]["slowdown"]["requests_per_sample"]
-    out.append(polyline([(x(i + 0.5), rate_y(v / sample_s)) for i, v in enumerate(requests)],
-                        "#555"))
     out.append(polyline([(x(i + 0.5), rate_y(load * v / sample_s)) for i, v in enumerate(requests)],
                         "#555", "4 3"))
     for s, colour in zip(hedged, colours):
         out.append(polyline([(x(i + 0.5), rate_y(v / sample_s))
                              for i, v in enumerate(s["slowdown"]["hedges_per_sample"])], colour))
-    legend = [("requests", "#555", ""), (f"{load:.0%} of requests", "#555", "4 3")]
+    legend = [(f"{load:.0%} of requests", "#555", "4 3")]
     legend += [(f'hedges, {s["strategy"]}', c, "") for s, c in zip(hedged, colours)]
     for k, (name, colour, dash) in enumerate(legend):
         lx = left + 10 + 170 * k
@@ -134,33 +152,33 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--svg")
     parser.add_argument("--json")
+    parser.add_argument("--replay", help="report the runs of an earlier --json instead of running")
     parser.add_argument("options", nargs="*")
     args, rest = parser.parse_known_args()
     args.options += [o for o in rest if o != "--"]
     try:
-        runs = [run_once(args.binary, args.options) for _ in range(args.runs)]
+        if args.replay:
+            with open(args.replay, encoding="utf-8") as f:
+                runs = json.load(f)
+        else:
+            runs = [run_once(args.binary, args.options) for _ in range(args.runs)]
     except subprocess.CalledProcessError as error:
         print(f"hedging_experiment.py: a run failed: {error}", file=sys.stderr)
         return 2
-    names = [s["strategy"] for s in runs[0]["strategies"]]
+    figures, goals = summarize(runs)
     print("| strategy | " + " | ".join(FIGURES) + " |")
     print("|---" * (len(FIGURES) + 1) + "|")
-    for i, name in enumerate(names):
-        medians = [statistics.median(strategy(r, i)[f] for r in runs) for f in FIGURES]
+    for name, medians in figures:
         print(f"| {name} | " + " | ".join(f"{m:.3g}" for m in medians) + " |")
     print()
     print("| goal | median | per run | limit | met |")
     print("|---|---|---|---|---|")
-    met = True
-    for name, figure, limit in GOALS:
-        values = [figure(r) for r in runs]
-        median = statistics.median(values)
-        met = met and median <= limit
+    for name, median, values, limit, ok in goals:
         print(f"| {name} | {median:.3f} | {', '.join(f'{v:.3f}' for v in values)} | "
-              f"<= {limit} | {'yes' if median <= limit else 'NO'} |")
-    by_p99 = sorted(runs, key=lambda r: ratio(r, "p99_ms"))
+              f"<= {limit} | {'yes' if ok else 'NO'} |")
+    met = all(ok for *_, ok in goals)
     if args.svg:
-        draw(by_p99[len(by_p99) // 2], args.svg)
+        draw(median_run(runs), args.svg)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(runs, f, indent=1)

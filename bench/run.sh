@@ -19,10 +19,11 @@
 #       rebound_protocols_bench rebound_breaker_bench rebound_latency_recorder_bench \
 #       rebound_queue_bench \
 #       rebound_http_client_bench rebound_async_http_bench rebound_async_bench \
-#       rebound_hostile_lint_bench rebound_brownout_experiment
+#       rebound_hostile_lint_bench rebound_brownout_experiment rebound_hedging_experiment
 # A binary that is missing is skipped with a note (in the report too). The contention experiment
 # starts its own PostgreSQL through tests/odbc/database-server.sh and always stops it.
-# The whole run takes about 9-12 minutes on 2 cores (the brownout about 3.5 of them).
+# The whole run takes about 13-16 minutes on 2 cores (the brownout about 3.5 of them, hedging
+# about 3.5).
 set -euo pipefail
 
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -276,6 +277,21 @@ if [ -x "$brownout" ]; then
   record_load brownout
 else
   note "skipped the brownout: $brownout is not built"
+fi
+
+# --- Hedging, for real --------------------------------------------------------------------------
+# No hedge, a learned and a fixed hedge delay against bench/brownout_server.py --latency, three
+# runs of about 70 s each (docs/hedging.md, "Measured").
+hedging=$build_dir/bench/rebound_hedging_experiment
+if [ -x "$hedging" ]; then
+  echo "== hedging (loopback HTTP)" >&2
+  run_recorded python3 "$source_dir/bench/hedging_experiment.py" "$hedging" --runs 3 \
+    --svg "$results/hedging.svg" --json "$results/hedging.json" -- \
+    --rate 400 --requests 5000 --warmup 600 >"$results/hedging.txt" ||
+    note "rebound_hedging_experiment missed a goal or failed"
+  record_load hedging
+else
+  note "skipped hedging: $hedging is not built"
 fi
 
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["load_after"]=open("/proc/loadavg").read().split()[:3]; m["load_by_phase"]=[l.split() for l in open(sys.argv[2]) if l.strip()]; json.dump(m, open(sys.argv[1], "w"), indent=1)' \
