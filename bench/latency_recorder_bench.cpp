@@ -5,7 +5,8 @@
 // Recording reads the steady clock every 64th call, as threads of a service read one clock, so
 // the clock's own cost stays out. The reads are of a window of 10 full buckets: the latencies of
 // a service (1ms plus an exponential of mean 4ms, 1% at 100ms), and the worst case, latencies
-// spread over the whole range from 1us to 1h (every bin of every bucket to sum). Each benchmark
+// spread over the whole range from 1us to 1h (every group of bins used), recorded in time order
+// and backwards (no bucket summed per group: every bin of every bucket to sum). Each benchmark
 // counts operator new calls and reports them per operation; `bytes` is sizeof(LatencyRecorder).
 #include <benchmark/benchmark.h>
 
@@ -78,11 +79,14 @@ void BM_latency_record(benchmark::State& state) {
     report(state, allocations);
 }
 
-// A window of 10 full buckets at `now` (window 10s from `origin`), `per_bucket` latencies each.
+// A window of 10 full buckets at `now` (window 10s from `origin`), `per_bucket` latencies each,
+// recorded bucket after bucket (so the buckets two or more behind the last are summed per group
+// of bins), or from the last bucket back to the first (so none is: every read sums every bin).
 template <typename Latency>
 void fill(LatencyRecorder& recorder, rebound::Clock::TimePoint origin, int per_bucket,
-          Latency latency) {
-    for (int bucket = 0; bucket < 10; ++bucket) {
+          Latency latency, bool backwards = false) {
+    for (int step = 0; step < 10; ++step) {
+        const int bucket = backwards ? 9 - step : step;
         for (int i = 0; i < per_bucket; ++i) {
             recorder.record(latency(bucket * per_bucket + i), origin + bucket * 1s);
         }
@@ -107,10 +111,13 @@ void fill_service(LatencyRecorder& recorder) {
 }
 
 // 1us to 1h in steps of 1.5%: every bin of every bucket holds latencies.
-void fill_whole_range(LatencyRecorder& recorder) {
-    fill(recorder, kOrigin, 1500, [](int i) {
-        return Duration{std::llround(std::pow(1.015, static_cast<double>(i % 1500)))};
-    });
+void fill_whole_range(LatencyRecorder& recorder, bool backwards = false) {
+    fill(
+        recorder, kOrigin, 1500,
+        [](int i) {
+            return Duration{std::llround(std::pow(1.015, static_cast<double>(i % 1500)))};
+        },
+        backwards);
 }
 
 void BM_latency_quantile_service(benchmark::State& state) {
@@ -125,9 +132,17 @@ void BM_latency_quantile_whole_range(benchmark::State& state) {
     read_quantiles(state, recorder, kReadAt);
 }
 
+// The same, recorded from the last bucket back: no bucket summed, the slowest read.
+void BM_latency_quantile_whole_range_unsummed(benchmark::State& state) {
+    LatencyRecorder recorder(10s, kOrigin);
+    fill_whole_range(recorder, true);
+    read_quantiles(state, recorder, kReadAt);
+}
+
 // `--ops CASE COUNT`: COUNT operations of one case outside Google Benchmark, for counting
 // instructions per operation with cachegrind (the difference between COUNT and 0 cancels the
-// setup): record (one thread, a fixed time), quantile_service, quantile_whole_range.
+// setup): record (one thread, a fixed time), quantile_service, quantile_whole_range,
+// quantile_whole_range_unsummed.
 int run_ops(std::string_view name, long count) {
     LatencyRecorder recorder(10s, kOrigin);
     benchmark::DoNotOptimize(samples());  // drawn before the operations, whatever COUNT is
@@ -141,6 +156,8 @@ int run_ops(std::string_view name, long count) {
         fill_service(recorder);
     } else if (name == "quantile_whole_range") {
         fill_whole_range(recorder);
+    } else if (name == "quantile_whole_range_unsummed") {
+        fill_whole_range(recorder, true);
     } else {
         return 2;
     }
@@ -165,6 +182,7 @@ BENCHMARK(BM_latency_record)
     ->ComputeStatistics("min", fastest);
 BENCHMARK(BM_latency_quantile_service)->ComputeStatistics("min", fastest);
 BENCHMARK(BM_latency_quantile_whole_range)->ComputeStatistics("min", fastest);
+BENCHMARK(BM_latency_quantile_whole_range_unsummed)->ComputeStatistics("min", fastest);
 
 int main(int argc, char** argv) {
     if (argc == 4 && std::string_view(argv[1]) == "--ops") {

@@ -15,16 +15,18 @@
 //
 // Concurrency contract: every member function is safe from many threads at once. record() takes
 // no lock and allocates nothing: it finds its bucket by one load and adds to one counter (a
-// relaxed atomic increment); about once per bucket width one record also empties the bucket
-// after it, ahead of time, which no record or read uses until its time comes. A read sums the
-// window's histograms with relaxed loads: it sees every record that happened before it, and of
-// the records concurrent with it some subset, so the count and the quantile are those of a set
-// of latencies that were all recorded in the window. A read costs one pass over the bins the
-// window uses, each summed over the buckets from one or two cache lines, and a walk from the
-// nearer end (docs/performance.md, "Latency recorder of learned hedge delays"). One loss is
-// possible: a latency recorded into a bucket while another record is emptying that bucket's slot
-// (the first record after a bucket in which none was made, or two clocks a bucket apart) may be
-// lost.
+// relaxed atomic increment). The first record of a bucket also does the bucket's housekeeping:
+// it empties the bucket after it, ahead of time, which no record or read uses until its time
+// comes, and sums the counts of each bucket two or more behind it (which records no longer reach
+// but late) per group of 16 bins. A read sums the window's counts with relaxed loads: it sees
+// every record that happened before it, and of the records concurrent with it some subset, so
+// the count and the quantile are those of a set of latencies that were all recorded in the
+// window. A read adds the group sums of the summed buckets and the bins of the two newest ones,
+// finds the group of the quantile, then sums that group's 16 bins over the window
+// (docs/performance.md, "Latency recorder of learned hedge delays"). One loss is possible: a
+// latency recorded into a bucket while another record is emptying or summing that bucket (the
+// first record after a bucket in which none was made, two clocks a bucket apart, or a record
+// made two bucket widths after its time) may be lost.
 // Times are given by the caller (read from its clock), so tests run in virtual time; a latency
 // recorded at a time whose bucket has already been reused is dropped.
 #pragma once
@@ -75,39 +77,40 @@ class LatencyRecorder {
 
     // The bins of a bucket's histogram: 1 us to 1 h, 16 per power of two.
     static constexpr int kBins = 459;
+    // The bins are summed in groups of kGroupBins (one power of two each, above 32 us).
+    static constexpr int kGroupBins = 16;
+    static constexpr int kGroups = (kBins + kGroupBins - 1) / kGroupBins;
 
   private:
     // One more slot than the window has buckets: the slot after the current one holds a bucket
     // that has left the window, so it is emptied before its time comes.
     static constexpr int kSlots = kWindowBuckets + 1;
-    // A bin's counts, one per slot, side by side: a read sums each bin over the slots of the
-    // window from one or two cache lines.
-    using BinCounts = std::array<std::atomic<std::uint64_t>, kSlots>;
-    // The lowest and highest bins a slot has used since it was emptied, so that reads skip the
-    // empty ends.
-    struct BinRange {
-        std::atomic<int> low{kBins};
-        std::atomic<int> high{0};
-    };
+    // A slot's counts, bin by bin (the bins past kBins stay 0, so every group has kGroupBins).
+    using SlotCounts = std::array<std::atomic<std::uint64_t>, std::size_t{kGroups} * kGroupBins>;
+    // A slot's counts summed per group, valid while the slot's state says so.
+    using GroupSums = std::array<std::atomic<std::uint64_t>, kGroups>;
+    struct Window;  // what a read takes from the slots (latency_recorder.cpp)
 
     std::int64_t bucket_of(TimePoint now) const noexcept;
-    // Makes `slot` hold `bucket` (emptying it) unless it already does or holds a later one.
-    // Returns whether a latency of `bucket` may be added to it.
-    bool claim(int slot, std::int64_t bucket) noexcept;
-    // Each bin's count in the window of `now`, for the bins in [low, high] (set here), into
-    // `sums`; returns their total.
-    using Sums = std::array<std::uint64_t, kBins>;
-    std::uint64_t sum_window(TimePoint now, Sums& sums, int& low, int& high) const noexcept;
+    void record_slow(int bin, std::int64_t bucket, int slot) noexcept;
+    // Makes `slot` hold `bucket`, emptied, in state `ready` unless it already holds it or a
+    // later one. Returns whether this call emptied it.
+    bool claim(int slot, std::int64_t bucket, std::int64_t ready) noexcept;
+    // The first record of `bucket` empties the slot after it and sums the older buckets.
+    void keep_house(int slot, std::int64_t bucket) noexcept;
+    void sum_groups(int slot, std::int64_t bucket) noexcept;
+    // The group sums of the window at `now` into `window`; returns their total.
+    std::uint64_t sum_window(TimePoint now, Window& window) const noexcept;
 
     const Duration window_;
     const TimePoint origin_;
     const std::int64_t width_us_;
     const double inverse_width_us_;
-    // Per slot: the bucket of time it holds and whether it is ready, `bucket << 1 | ready` (not
-    // ready while a record empties it).
+    // Per slot: the bucket of time it holds and its state (latency_recorder.cpp),
+    // `bucket << 3 | state`.
     alignas(64) std::array<std::atomic<std::int64_t>, kSlots> states_{};
-    std::array<BinRange, kSlots> ranges_{};
-    std::array<BinCounts, kBins> counts_{};
+    std::array<GroupSums, kSlots> sums_{};
+    alignas(64) std::array<SlotCounts, kSlots> counts_{};
 };
 
 // The hedge delay of a learned `delay` with `warmup`: nullopt while the recorder's window at
