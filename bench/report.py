@@ -679,6 +679,16 @@ def fastest_ns(run):
     return run.get("min_real") or median_ns(run)
 
 
+def add_instructions(report, per, script, instructions):
+    """The table of a bench/*_instructions.sh script (bench/cachegrind.sh), if it ran."""
+    if instructions:
+        report.add(f"Instructions per {per}, counted by `bench/{script}` under cachegrind "
+                   "(other load does not move them):")
+        report.add()
+        report.add("```text\n" + instructions.strip() + "\n```")
+        report.add()
+
+
 def section_executor(report, program, instructions=None):
     if not report.section("Executor and handler lookup",
                           program is not None, "rebound_executor_bench", EXECUTOR_PROSE):
@@ -697,12 +707,7 @@ def section_executor(report, program, instructions=None):
         report.goal("metrics", "the duration histograms add <= 5 ns to a run (fastest "
                     "repetitions, clock apart)", f"{histograms - counters:.1f} ns",
                     histograms - counters <= 5.0)
-    if instructions:
-        report.add("Instructions per run, counted by `bench/executor_instructions.sh` under "
-                   "cachegrind (other load does not move them):")
-        report.add()
-        report.add("```text\n" + instructions.strip() + "\n```")
-        report.add()
+    add_instructions(report, "run", "executor_instructions.sh", instructions)
     unordered = median_ns(find_run(program, r"^handler_lookup/unordered_map_string$"))
     registry = median_ns(find_run(program, r"^handler_lookup/registry_resolve$"))
     if unordered and registry is not None:
@@ -767,12 +772,13 @@ recorder of learned hedge delays (`engine/include/rebound/latency_recorder.hpp`)
 attempt's latency, on one thread and on two threads sharing one recorder (the steady clock read
 every 64th call), and the read of the 95th percentile of a window of 10 full buckets, for a
 service's latencies (1ms plus an exponential of mean 4ms, 1% at 100ms) and for the worst case,
-latencies over the whole range from 1us to 1h (every bin of every bucket summed). The goals are
-judged on the fastest of the repetitions (`min`), as other load on a shared machine only ever slows
-a repetition down; `bytes` is `sizeof(LatencyRecorder)`, the memory of one handler's recorder.
-Instructions per operation, a figure other load does not move:
-`valgrind --tool=cachegrind BUILD/bench/rebound_latency_recorder_bench --ops CASE COUNT` for a
-COUNT and 0 (cases `record`, `quantile_service`, `quantile_whole_range`).
+latencies over the whole range from 1us to 1h (every group of bins of every bucket used),
+recorded in time order and, the slowest read, backwards (no bucket summed per group). The
+goals are judged on the fastest of the repetitions (`min`), as other load on a shared machine only
+ever slows a repetition down; `bytes` is `sizeof(LatencyRecorder)`, the memory of one handler's
+recorder. Instructions per operation, a figure other load does not move:
+`bench/latency_recorder_instructions.sh BUILD` (cachegrind, `--ops CASE COUNT` for a COUNT and 0;
+cases `record`, `quantile_service`, `quantile_whole_range`, `quantile_whole_range_unsummed`).
 """
 
 
@@ -780,7 +786,7 @@ def min_ns(run, kind="real"):
     return None if run is None else run.get("min_" + kind)
 
 
-def section_latency_recorder(report, program):
+def section_latency_recorder(report, program, instructions=None):
     if not report.section("Latency recorder of learned hedge delays", program is not None,
                           "rebound_latency_recorder_bench", LATENCY_RECORDER_PROSE):
         return
@@ -789,13 +795,17 @@ def section_latency_recorder(report, program):
     report.table(["benchmark", "median (real time)", "fastest (real time)", "fastest (CPU time)",
                   "cv"], rows)
     record = find_run(program, r"^BM_latency_record/.*threads:1$")
-    service = find_run(program, r"^BM_latency_quantile_service")
     if min_ns(record) is not None:
         report.goal("latency recorder", "record <= 20 ns (fastest repetition, 1 thread)",
                     fmt_ns(min_ns(record)), min_ns(record) <= 20.0)
-    if min_ns(service) is not None:
-        report.goal("latency recorder", "p95 read of a full window <= 1 µs (fastest repetition)",
-                    fmt_ns(min_ns(service)), min_ns(service) <= 1000.0)
+    for case, what in (("service", "a service's latencies"),
+                       ("whole_range", "the whole range"),
+                       ("whole_range_unsummed", "the whole range, no bucket summed")):
+        read = find_run(program, rf"^BM_latency_quantile_{case}$")
+        if min_ns(read) is not None:
+            report.goal("latency recorder", f"p95 read of a full window <= 1 µs, {what} "
+                        "(fastest repetition)", fmt_ns(min_ns(read)), min_ns(read) <= 1000.0)
+    add_instructions(report, "operation", "latency_recorder_instructions.sh", instructions)
     size = (record or {}).get("counters", {}).get("bytes")
     if size is not None:
         report.goal("latency recorder", "memory per handler <= 64 KiB", f"{size:,.0f} B",

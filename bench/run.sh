@@ -144,6 +144,11 @@ if command -v valgrind >/dev/null && [ -x "$build_dir/bench/rebound_executor_ben
 fi
 benchmark_program rebound_breaker_bench
 benchmark_program rebound_latency_recorder_bench
+# Instructions per record and per read of the latency recorder (needs valgrind; about 10 s).
+if command -v valgrind >/dev/null && [ -x "$build_dir/bench/rebound_latency_recorder_bench" ]; then
+  run_recorded bash "$source_dir/bench/latency_recorder_instructions.sh" "$build_dir" \
+    >"$results/latency_recorder_instructions.txt" || note "failed latency_recorder_instructions.sh"
+fi
 benchmark_program rebound_compile_bench
 benchmark_program rebound_protocols_bench
 benchmark_program rebound_http_client_bench
