@@ -1,6 +1,7 @@
 #include "rebound/retry_metrics.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <mutex>
 #include <new>
@@ -28,6 +29,9 @@ constexpr std::array<std::size_t, kAttemptOutcomeCount> kAttemptOutcomeOrder = [
     order.back() = kAttemptCancelled;
     return order;
 }();
+
+// The ids of RetryMetrics objects, never reused (0: none).
+std::atomic<std::uint64_t> next_metrics_id{1};
 
 void append_number(std::string& out, std::uint64_t value) {
     char buffer[24];
@@ -172,6 +176,9 @@ void render_histogram(std::string& out, std::string_view name, std::string_view 
 struct DurationCounts {
     std::array<detail::HistogramCounts, kAttemptOutcomeCount> attempts{};
     std::array<detail::HistogramCounts, kRetryOutcomeCount> runs{};
+    // Successes whose attempt lasted as long as the run (a run of one attempt, the common case):
+    // counted here once, and rendered in both attempts[succeeded] and runs[succeeded].
+    detail::HistogramCounts whole_successes{};
 };
 
 struct RetryMetrics::HandlerCounters {
@@ -209,37 +216,15 @@ struct RetryMetrics::HandlerCounters {
         return *counts;
     }
 
-    // Counts the durations `event` carries, if any (a negative one as 0).
-    void observe_durations(const RetryEvent& event) noexcept {
-        if (!event.attempt_duration && !event.run_duration) {
-            return;
-        }
-        bool exclusive = false;
-        DurationCounts& counts = durations_of_this_thread(&exclusive);
-        std::int64_t attempt = -1;
-        std::size_t attempt_bucket = 0;
-        if (event.attempt_duration) {
-            attempt = std::max(event.attempt_duration->count(), std::int64_t{0});
-            attempt_bucket = detail::HistogramCounts::bucket_of(attempt);
-            counts.attempts[attempt_outcome(event)].observe(attempt_bucket, attempt, exclusive);
-        }
-        if (event.run_duration) {
-            // A run of one attempt lasts as long as the attempt: one bucket search for both.
-            const std::int64_t run = std::max(event.run_duration->count(), std::int64_t{0});
-            const std::size_t bucket =
-                run == attempt ? attempt_bucket : detail::HistogramCounts::bucket_of(run);
-            counts.runs[static_cast<std::size_t>(event.outcome)].observe(bucket, run, exclusive);
-        }
-    }
-
-    // The parts of one histogram series, chosen from each DurationCounts by `series`: the shared
-    // counts and those of every stripe used.
+    // The parts of one histogram series, which `series(counts, parts)` appends from each
+    // DurationCounts: of the shared counts and those of every stripe used.
     template <typename Series>
     std::vector<const detail::HistogramCounts*> histogram_parts(Series series) const {
-        std::vector<const detail::HistogramCounts*> parts{series(shared_durations)};
+        std::vector<const detail::HistogramCounts*> parts;
+        series(shared_durations, parts);
         for (const std::atomic<DurationCounts*>& part : striped_durations) {
             if (const DurationCounts* counts = part.load(std::memory_order_acquire)) {
-                parts.push_back(series(*counts));
+                series(*counts, parts);
             }
         }
         return parts;
@@ -257,6 +242,47 @@ struct RetryMetrics::HandlerCounters {
     std::atomic<std::int64_t> hedge_delay_microseconds{0};  // 0: no delay known
     DurationCounts shared_durations;                        // for threads that share a stripe
     std::array<std::atomic<DurationCounts*>, detail::kThreadStripes> striped_durations{};
+};
+
+// The handler whose counters a thread used last, for every RetryMetrics (one entry per thread):
+// the events of a run come one after another on one thread, so its next event finds the counters
+// by comparing the name, without hashing it, and its duration counts without asking for the
+// thread's stripe.
+struct RetryMetrics::LastUsed {
+    std::uint64_t metrics = 0;  // id_: an entry of metrics destroyed since matches no other
+    HandlerCounters* counters = nullptr;
+    DurationCounts* durations = nullptr;  // this thread's duration counts of `counters`, once used
+    bool exclusive = false;               // whether they are its stripe's alone
+
+    // Counts the durations `event` carries, if any (a negative one as 0).
+    void observe_durations(const RetryEvent& event) noexcept {
+        if (!event.attempt_duration && !event.run_duration) {
+            return;
+        }
+        if (durations == nullptr) {
+            durations = &counters->durations_of_this_thread(&exclusive);
+        }
+        std::int64_t attempt = -1;
+        std::size_t attempt_bucket = 0;
+        if (event.attempt_duration) {
+            attempt = std::max(event.attempt_duration->count(), std::int64_t{0});
+            attempt_bucket = detail::HistogramCounts::bucket_of(attempt);
+            if (event.kind == RetryEventKind::Succeeded &&
+                event.run_duration == event.attempt_duration) {
+                durations->whole_successes.observe(attempt_bucket, attempt, exclusive);
+                return;  // one count for both histograms
+            }
+            durations->attempts[attempt_outcome(event)].observe(attempt_bucket, attempt, exclusive);
+        }
+        if (event.run_duration) {
+            // A run of one attempt lasts as long as the attempt: one bucket search for both.
+            const std::int64_t run = std::max(event.run_duration->count(), std::int64_t{0});
+            const std::size_t bucket =
+                run == attempt ? attempt_bucket : detail::HistogramCounts::bucket_of(run);
+            durations->runs[static_cast<std::size_t>(event.outcome)].observe(bucket, run,
+                                                                             exclusive);
+        }
+    }
 };
 
 // Open addressing with linear probing over pointers to the handlers' counters: a slot, once set,
@@ -290,16 +316,32 @@ struct RetryMetrics::Slots {
 };
 
 RetryMetrics::RetryMetrics(RetryMetricsOptions options)
-    : options_(options), slots_(std::make_unique<Slots>()) {}
+    : options_(options),
+      id_(next_metrics_id.fetch_add(1, std::memory_order_relaxed)),
+      slots_(std::make_unique<Slots>()) {}
 
 RetryMetrics::~RetryMetrics() = default;
 
-RetryMetrics::HandlerCounters* RetryMetrics::counters(std::string_view handler) noexcept {
-    const std::uint64_t hash = NameIndex::hash(handler);
-    if (HandlerCounters* const c = slots_->find(handler, hash)) {
-        return c;
+RetryMetrics::LastUsed& RetryMetrics::this_thread_last() noexcept {
+    thread_local LastUsed last;  // constant-initialised, trivially destroyed: no guard
+    return last;
+}
+
+RetryMetrics::LastUsed* RetryMetrics::counters(std::string_view handler) noexcept {
+    LastUsed& last = this_thread_last();
+    if (last.metrics == id_ && last.counters->name == handler) {
+        return &last;
     }
-    return create(handler, hash);
+    const std::uint64_t hash = NameIndex::hash(handler);
+    HandlerCounters* c = slots_->find(handler, hash);
+    if (c == nullptr) {
+        c = create(handler, hash);
+        if (c == nullptr) {
+            return nullptr;
+        }
+    }
+    last = LastUsed{id_, c, nullptr, false};
+    return &last;
 }
 
 RetryMetrics::HandlerCounters* RetryMetrics::create(std::string_view handler,
@@ -330,7 +372,8 @@ const RetryMetrics::HandlerCounters* RetryMetrics::find(std::string_view handler
 }
 
 void RetryMetrics::on_attempt_started(const RetryEvent& event) noexcept {
-    if (HandlerCounters* c = counters(event.handler)) {
+    if (LastUsed* const used = counters(event.handler)) {
+        HandlerCounters* const c = used->counters;
         c->attempts.fetch_add(1, std::memory_order_relaxed);
         if (event.attempt_kind == AttemptKind::Hedge) {
             c->hedges.fetch_add(1, std::memory_order_relaxed);
@@ -339,22 +382,23 @@ void RetryMetrics::on_attempt_started(const RetryEvent& event) noexcept {
 }
 
 void RetryMetrics::on_retry_scheduled(const RetryEvent& event) noexcept {
-    if (HandlerCounters* c = counters(event.handler)) {
-        c->retries[static_cast<std::size_t>(event.category)].fetch_add(1,
-                                                                       std::memory_order_relaxed);
-        c->delay_microseconds.fetch_add(event.delay.count(), std::memory_order_relaxed);
-        c->observe_durations(event);
+    if (LastUsed* const used = counters(event.handler)) {
+        HandlerCounters& c = *used->counters;
+        c.retries[static_cast<std::size_t>(event.category)].fetch_add(1, std::memory_order_relaxed);
+        c.delay_microseconds.fetch_add(event.delay.count(), std::memory_order_relaxed);
+        used->observe_durations(event);
     }
 }
 
 void RetryMetrics::count_run(const RetryEvent& event) noexcept {
-    if (HandlerCounters* c = counters(event.handler)) {
+    if (LastUsed* const used = counters(event.handler)) {
+        HandlerCounters& c = *used->counters;
         const auto outcome = static_cast<std::size_t>(event.outcome);
-        c->runs[outcome].fetch_add(1, std::memory_order_relaxed);
+        c.runs[outcome].fetch_add(1, std::memory_order_relaxed);
         if (event.hedge != nullptr) {
-            count_hedged_run(*c, event);
+            count_hedged_run(c, event);
         }
-        c->observe_durations(event);
+        used->observe_durations(event);
     }
 }
 
@@ -383,8 +427,8 @@ void RetryMetrics::on_stopped(const RetryEvent& event) noexcept {
 
 void RetryMetrics::on_attempt_failed(const RetryEvent& event) noexcept {
     // A hedged run's failed attempt: neither a retry nor a run, only its duration counts.
-    if (HandlerCounters* c = counters(event.handler)) {
-        c->observe_durations(event);
+    if (LastUsed* const used = counters(event.handler)) {
+        used->observe_durations(event);
     }
 }
 
@@ -524,8 +568,12 @@ void RetryMetrics::render_durations(std::string& out) const {
                          "a failure, or cancelled.");
     for (const auto& [handler, c] : handlers_) {
         for (const std::size_t outcome : kAttemptOutcomeOrder) {
-            const auto parts = c->histogram_parts(
-                [outcome](const DurationCounts& d) { return &d.attempts[outcome]; });
+            const auto parts = c->histogram_parts([outcome](const DurationCounts& d, auto& list) {
+                list.push_back(&d.attempts[outcome]);
+                if (outcome == kAttemptSucceeded) {
+                    list.push_back(&d.whole_successes);
+                }
+            });
             detail::render_histogram(out, "rebound_attempt_duration_seconds",
                                      histogram_labels(handler, attempt_outcome_name(outcome)),
                                      parts);
@@ -537,8 +585,12 @@ void RetryMetrics::render_durations(std::string& out) const {
     for (const auto& [handler, c] : handlers_) {
         for (const RetryOutcomeInfo& info : kRetryOutcomeTable) {
             const auto outcome = static_cast<std::size_t>(info.outcome);
-            const auto parts =
-                c->histogram_parts([outcome](const DurationCounts& d) { return &d.runs[outcome]; });
+            const auto parts = c->histogram_parts([outcome](const DurationCounts& d, auto& list) {
+                list.push_back(&d.runs[outcome]);
+                if (outcome == static_cast<std::size_t>(RetryOutcome::Succeeded)) {
+                    list.push_back(&d.whole_successes);
+                }
+            });
             detail::render_histogram(out, "rebound_run_duration_seconds",
                                      histogram_labels(handler, info.wire_name), parts);
         }

@@ -70,16 +70,21 @@ void RetryRun::add_durations(RetryEvent& event, const Clock::TimePoint* attempt_
         return;
     }
     if (attempt_end != nullptr) {
-        event.attempt_duration =
-            std::chrono::duration_cast<Duration>(*attempt_end - attempt_start_);
-    }
-    if (ends_run && result_.attempts == 0) {
-        event.run_duration = Duration{0};  // cancelled before it started
+        const auto attempt = std::chrono::duration_cast<Duration>(*attempt_end - attempt_start_);
+        event.attempt_duration = attempt;
+        if (ends_run) {
+            // The end of the run is the end of its last attempt: for a run of one attempt, the
+            // attempt's duration.
+            event.run_duration = start_ == attempt_start_
+                                     ? attempt
+                                     : std::chrono::duration_cast<Duration>(*attempt_end - start_);
+        }
     } else if (ends_run) {
-        // The end of the run is the end of its last attempt, or now when it stopped otherwise.
-        const Clock::TimePoint end =
-            attempt_end != nullptr ? *attempt_end : executor_->clock_->now();
-        event.run_duration = std::chrono::duration_cast<Duration>(end - start_);
+        // Stopped otherwise: now, or cancelled before it started.
+        event.run_duration =
+            result_.attempts == 0
+                ? Duration{0}
+                : std::chrono::duration_cast<Duration>(executor_->clock_->now() - start_);
     }
 }
 

@@ -352,6 +352,29 @@ TEST_CASE("a duration falls in the first bucket whose bound it does not exceed",
           std::string::npos);
 }
 
+TEST_CASE("a run of one successful attempt counts in both histograms beside longer runs",
+          "[metrics][durations]") {
+    rebound::RetryMetrics metrics;
+    TimedExecutor timed({&metrics});
+    auto& clock = timed.clock;
+    const rebound::HandlerResolution resolution = resolution_of(fixed_policy(3));
+    // Attempt 20ms, run 273ms (3ms, a wait of 250ms, 20ms); then one attempt of 5ms.
+    timed.executor.run(resolution, "h", FailOnceThenSucceed{&clock});
+    timed.executor.run(resolution, "h", [&clock] { clock.advance(5ms); });
+    const std::string text = metrics.render();
+    const std::string labels = "{handler=\"h\",outcome=\"succeeded\"";
+    for (const std::string histogram : {"attempt", "run"}) {
+        const std::string name = "rebound_" + histogram + "_duration_seconds";
+        INFO(name);
+        CHECK(text.find(name + "_bucket" + labels + ",le=\"0.005\"} 1\n") != std::string::npos);
+        CHECK(text.find(name + "_count" + labels + "} 2\n") != std::string::npos);
+    }
+    CHECK(text.find("rebound_attempt_duration_seconds_sum" + labels + "} 0.025\n") !=
+          std::string::npos);
+    CHECK(text.find("rebound_run_duration_seconds_sum" + labels + "} 0.278\n") !=
+          std::string::npos);
+}
+
 TEST_CASE("histogram labels are escaped and outcomes stay a fixed set", "[metrics][durations]") {
     rebound::RetryMetrics metrics;
     TimedExecutor timed({&metrics});

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <memory>
+#include <string>
+
 #include "rebound/retry_executor.hpp"
 #include "rebound/retry_metrics.hpp"
 #include "rebound/testing.hpp"
@@ -74,4 +77,31 @@ TEST_CASE("a handler name that is not UTF-8 renders as a valid label value", "[m
     CHECK(
         text.find("rebound_attempts_total{handler=\"bad\xef\xbf\xbd\xef\xbf\xbd\\\"name\"} 1\n") !=
         std::string::npos);
+}
+
+TEST_CASE("metrics on one thread count apart, the same handler name in a reused buffer too",
+          "[metrics]") {
+    // Each thread keeps the handler it counted last: it must belong to the metrics counting, and
+    // name the handler by its text, not by where the text is.
+    rebound::RetryEvent event;
+    event.kind = rebound::RetryEventKind::AttemptStarted;
+    std::string name = "orders.ship";
+    event.handler = name;
+    auto first = std::make_unique<rebound::RetryMetrics>();
+    rebound::RetryMetrics second;
+    first->on_attempt_started(event);
+    second.on_attempt_started(event);
+    first->on_attempt_started(event);
+    CHECK(first->attempts("orders.ship") == 2);
+    CHECK(second.attempts("orders.ship") == 1);
+    name.replace(0, 6, "refund");  // the same buffer, another handler
+    first->on_attempt_started(event);
+    CHECK(first->attempts("refund.ship") == 1);
+    CHECK(first->attempts("orders.ship") == 2);
+    // Metrics made where destroyed ones were start from nothing.
+    first.reset();
+    first = std::make_unique<rebound::RetryMetrics>();
+    first->on_attempt_started(event);
+    CHECK(first->attempts("refund.ship") == 1);
+    CHECK(first->attempts("orders.ship") == 0);
 }

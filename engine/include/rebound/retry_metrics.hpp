@@ -30,7 +30,8 @@
 // handler's first event (which takes a lock and allocates its counters once, about 5 KB) and the
 // first duration a thread records for it (its stripe's histogram counts, about 5 KB, at most 8
 // per handler): the handler's counters are found in a lock-free table of 4096 slots, for the
-// first 2048 handlers (later ones are found under a shared lock); counters are atomic additions,
+// first 2048 handlers (later ones are found under a shared lock), and a thread's next event for
+// the handler it counted last finds them by comparing the name; counters are atomic additions,
 // and a thread that holds a stripe of its own adds to its histograms with plain loads and stores.
 // render() may run concurrently with recording.
 #pragma once
@@ -92,9 +93,13 @@ class RetryMetrics final : public RetryListener {
   private:
     struct HandlerCounters;  // retry_metrics.cpp
     struct Slots;            // the lock-free table
+    struct LastUsed;         // the handler a thread counted last, per thread
 
-    // The counters of `handler`, created on first use; null only if allocation failed.
-    HandlerCounters* counters(std::string_view handler) noexcept;
+    // The calling thread's entry for the counters of `handler`, created on first use; null only
+    // if allocation failed. The thread's next event for the same handler finds them without
+    // hashing its name.
+    LastUsed* counters(std::string_view handler) noexcept;
+    static LastUsed& this_thread_last() noexcept;
     HandlerCounters* create(std::string_view handler, std::uint64_t hash) noexcept;
     const HandlerCounters* find(std::string_view handler) const;
     void count_run(const RetryEvent& event) noexcept;
@@ -105,6 +110,7 @@ class RetryMetrics final : public RetryListener {
     void render_durations(std::string& out) const;
 
     RetryMetricsOptions options_;
+    const std::uint64_t id_;  // unique in the process, never reused: names it in LastUsed
     std::unique_ptr<Slots> slots_;
     mutable std::shared_mutex mutex_;
     std::map<std::string, std::unique_ptr<HandlerCounters>, std::less<>> handlers_;
