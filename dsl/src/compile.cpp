@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "rebound/dsl/input_limits.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "rebound/error_type_registry.hpp"
 #include "rebound/policy_validation.hpp"
 #include "rebound/resilience_registry.hpp"
@@ -579,7 +580,7 @@ class Compiler {
                             "policies." + policy.name.value + ".extends",
                             "policy '" + policy.name.value + "' extends unknown policy '" +
                                 extends->value + "'",
-                            detail::did_you_mean(extends->value, names_));
+                            did_you_mean(extends->value, names_));
             return std::nullopt;
         }
         return it->second;
@@ -694,7 +695,7 @@ class Compiler {
             reporter_.error(DiagnosticCode::UnknownValue, breaker->position, prefix + "breaker",
                             "policy '" + node.name.value + "' names undeclared breaker '" +
                                 breaker->value + "': declare it under 'breakers:'",
-                            detail::did_you_mean(breaker->value, breaker_names_));
+                            did_you_mean(breaker->value, breaker_names_));
         }
         for (const FieldProblem& problem : validate_policy(spec, options_.predicates)) {
             if (problem.field == PolicyField::Name && node.name.value == kBuiltinPolicyName) {
@@ -774,7 +775,7 @@ class Compiler {
         }
         reporter_.error(DiagnosticCode::UnknownPolicy, name.position, field,
                         who + " uses unknown policy '" + name.value + "'",
-                        detail::did_you_mean(name.value, names_));
+                        did_you_mean(name.value, names_));
     }
 
     // The file's breakers and budgets come from the registry when there is one, so that their

@@ -11,6 +11,7 @@
 #include "rebound/dsl/input_limits.hpp"
 #include "rebound/dsl/load.hpp"
 #include "rebound/dsl/syntax.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 
 namespace rebound::dsl {
 namespace {
@@ -124,9 +125,8 @@ void check_bindings(const Document& document, const HandlerRegistry& registry, b
                     (document.service ? document.service->value : std::string()) +
                     "' but no handler of that name is registered in code; the binding applies to "
                     "nothing";
-        const std::string close = closest_match(key, registered);
-        d.suggestion = close.empty() ? "register the handler, or remove the binding"
-                                     : "did you mean '" + close + "'?";
+        const std::string close = did_you_mean(key, registered);
+        d.suggestion = close.empty() ? "register the handler, or remove the binding" : close;
         diagnostics.push_back(std::move(d));
     }
 }

@@ -9,9 +9,6 @@
 
 namespace rebound::dsl::detail {
 
-// "did you mean 'x'?" when one of `candidates` is close to `word` (closest_match), else empty.
-std::string did_you_mean(std::string_view word, std::span<const std::string_view> candidates);
-
 // `text` as a finite double, when all of it is one number in std::from_chars' form (no leading
 // '+'); nullopt otherwise, with `out_of_range` set when it is a number too large for a double.
 std::optional<double> finite_double(std::string_view text, bool& out_of_range) noexcept;

@@ -19,6 +19,7 @@
 
 #include "rebound/dsl/input_limits.hpp"
 #include "rebound/dsl/syntax.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "rebound/error_category.hpp"
 
 #include "diagnostic_sink.hpp"

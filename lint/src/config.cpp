@@ -13,6 +13,7 @@
 #include "make_finding.hpp"
 #include "rebound/dsl/input_limits.hpp"
 #include "rebound/dsl/syntax.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 
 namespace rebound::lint {
 namespace {
@@ -73,10 +74,8 @@ SourcePosition position_of(const YAML::Node& node) {
 }
 
 std::string did_you_mean(std::string_view word, std::span<const std::string_view> candidates) {
-    const std::vector<std::string_view> list(candidates.begin(), candidates.end());
-    const std::string close = dsl::closest_match(word, list);
-    if (!close.empty()) {
-        return "did you mean '" + close + "'?";
+    if (std::string close = dsl::did_you_mean(word, candidates); !close.empty()) {
+        return close;
     }
     std::string expected = "expected one of";
     for (const std::string_view candidate : candidates) {

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "rebound/lint/rule.hpp"
 #include "rules/rules.hpp"
 

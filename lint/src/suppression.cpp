@@ -4,6 +4,7 @@
 #include <array>
 
 #include "make_finding.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 
 namespace rebound::lint {
 namespace {

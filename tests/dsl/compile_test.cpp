@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "rebound/dsl/load.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 
 using namespace std::chrono_literals;
 using rebound::dsl::Diagnostic;

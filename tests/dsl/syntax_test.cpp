@@ -4,6 +4,7 @@
 
 #include "rebound/dsl/diagnostic.hpp"
 #include "rebound/dsl/syntax.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 
 using namespace std::chrono_literals;
 using rebound::Duration;

@@ -14,6 +14,7 @@
 
 #include "document_testing.hpp"
 #include "rebound/dsl/parse.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 
 using namespace std::chrono_literals;
 using rebound::BackoffType;

@@ -11,6 +11,7 @@
 #include "rebound/decision.hpp"
 #include "rebound/dsl/diagnostic.hpp"
 #include "rebound/dsl/syntax.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "vendor_maps.hpp"
 
 namespace rebound::cli {

@@ -7,6 +7,7 @@
 #include "cli_support.hpp"
 #include "explain_report.hpp"
 #include "rebound/dsl/diagnostic.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 
 namespace rebound::cli {
 namespace {

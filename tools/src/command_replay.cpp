@@ -9,6 +9,7 @@
 #include "cli_support.hpp"
 #include "line_reader.hpp"
 #include "rebound/dsl/compile.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "rebound/simulation/breaker_replay.hpp"
 
 namespace rebound::cli {

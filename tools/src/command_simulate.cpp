@@ -16,6 +16,7 @@
 #include "cli_support.hpp"
 #include "rebound/dsl/diagnostic.hpp"
 #include "rebound/dsl/syntax.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "rebound/simulation/brownout.hpp"
 #include "rebound/simulation/experiment.hpp"
 #include "rebound/simulation/failure_rate.hpp"
@@ -71,10 +72,10 @@ struct SimulateOptions {
 
 // "unknown strategy 'NAME': did you mean 'X'?", or the list of the scenario's strategies.
 void report_unknown_strategy(const std::string& name, const std::vector<std::string_view>& known) {
-    const std::string suggestion = dsl::closest_match(name, known);
+    const std::string suggestion = dsl::did_you_mean(name, known);
     std::cerr << "rebound simulate: unknown strategy '" << printable(name) << "': ";
     if (!suggestion.empty()) {
-        std::cerr << "did you mean '" << suggestion << "'?\n";
+        std::cerr << suggestion << "\n";
         return;
     }
     std::cerr << "expected one of";

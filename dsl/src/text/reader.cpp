@@ -40,6 +40,7 @@
 #include "diagnostic_sink.hpp"
 #include "field_locations.hpp"
 #include "rebound/dsl/parse.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "rebound/error_category.hpp"
 #include "rebound/output_text.hpp"
 #include "rebound/policy_field.hpp"

@@ -9,6 +9,7 @@
 #include "rebound/dsl/diagnostic.hpp"
 #include "rebound/dsl/document.hpp"
 #include "rebound/dsl/syntax.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "text/line_parts.hpp"
 #include "text/text_helpers.hpp"
 #include "text/text_reader.hpp"

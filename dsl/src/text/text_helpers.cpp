@@ -57,20 +57,6 @@ bool shows_unchanged(std::string_view text) {
     return shown(text) == text;
 }
 
-// "did you mean 'x'?" when a candidate is close, else empty.
-std::string did_you_mean(std::string_view word, const std::vector<std::string_view>& candidates) {
-    if (word.size() > kLongestSuggestedWord) {
-        return {};
-    }
-    return detail::did_you_mean(word, candidates);
-}
-
-// dsl::suggestion_for, without a guess for words too long to be a misspelling.
-std::string suggestion_for(std::string_view word, const std::vector<std::string_view>& candidates) {
-    return word.size() > kLongestSuggestedWord ? "expected one of " + join_words(candidates)
-                                               : dsl::suggestion_for(word, candidates);
-}
-
 // A name in a field path: as written unless absurdly long.
 std::string path_name(std::string_view name) {
     return shown(name, kLongestPathName);

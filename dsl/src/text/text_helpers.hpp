@@ -14,8 +14,6 @@ namespace rebound::dsl::text {
 inline constexpr std::size_t kExcerptLength = 40;
 // Longest user name copied into a field path ("policies.NAME.backoff").
 inline constexpr std::size_t kLongestPathName = 200;
-// Words longer than this get no did-you-mean (the edit distance is quadratic in length).
-inline constexpr std::size_t kLongestSuggestedWord = 64;
 
 bool is_digit(char c) noexcept;
 bool is_blank(char c) noexcept;
@@ -30,12 +28,6 @@ std::string in_quotes(std::string_view text);
 // Whether the text would be shown unchanged (short, printable, UTF-8): then messages of the
 // shared helpers, which quote it whole, can be passed on as they are.
 bool shows_unchanged(std::string_view text);
-
-// "did you mean 'x'?" when a candidate is close, else empty.
-std::string did_you_mean(std::string_view word, const std::vector<std::string_view>& candidates);
-
-// dsl::suggestion_for, without a guess for words too long to be a misspelling.
-std::string suggestion_for(std::string_view word, const std::vector<std::string_view>& candidates);
 
 // A name in a field path: as written unless absurdly long.
 std::string path_name(std::string_view name);

@@ -9,6 +9,7 @@
 #include "field_locations.hpp"
 #include "rebound/dsl/diagnostic.hpp"
 #include "rebound/dsl/syntax.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "rebound/error_category.hpp"
 #include "rebound/policy_field.hpp"
 #include "text/text_helpers.hpp"
@@ -104,9 +105,6 @@ std::string scalar_argument_message(PolicyField field) {
 std::string statement_suggestion(std::string_view word, std::span<const Spelling> spellings) {
     if (word.ends_with(':')) {
         word.remove_suffix(1);  // YAML habit: `max_attempts: 3`
-    }
-    if (word.size() > kLongestSuggestedWord) {
-        return {};
     }
     std::vector<std::string_view> written;
     for (const Spelling& spelling : spellings) {

@@ -5,6 +5,7 @@
 #include "rebound/dsl/syntax.hpp"
 
 #include "diagnostic_sink.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "yaml/nodes.hpp"
 #include "yaml/text_helpers.hpp"
 

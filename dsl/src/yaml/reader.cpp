@@ -31,6 +31,7 @@
 #include "field_locations.hpp"
 #include "rebound/dsl/input_limits.hpp"
 #include "rebound/dsl/parse.hpp"
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "rebound/error_category.hpp"
 #include "rebound/output_text.hpp"
 #include "rebound/vendor.hpp"
@@ -786,7 +787,7 @@ std::optional<JitterNode> YamlReader::read_jitter_scalar(const Value& value) {
                               : "write { type: proportional, factor: 0.2 }");
         return std::nullopt;
     }
-    std::string suggestion = detail::did_you_mean(text, jitter_words());
+    std::string suggestion = did_you_mean(text, jitter_words());
     if (suggestion.empty()) {
         suggestion = "expected one of " + join_words(jitter_words()) +
                      ", a duration such as 1s, or a mapping such as "
@@ -910,7 +911,7 @@ std::optional<Matcher> YamlReader::read_matcher_word(const Value& item) {
     }
     std::string suggestion = mapping_for_matcher_word(word);
     if (suggestion.empty()) {
-        suggestion = detail::did_you_mean(word, category_words());
+        suggestion = did_you_mean(word, category_words());
     }
     if (suggestion.empty()) {
         suggestion =

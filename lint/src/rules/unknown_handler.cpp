@@ -5,6 +5,7 @@
 // alone cannot see the code). Prefix bindings (`orders.*`) are not checked.
 #include <algorithm>
 
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "rule_support.hpp"
 #include "rules.hpp"
 

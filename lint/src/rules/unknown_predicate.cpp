@@ -3,6 +3,7 @@
 // configuration when it lists them; otherwise each name is reported once as unchecked.
 #include <algorithm>
 
+#include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "rule_support.hpp"
 #include "rules.hpp"
 

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,14 +71,5 @@ std::string format_diagnostic(const Diagnostic& d, std::string_view source = {})
 
 // Line `line` (1-based) of `source`, without its line break; empty when there is no such line.
 std::string_view source_line(std::string_view source, std::uint32_t line);
-
-// The closest candidate within a small edit distance, or empty: for "did you mean" hints.
-std::string closest_match(std::string_view word, const std::vector<std::string_view>& candidates);
-
-// The words separated by ", ".
-std::string join_words(std::span<const std::string_view> words);
-
-// "did you mean 'x'?" when one candidate is close (closest_match), else "expected one of a, b, c".
-std::string suggestion_for(std::string_view word, std::span<const std::string_view> candidates);
 
 }  // namespace rebound::dsl
