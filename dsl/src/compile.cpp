@@ -16,7 +16,6 @@
 #include "diagnostic_sink.hpp"
 #include "field_locations.hpp"
 #include "hedge_fields.hpp"
-#include "text_utilities.hpp"
 
 namespace rebound::dsl {
 namespace {

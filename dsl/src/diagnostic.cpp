@@ -2,15 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <cmath>
 #include <iterator>
-#include <optional>
-#include <system_error>
 
-#include "diagnostic_sink.hpp"
-#include "rebound/dsl/terminal_text.hpp"
-#include "text_utilities.hpp"
+#include "rebound/dsl/text_toolkit/source_echo.hpp"
 
 namespace rebound::dsl {
 namespace {
@@ -127,58 +121,6 @@ std::string format_diagnostic(const Diagnostic& d, std::string_view source) {
         text += "\n    " + printable(d.suggestion);
     }
     return text;
-}
-
-std::string_view source_line(std::string_view source, std::uint32_t line) {
-    std::size_t start = 0;
-    for (std::uint32_t current = 1; current < line; ++current) {
-        const auto next = source.find('\n', start);
-        if (next == std::string_view::npos) {
-            return {};
-        }
-        start = next + 1;
-    }
-    const auto end = source.find('\n', start);
-    std::string_view text =
-        source.substr(start, end == std::string_view::npos ? source.size() - start : end - start);
-    if (!text.empty() && text.back() == '\r') {
-        text.remove_suffix(1);
-    }
-    return text;
-}
-
-void detail::add_error(Diagnostics& out, const std::string& file, DiagnosticCode code,
-                       SourcePosition position, std::string field, std::string message,
-                       std::string suggestion) {
-    Diagnostic diagnostic;
-    diagnostic.code = code;
-    diagnostic.severity = Severity::Error;
-    diagnostic.message = std::move(message);
-    diagnostic.file = file;
-    diagnostic.position = position;
-    diagnostic.field = std::move(field);
-    diagnostic.suggestion = std::move(suggestion);
-    out.push_back(std::move(diagnostic));
-}
-
-std::string detail::duplicate_message(std::string_view label, std::uint32_t first_line) {
-    return "duplicate " + std::string(label) + " (first given at line " +
-           std::to_string(first_line) + ")";
-}
-
-std::optional<double> detail::finite_double(std::string_view text, bool& out_of_range) noexcept {
-    out_of_range = false;
-    double value = 0.0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error == std::errc::result_out_of_range ||
-        (error == std::errc{} && !std::isfinite(value))) {
-        out_of_range = true;
-        return std::nullopt;
-    }
-    if (error != std::errc{} || end != text.data() + text.size()) {
-        return std::nullopt;
-    }
-    return value;
 }
 
 }  // namespace rebound::dsl

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "diagnostic_sink.hpp"
+#include "rebound/dsl/text_toolkit/source_positions.hpp"
 #include "rebound/output_text.hpp"
-#include "yaml/text_helpers.hpp"
 
 namespace rebound::dsl {
 namespace {
@@ -29,13 +29,13 @@ std::optional<Diagnostic> encoding_problem(std::string_view text, const std::str
     if (const std::optional<std::size_t> bad = first_invalid_utf8(text)) {
         static constexpr char kHex[] = "0123456789abcdef";
         const auto byte = static_cast<unsigned char>(text[*bad]);
-        return report(yaml::position_of_offset(text, *bad),
+        return report(position_of_offset(text, *bad),
                       std::string("the file is not valid UTF-8: byte 0x") + kHex[byte >> 4] +
                           kHex[byte & 0xF] + " here does not belong to a UTF-8 character",
                       "save the file as UTF-8");
     }
     if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
-        return report(yaml::position_of_offset(text, nul),
+        return report(position_of_offset(text, nul),
                       "the file contains a NUL byte: a policy file is text",
                       "remove the NUL byte (an editor or a copy may have added it)");
     }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "rebound/dsl/terminal_text.hpp"
+#include "rebound/dsl/text_toolkit/source_echo.hpp"
 #include "rebound/output_text.hpp"
 
 namespace rebound::lint {

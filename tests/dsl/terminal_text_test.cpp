@@ -6,7 +6,7 @@
 #include <string>
 
 #include "rebound/dsl/diagnostic.hpp"
-#include "rebound/dsl/terminal_text.hpp"
+#include "rebound/dsl/text_toolkit/source_echo.hpp"
 
 TEST_CASE("a diagnostic escapes its file name, message and echoed line, caret aligned",
           "[terminal]") {

@@ -13,7 +13,7 @@
 
 #include "cli_support.hpp"
 #include "rebound/dsl/diagnostic.hpp"
-#include "rebound/dsl/terminal_text.hpp"
+#include "rebound/dsl/text_toolkit/source_echo.hpp"
 #include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "rebound/version.hpp"
 

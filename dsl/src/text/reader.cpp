@@ -40,6 +40,8 @@
 #include "diagnostic_sink.hpp"
 #include "field_locations.hpp"
 #include "rebound/dsl/parse.hpp"
+#include "rebound/dsl/text_toolkit/numbers.hpp"
+#include "rebound/dsl/text_toolkit/quoting.hpp"
 #include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "rebound/error_category.hpp"
 #include "rebound/output_text.hpp"
@@ -52,7 +54,6 @@
 #include "text/text_helpers.hpp"
 #include "text/text_reader.hpp"
 #include "text/vocabulary.hpp"
-#include "text_utilities.hpp"
 
 namespace rebound::dsl::text {
 namespace {
@@ -227,7 +228,7 @@ std::optional<SyntaxFailure> TextReader::parse_line(std::string_view line, std::
             while (end < line.size() && !is_blank(line[end])) {
                 ++end;
             }
-            found = in_quotes(line.substr(index, end - index));
+            found = quoted_excerpt(line.substr(index, end - index));
             hint = unit_after_space_hint(line, index, end);
         }
         return SyntaxFailure{std::string(error.message()) + ", got " + found + hint,
@@ -412,7 +413,7 @@ void TextReader::report_misplaced(const LineParts& parts, Place where) {
 void TextReader::report_unknown_statement(const LineParts& parts) {
     if (block_ && block_->kind == BlockKind::Breaker) {
         report(DiagnosticCode::UnknownKey, parts.position, block_->path,
-               "unknown statement " + in_quotes(parts.first_word) + " in " + block_->label +
+               "unknown statement " + quoted_excerpt(parts.first_word) + " in " + block_->label +
                    ": expected one of " + std::string(kBreakerStatementList),
                statement_suggestion(parts.first_word, kBreakerSpellings));
         return;
@@ -423,13 +424,13 @@ void TextReader::report_unknown_statement(const LineParts& parts) {
             suggestion = "a policy extends another in its header: 'policy NAME extends PARENT {'";
         }
         report(DiagnosticCode::UnknownKey, parts.position, block_->path,
-               "unknown statement " + in_quotes(parts.first_word) + " in " + block_->label +
+               "unknown statement " + quoted_excerpt(parts.first_word) + " in " + block_->label +
                    ": expected one of " + block_statement_list(),
                suggestion);
         return;
     }
     report(DiagnosticCode::UnknownKey, parts.position, "",
-           "unknown statement " + in_quotes(parts.first_word) + ": expected one of " +
+           "unknown statement " + quoted_excerpt(parts.first_word) + ": expected one of " +
                std::string(kTopLevelStatementList),
            statement_suggestion(parts.first_word, kTopLevelSpellings));
 }
@@ -439,7 +440,7 @@ void TextReader::open_unknown_block(const LineParts& parts) {
     block.kind = BlockKind::Unknown;
     block.keep = false;
     block.line = parts.position.line;
-    block.label = "the block of " + in_quotes(parts.first_word);
+    block.label = "the block of " + quoted_excerpt(parts.first_word);
     block.path = path_name(parts.first_word);
     block_ = std::move(block);
 }
@@ -481,7 +482,7 @@ void TextReader::open_block(const LineParts& parts, BlockKind kind) {
             block.label = "the policy";
             block.path = "policies";
         } else {
-            block.label = "policy " + in_quotes(name->text);
+            block.label = "policy " + quoted_excerpt(name->text);
             block.path = "policies." + path_name(name->text);
             block.policy.name = Located<std::string>{std::string(name->text), name->position};
             block.policy.position = name->position;
@@ -504,7 +505,7 @@ bool TextReader::first_named(std::map<std::string, std::uint32_t, std::less<>>& 
     const auto [first, inserted] = lines.try_emplace(std::string(name.text), name.position.line);
     if (!inserted) {
         report(DiagnosticCode::DuplicateKey, name.position, path,
-               detail::duplicate_message(std::string(kind) + " " + in_quotes(name.text),
+               detail::duplicate_message(std::string(kind) + " " + quoted_excerpt(name.text),
                                          first->second),
                "rename one of them; the first is used");
     }
@@ -522,7 +523,7 @@ void TextReader::open_breaker_block(const LineParts& parts) {
         block.label = "the breaker";
         block.path = "breakers";
     } else {
-        block.label = "breaker " + in_quotes(name->text);
+        block.label = "breaker " + quoted_excerpt(name->text);
         block.path = "breakers." + path_name(name->text);
         block.breaker.name = Located<std::string>{std::string(name->text), name->position};
         block.breaker.position = name->position;
@@ -575,7 +576,7 @@ void TextReader::check_header_order() {
         } else {
             report(DiagnosticCode::MissingField, first.position, "rebound",
                    "a .rebound file starts with 'rebound 1', but the first statement is " +
-                       in_quotes(first.word),
+                       quoted_excerpt(first.word),
                    "add 'rebound 1' as the first line");
         }
         return;
@@ -594,7 +595,7 @@ void TextReader::check_header_order() {
     } else {
         report(DiagnosticCode::MissingField, second.position, "service",
                "'service NAME' must follow 'rebound 1', but the next statement is " +
-                   in_quotes(second.word),
+                   quoted_excerpt(second.word),
                "add a line such as 'service payments' after 'rebound 1'");
     }
 }
@@ -647,7 +648,7 @@ void TextReader::read_handler(const LineParts& parts, bool failed) {
         handler_lines_.try_emplace(std::string(key->text), key->position.line);
     if (!inserted) {
         report(DiagnosticCode::DuplicateKey, key->position, field,
-               detail::duplicate_message("handler " + in_quotes(key->text), first->second),
+               detail::duplicate_message("handler " + quoted_excerpt(key->text), first->second),
                std::string(detail::kKeepTheFirst));
         return;
     }
@@ -663,7 +664,7 @@ void TextReader::read_handler(const LineParts& parts, bool failed) {
         } else {
             std::string suggestion = did_you_mean(option->text, {"idempotent"});
             report(DiagnosticCode::UnknownValue, option->position, field + ".idempotent",
-                   "unknown handler option " + in_quotes(option->text) +
+                   "unknown handler option " + quoted_excerpt(option->text) +
                        ": the only option is 'idempotent'",
                    suggestion);
         }
@@ -740,7 +741,7 @@ void TextReader::read_block_statement(const LineParts& parts) {
                                                          std::string(*action), word->position}});
             } else {
                 report(DiagnosticCode::UnknownValue, word->position, block_path("on_exhausted"),
-                       "unknown on-exhausted action " + in_quotes(word->text),
+                       "unknown on-exhausted action " + quoted_excerpt(word->text),
                        suggestion_for(word->text, exhausted_action_words()));
             }
             break;
@@ -809,7 +810,7 @@ void TextReader::read_scalar_statement(const LineParts& parts, PolicyFields& fie
                                         Located<std::string>{std::string(*word), value->position}});
             } else {
                 report(DiagnosticCode::UnknownValue, value->position, path,
-                       "unknown " + std::string(info.example) + " " + in_quotes(value->text),
+                       "unknown " + std::string(info.example) + " " + quoted_excerpt(value->text),
                        suggestion_for(value->text, {info.words.begin(), info.words.end()}));
             }
             break;
@@ -830,13 +831,13 @@ std::optional<BackoffNode> TextReader::read_backoff(const LineParts& parts) {
         std::string suggestion = did_you_mean(type->text, backoff_type_words());
         std::string ignored;
         if (suggestion.empty() && parse_duration(type->text, ignored)) {
-            suggestion = "for a fixed delay, write 'backoff fixed " + shown(type->text) + "'";
+            suggestion = "for a fixed delay, write 'backoff fixed " + excerpt(type->text) + "'";
         }
         if (suggestion.empty()) {
             suggestion = "expected one of " + join_words(backoff_type_words());
         }
         report(DiagnosticCode::UnknownValue, type->position, block_path("backoff.type"),
-               "unknown backoff type " + in_quotes(type->text), suggestion);
+               "unknown backoff type " + quoted_excerpt(type->text), suggestion);
         return std::nullopt;
     }
     BackoffNode node;
@@ -896,7 +897,7 @@ std::optional<JitterNode> TextReader::read_jitter(const LineParts& parts) {
         if (!is_decimal_text(number)) {
             report(DiagnosticCode::WrongType, percent->position, block_path("jitter.factor"),
                    "a proportional jitter is a percentage such as 20%, got " +
-                       in_quotes(percent->text));
+                       quoted_excerpt(percent->text));
             return std::nullopt;
         }
         const std::string fraction = percent_as_fraction(number);
@@ -931,15 +932,15 @@ std::optional<JitterNode> TextReader::read_jitter_word(const LineParts& parts, c
     std::string suggestion = did_you_mean(word.text, jitter_words());
     std::string ignored;
     if (suggestion.empty() && parse_duration(word.text, ignored)) {
-        suggestion = "for a bounded jitter, write 'jitter +-" + shown(word.text) + "'";
+        suggestion = "for a bounded jitter, write 'jitter +-" + excerpt(word.text) + "'";
     } else if (suggestion.empty() && is_decimal_text(word.text)) {
-        suggestion = "for a proportional jitter, write 'jitter " + shown(word.text) + "%'";
+        suggestion = "for a proportional jitter, write 'jitter " + excerpt(word.text) + "%'";
     } else if (suggestion.empty()) {
         suggestion = "expected one of " + join_words(jitter_words()) +
                      ", a bound such as +-1s or a percentage such as 20%";
     }
     report(DiagnosticCode::UnknownValue, word.position, field,
-           "unknown jitter " + in_quotes(word.text), suggestion);
+           "unknown jitter " + quoted_excerpt(word.text), suggestion);
     return std::nullopt;
 }
 
@@ -989,7 +990,7 @@ ListNode<Located<Matcher>> TextReader::read_matchers(const LineParts& parts, std
                     vendor_known = true;
                 } else {
                     report(DiagnosticCode::UnknownValue, token.position, field,
-                           "unknown vendor " + in_quotes(token.text),
+                           "unknown vendor " + quoted_excerpt(token.text),
                            suggestion_for(token.text, vendor_words()));
                 }
                 break;
@@ -1012,7 +1013,7 @@ ListNode<Located<Matcher>> TextReader::read_matchers(const LineParts& parts, std
                     add(Matcher::grpc_status(*status), start);
                 } else {
                     report(DiagnosticCode::UnknownValue, token.position, field,
-                           "unknown gRPC status " + in_quotes(token.text),
+                           "unknown gRPC status " + quoted_excerpt(token.text),
                            suggestion_for(token.text,
                                           std::vector<std::string_view>(kGrpcStatusNames.begin(),
                                                                         kGrpcStatusNames.end())));
@@ -1046,7 +1047,7 @@ std::optional<Matcher> TextReader::read_category(const Token& token, const std::
             "grpc UNAVAILABLE or message \"text\"";
     }
     report(DiagnosticCode::UnknownValue, token.position, field,
-           "unknown error category " + in_quotes(token.text), suggestion);
+           "unknown error category " + quoted_excerpt(token.text), suggestion);
     return std::nullopt;
 }
 
@@ -1059,9 +1060,9 @@ std::optional<Matcher> TextReader::read_http(const Token& token, const std::stri
         return Matcher::http_class(text[0] - '0');
     }
     if (!is_integer_text(text)) {
-        report(
-            DiagnosticCode::InvalidValue, token.position, field,
-            "expected an HTTP status such as 503 or a class such as 5xx, got " + in_quotes(text));
+        report(DiagnosticCode::InvalidValue, token.position, field,
+               "expected an HTTP status such as 503 or a class such as 5xx, got " +
+                   quoted_excerpt(text));
         return std::nullopt;
     }
     const Field<std::int64_t> status = integer_value(&token, "the HTTP status", field);
@@ -1071,7 +1072,7 @@ std::optional<Matcher> TextReader::read_http(const Token& token, const std::stri
     if (status->value < std::numeric_limits<int>::min() ||
         status->value > std::numeric_limits<int>::max()) {
         report(DiagnosticCode::OutOfRange, token.position, field,
-               "HTTP status " + shown(text) + " is out of range");
+               "HTTP status " + excerpt(text) + " is out of range");
         return std::nullopt;
     }
     return Matcher::http_status(static_cast<int>(status->value));
@@ -1180,14 +1181,15 @@ Field<std::int64_t> TextReader::integer_value(const Token* token, std::string_vi
             suggestion = "counts are whole numbers, such as 3";
         }
         report(DiagnosticCode::WrongType, token->position, field,
-               std::string(what) + " must be a whole number, got " + in_quotes(text), suggestion);
+               std::string(what) + " must be a whole number, got " + quoted_excerpt(text),
+               suggestion);
         return std::nullopt;
     }
     std::int64_t value = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error != std::errc{} || end != text.data() + text.size()) {
         report(DiagnosticCode::OutOfRange, token->position, field,
-               std::string(what) + " is too large: " + shown(text));
+               std::string(what) + " is too large: " + excerpt(text));
         return std::nullopt;
     }
     return Located<std::int64_t>{value, token->position};
@@ -1207,11 +1209,11 @@ Field<double> TextReader::number_value(const Token* token, std::string_view numb
     }
     if (out_of_range) {
         report(DiagnosticCode::OutOfRange, token->position, field,
-               std::string(what) + " is too large: " + shown(token->text));
+               std::string(what) + " is too large: " + excerpt(token->text));
     } else {
         report(DiagnosticCode::WrongType, token->position, field,
                std::string(what) + " must be a number such as " + std::string(example) + ", got " +
-                   in_quotes(token->text));
+                   quoted_excerpt(token->text));
     }
     return std::nullopt;
 }
@@ -1229,7 +1231,7 @@ Field<double> TextReader::fraction_value(const Token* token, std::string_view wh
     if (!is_decimal_text(number)) {
         report(DiagnosticCode::WrongType, token->position, field,
                std::string(what) + " is a percentage such as " + std::string(example) + ", got " +
-                   in_quotes(token->text));
+                   quoted_excerpt(token->text));
         return std::nullopt;
     }
     return number_value(token, percent_as_fraction(number), what, example, field);
@@ -1248,14 +1250,15 @@ Field<Duration> TextReader::duration_value(const Token* token, std::string_view 
     }
     if (is_decimal_text(text) && text.front() != '-') {
         report(DiagnosticCode::InvalidDuration, token->position, field,
-               "expected a duration such as " + shown(text) + "ms after " + std::string(after) +
-                   ", got " + in_quotes(text) + ": a duration needs a unit (us, ms, s, m or h)",
-               "write " + shown(text) + "ms");
+               "expected a duration such as " + excerpt(text) + "ms after " + std::string(after) +
+                   ", got " + quoted_excerpt(text) +
+                   ": a duration needs a unit (us, ms, s, m or h)",
+               "write " + excerpt(text) + "ms");
         return std::nullopt;
     }
     if (!shows_unchanged(text)) {
         error = "expected a duration such as 250ms after " + std::string(after) + ", got " +
-                in_quotes(text);
+                quoted_excerpt(text);
     }
     report(DiagnosticCode::InvalidDuration, token->position, field, std::move(error));
     return std::nullopt;
@@ -1269,7 +1272,7 @@ Field<std::string> TextReader::text_value(const Token* token, const std::string&
     std::string text = unquoted(token->text);
     if (!is_valid_utf8(text)) {
         report(DiagnosticCode::InvalidValue, token->position, field,
-               "the text " + in_quotes(token->text) + " is not valid UTF-8");
+               "the text " + quoted_excerpt(token->text) + " is not valid UTF-8");
         return std::nullopt;
     }
     return Located<std::string>{std::move(text), token->position};

@@ -9,6 +9,8 @@
 #include "rebound/dsl/diagnostic.hpp"
 #include "rebound/dsl/document.hpp"
 #include "rebound/dsl/syntax.hpp"
+#include "rebound/dsl/text_toolkit/numbers.hpp"
+#include "rebound/dsl/text_toolkit/quoting.hpp"
 #include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "text/line_parts.hpp"
 #include "text/text_helpers.hpp"
@@ -75,7 +77,7 @@ std::optional<ServerDelayNode> TextReader::read_server_delay(const LineParts& pa
             node.use = Located<ServerDelayUse>{*parsed, use->position};
         } else {
             report(DiagnosticCode::UnknownValue, use->position, field + ".use",
-                   "unknown server delay use " + in_quotes(use->text),
+                   "unknown server delay use " + quoted_excerpt(use->text),
                    suggestion_for(use->text, server_delay_use_words()));
             complete = false;
         }
@@ -89,7 +91,7 @@ std::optional<ServerDelayNode> TextReader::read_server_delay(const LineParts& pa
             node.over_cap = Located<OverCapAction>{*parsed, action->position};
         } else {
             report(DiagnosticCode::UnknownValue, action->position, field + ".over_cap",
-                   "unknown over-cap action " + in_quotes(action->text),
+                   "unknown over-cap action " + quoted_excerpt(action->text),
                    suggestion_for(action->text, over_cap_action_words()));
             complete = false;
         }
@@ -137,7 +139,7 @@ std::optional<HedgeNode> TextReader::read_hedge(const LineParts& parts) {
             node.on_failure = Located<HedgeOnFailure>{*parsed, action->position};
         } else {
             report(DiagnosticCode::UnknownValue, action->position, field + ".on_failure",
-                   "unknown hedge on-failure action " + in_quotes(action->text),
+                   "unknown hedge on-failure action " + quoted_excerpt(action->text),
                    suggestion_for(action->text, hedge_on_failure_words()));
             complete = false;
         }
@@ -172,7 +174,7 @@ bool TextReader::read_hedge_delay(const LineParts& parts, HedgeNode& node) {
     if (!is_decimal_text(percent)) {
         report(DiagnosticCode::WrongType, delay->position, field + ".quantile",
                "a learned hedge delay is a quantile such as p95 or p99.9, got " +
-                   in_quotes(delay->text));
+                   quoted_excerpt(delay->text));
         return false;
     }
     node.quantile = number_value(delay, percent_as_fraction(percent), "the quantile", "p95",
@@ -180,7 +182,7 @@ bool TextReader::read_hedge_delay(const LineParts& parts, HedgeNode& node) {
     if (range == nullptr) {
         report(DiagnosticCode::MissingField, delay->position, field + ".max",
                "a learned hedge delay needs its bounds: 'within MIN..MAX'",
-               "write 'hedge after " + shown(delay->text) + " within 2ms..250ms'");
+               "write 'hedge after " + excerpt(delay->text) + " within 2ms..250ms'");
         return false;
     }
     return read_hedge_range(*range, node) && node.quantile.has_value();
@@ -192,7 +194,8 @@ bool TextReader::read_hedge_range(const Token& range, HedgeNode& node) {
     const std::size_t dots = range.text.find("..");
     if (dots == std::string_view::npos) {
         report(DiagnosticCode::InvalidValue, range.position, field,
-               "expected a range such as 2ms..250ms after 'within', got " + in_quotes(range.text));
+               "expected a range such as 2ms..250ms after 'within', got " +
+                   quoted_excerpt(range.text));
         return false;
     }
     const Token min{range.role, range.text.substr(0, dots), range.position};

@@ -13,7 +13,6 @@
 #include "rebound/error_category.hpp"
 #include "rebound/policy_field.hpp"
 #include "text/text_helpers.hpp"
-#include "text_utilities.hpp"
 
 namespace rebound::dsl::text {
 

@@ -8,6 +8,7 @@
 #include "diagnostic_sink.hpp"
 #include "limits_check.hpp"
 #include "rebound/dsl/input_limits.hpp"
+#include "rebound/dsl/text_toolkit/quoting.hpp"
 #include "yaml/nodes.hpp"
 #include "yaml/text_helpers.hpp"
 
@@ -40,7 +41,7 @@ bool InputGuard::refuse_tag(const YAML::Node& node, SourcePosition position,
         written = "!!" + written.substr(kCore.size());
     }
     report_(DiagnosticCode::WrongType, position, path,
-            "YAML tags are not supported, got " + quoted(excerpt(written)),
+            "YAML tags are not supported, got " + quoted_excerpt(excerpt(written)),
             "remove the tag: values are read by the field they belong to");
     return true;
 }

@@ -5,6 +5,7 @@
 #include "rebound/dsl/syntax.hpp"
 
 #include "diagnostic_sink.hpp"
+#include "rebound/dsl/text_toolkit/quoting.hpp"
 #include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "yaml/nodes.hpp"
 #include "yaml/text_helpers.hpp"
@@ -39,14 +40,14 @@ void walk_mapping(const MappingWalk& walk, const ReportProblem& report,
         const auto [first, inserted] = seen.try_emplace(name, key_position);
         if (!inserted) {
             report(DiagnosticCode::DuplicateKey, key_position, path,
-                   detail::duplicate_message(std::string(walk.noun) + " " + quoted(name),
+                   detail::duplicate_message(std::string(walk.noun) + " " + quoted_excerpt(name),
                                              first->second.line),
                    std::string(detail::kKeepTheFirst));
             continue;
         }
         if (walk.allowed && !contains(*walk.allowed, name)) {
             report(DiagnosticCode::UnknownKey, key_position, path,
-                   "unknown key " + quoted(name) + " " + std::string(walk.where),
+                   "unknown key " + quoted_excerpt(name) + " " + std::string(walk.where),
                    suggestion_for(name, *walk.allowed));
             continue;
         }

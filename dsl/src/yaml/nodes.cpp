@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rebound/dsl/text_toolkit/quoting.hpp"
 #include "yaml/text_helpers.hpp"
 
 namespace rebound::dsl::yaml {
@@ -51,7 +52,7 @@ std::string describe(const YAML::Node& node) {
     if (is_quoted(node)) {
         return "the text \"" + excerpt(node.Scalar()) + "\"";
     }
-    return quoted(node.Scalar());
+    return quoted_excerpt(node.Scalar());
 }
 
 // The item values of a sequence node.

@@ -31,12 +31,13 @@
 #include "field_locations.hpp"
 #include "rebound/dsl/input_limits.hpp"
 #include "rebound/dsl/parse.hpp"
+#include "rebound/dsl/text_toolkit/numbers.hpp"
+#include "rebound/dsl/text_toolkit/quoting.hpp"
+#include "rebound/dsl/text_toolkit/source_positions.hpp"
 #include "rebound/dsl/text_toolkit/suggestions.hpp"
 #include "rebound/error_category.hpp"
 #include "rebound/output_text.hpp"
 #include "rebound/vendor.hpp"
-#include "text/text_helpers.hpp"
-#include "text_utilities.hpp"
 #include "yaml/input_guard.hpp"
 #include "yaml/mapping.hpp"
 #include "yaml/nodes.hpp"
@@ -186,8 +187,9 @@ std::vector<Entry> YamlReader::entries(const Value& map, const Context& context,
         [&result, noun](const MappingEntry& entry) {
             const std::string& name = entry.key.Scalar();
             // Keys of the format are named by themselves; user-chosen names by what they are.
-            const std::string label =
-                noun == "key" ? quoted(name) : std::string(noun) + " " + quoted(name);
+            const std::string label = noun == "key"
+                                          ? quoted_excerpt(name)
+                                          : std::string(noun) + " " + quoted_excerpt(name);
             SourcePosition value_position = position_of(entry.value.Mark());
             if (entry.value.IsNull() || !value_position.known()) {
                 value_position = entry.key_position;  // an empty value's mark points at the next
@@ -299,10 +301,10 @@ Field<double> YamlReader::read_fraction(const Value& value) {
     if (value.node.IsScalar() && is_plain_scalar(value.node)) {
         const std::string& written = value.node.Scalar();
         const std::string_view number = std::string_view(written).substr(0, written.size() - 1);
-        if (written.ends_with('%') && text::is_decimal_text(number)) {
+        if (written.ends_with('%') && is_decimal_text(number)) {
             bool out_of_range = false;
             if (const std::optional<double> fraction =
-                    parse_finite_number(text::percent_as_fraction(number), out_of_range)) {
+                    parse_finite_number(percent_as_fraction(number), out_of_range)) {
                 return Located<double>{*fraction, value.position};
             }
             report(DiagnosticCode::OutOfRange, value.position, value.path,
@@ -325,7 +327,7 @@ Field<Duration> YamlReader::read_duration(const Value& value) {
     };
     if (is_plain_scalar(value.node) && looks_like_float(text)) {
         if (!text.empty() && text.front() == '-') {
-            return invalid("durations must not be negative, got " + quoted(text));
+            return invalid("durations must not be negative, got " + quoted_excerpt(text));
         }
         const ParsedInteger milliseconds = parse_integer(text);
         if (milliseconds.status == IntegerStatus::NotInteger) {
@@ -336,7 +338,8 @@ Field<Duration> YamlReader::read_duration(const Value& value) {
         }
         if (milliseconds.status == IntegerStatus::TooLarge ||
             milliseconds.value > kLargestBareMilliseconds) {
-            return invalid("duration " + quoted(text) + " is too large (the limit is 30 days)");
+            return invalid("duration " + quoted_excerpt(text) +
+                           " is too large (the limit is 30 days)");
         }
         return Located<Duration>{Duration{milliseconds.value * 1000}, value.position};
     }
@@ -377,7 +380,8 @@ Field<T> YamlReader::read_word(const Value& value, Parse parse,
         return Located<T>{*parsed, value.position};
     }
     report(DiagnosticCode::UnknownValue, value.position, value.path,
-           "unknown " + std::string(what) + " " + quoted(text), suggestion_for(text, words));
+           "unknown " + std::string(what) + " " + quoted_excerpt(text),
+           suggestion_for(text, words));
     return std::nullopt;
 }
 
@@ -457,8 +461,8 @@ void YamlReader::read_policies(const Entry& entry, Document& document) {
             !expect_mapping(policy.value, "a mapping of fields such as max_attempts: 3")) {
             continue;
         }
-        const Context policy_context{policy.value.path, "in policy " + quoted(policy.key),
-                                     "policy " + quoted(policy.key)};
+        const Context policy_context{policy.value.path, "in policy " + quoted_excerpt(policy.key),
+                                     "policy " + quoted_excerpt(policy.key)};
         PolicyNode node;
         node.name = Located<std::string>{policy.key, policy.key_position};
         node.position = policy.key_position;
@@ -495,8 +499,9 @@ void YamlReader::read_breakers(const Entry& entry, Document& document) {
             !expect_mapping(breaker.value, "a mapping of settings such as failure_ratio: 0.5")) {
             continue;
         }
-        const Context breaker_context{breaker.value.path, "in breaker " + quoted(breaker.key),
-                                      "breaker " + quoted(breaker.key)};
+        const Context breaker_context{breaker.value.path,
+                                      "in breaker " + quoted_excerpt(breaker.key),
+                                      "breaker " + quoted_excerpt(breaker.key)};
         document.breakers.push_back(read_breaker(breaker, breaker_context));
     }
 }
@@ -547,8 +552,8 @@ std::optional<HandlerNode> YamlReader::read_handler(const Entry& entry) {
         node.policy = std::move(*policy);
         return node;
     }
-    const Context context{entry.value.path, "in handler " + quoted(entry.key),
-                          "handler " + quoted(entry.key)};
+    const Context context{entry.value.path, "in handler " + quoted_excerpt(entry.key),
+                          "handler " + quoted_excerpt(entry.key)};
     Field<std::string> policy;
     bool policy_given = false;
     for (const Entry& field : entries(entry.value, context, kHandlerKeys, "key")) {
@@ -565,7 +570,7 @@ std::optional<HandlerNode> YamlReader::read_handler(const Entry& entry) {
     }
     if (!policy_given) {
         report(DiagnosticCode::MissingField, entry.value.position, entry.value.path + ".policy",
-               "handler " + quoted(entry.key) + " needs a policy",
+               "handler " + quoted_excerpt(entry.key) + " needs a policy",
                "write { policy: NAME, idempotent: true }");
     }
     if (!policy) {
@@ -763,7 +768,8 @@ std::optional<JitterNode> YamlReader::read_jitter_scalar(const Value& value) {
     }
     if (const std::optional<std::string> factor = percentage_as_factor(text)) {
         report(DiagnosticCode::InvalidValue, value.position, value.path,
-               "jitter " + quoted(text) + " is not a jitter: a percentage is written as a factor",
+               "jitter " + quoted_excerpt(text) +
+                   " is not a jitter: a percentage is written as a factor",
                "write { type: proportional, factor: " + *factor + " }");
         return std::nullopt;
     }
@@ -780,11 +786,11 @@ std::optional<JitterNode> YamlReader::read_jitter_scalar(const Value& value) {
         return node;
     }
     if (text == "bounded" || text == "proportional") {
-        report(
-            DiagnosticCode::MissingField, value.position, value.path,
-            "jitter " + quoted(text) + " needs " + (text == "bounded" ? "an amount" : "a factor"),
-            text == "bounded" ? "write { type: bounded, amount: 1s } or jitter: 1s"
-                              : "write { type: proportional, factor: 0.2 }");
+        report(DiagnosticCode::MissingField, value.position, value.path,
+               "jitter " + quoted_excerpt(text) + " needs " +
+                   (text == "bounded" ? "an amount" : "a factor"),
+               text == "bounded" ? "write { type: bounded, amount: 1s } or jitter: 1s"
+                                 : "write { type: proportional, factor: 0.2 }");
         return std::nullopt;
     }
     std::string suggestion = did_you_mean(text, jitter_words());
@@ -794,7 +800,7 @@ std::optional<JitterNode> YamlReader::read_jitter_scalar(const Value& value) {
                      "{ type: proportional, factor: 0.2 }";
     }
     report(DiagnosticCode::UnknownValue, value.position, value.path,
-           "unknown jitter " + quoted(text), suggestion);
+           "unknown jitter " + quoted_excerpt(text), suggestion);
     return std::nullopt;
 }
 
@@ -919,7 +925,7 @@ std::optional<Matcher> YamlReader::read_matcher_word(const Value& item) {
             "a mapping such as { sqlstate: \"40001\" } or { grpc: UNAVAILABLE }";
     }
     report(DiagnosticCode::UnknownValue, item.position, item.path,
-           "unknown error category " + quoted(word), suggestion);
+           "unknown error category " + quoted_excerpt(word), suggestion);
     return std::nullopt;
 }
 
@@ -937,8 +943,8 @@ std::optional<Matcher> YamlReader::read_matcher_mapping(const Value& item, const
             kind = &field;
         } else {
             report(DiagnosticCode::ConflictingFields, field.key_position, field.value.path,
-                   "a matcher has one kind, but " + quoted(kind->key) + " and " +
-                       quoted(field.key) + " are given together " + context.where,
+                   "a matcher has one kind, but " + quoted_excerpt(kind->key) + " and " +
+                       quoted_excerpt(field.key) + " are given together " + context.where,
                    "write them as two items of the list");
             conflicting = true;
         }
@@ -966,7 +972,7 @@ std::optional<Matcher> YamlReader::read_matcher_mapping(const Value& item, const
     }
     if (vendor != nullptr) {
         report(DiagnosticCode::ConflictingFields, vendor->key_position, vendor->value.path,
-               "'vendor' goes with 'native' only, not with " + quoted(kind->key),
+               "'vendor' goes with 'native' only, not with " + quoted_excerpt(kind->key),
                "write { native: 1213, vendor: mysql }");
         return std::nullopt;
     }
@@ -1033,10 +1039,11 @@ std::optional<Matcher> YamlReader::read_http_matcher(const Value& value) {
     if (is_class) {
         return Matcher::http_class(text[0] - '0');
     }
-    report(status.status == IntegerStatus::TooLarge ? DiagnosticCode::OutOfRange
-                                                    : DiagnosticCode::InvalidValue,
-           value.position, value.path,
-           "expected an HTTP status such as 503 or a class such as 5xx, got " + quoted(text));
+    report(
+        status.status == IntegerStatus::TooLarge ? DiagnosticCode::OutOfRange
+                                                 : DiagnosticCode::InvalidValue,
+        value.position, value.path,
+        "expected an HTTP status such as 503 or a class such as 5xx, got " + quoted_excerpt(text));
     return std::nullopt;
 }
 
@@ -1319,7 +1326,7 @@ ParseResult parse_yaml(std::string_view text, std::string_view file) {
     try {
         yaml::read_documents(text, file, result);
     } catch (const YAML::ParserException& error) {
-        const SourcePosition at = yaml::clamp_to_text(text, yaml::position_of(error.mark));
+        const SourcePosition at = clamp_to_text(text, yaml::position_of(error.mark));
         const std::optional<SourcePosition> tab = yaml::first_indenting_tab(
             text, at.known() ? at.line : std::numeric_limits<std::uint32_t>::max());
         const std::optional<SourcePosition> long_key = yaml::overlong_key(
@@ -1338,13 +1345,13 @@ ParseResult parse_yaml(std::string_view text, std::string_view file) {
         }
     } catch (const YAML::Exception& error) {
         result.diagnostics.push_back(yaml::syntax_error(
-            file, yaml::clamp_to_text(text, yaml::position_of(error.mark)),
-            "invalid YAML: the text cannot be read (" + yaml::excerpt(error.msg) + ")"));
+            file, clamp_to_text(text, yaml::position_of(error.mark)),
+            "invalid YAML: the text cannot be read (" + excerpt(error.msg) + ")"));
     } catch (const std::bad_alloc&) {
         throw;  // not a fault of the text: load_text reports it (RB112)
     } catch (const std::exception& error) {
         result.diagnostics.push_back(yaml::syntax_error(
-            file, {}, "the file cannot be read (" + yaml::excerpt(error.what()) + ")"));
+            file, {}, "the file cannot be read (" + excerpt(error.what()) + ")"));
     } catch (...) {
         result.diagnostics.push_back(yaml::syntax_error(file, {}, "the file cannot be read"));
     }

@@ -1,12 +1,11 @@
 #include "yaml/scalars.hpp"
+#include "rebound/dsl/text_toolkit/numbers.hpp"
 
 #include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 #include <system_error>
-
-#include "text_utilities.hpp"
 
 namespace rebound::dsl::yaml {
 namespace {
@@ -93,7 +92,7 @@ std::optional<double> parse_finite_number(std::string_view text, bool& out_of_ra
     if (!looks_like_float(text) || text.front() == '+') {
         return std::nullopt;  // unsigned, as parse_integer
     }
-    return detail::finite_double(text, out_of_range);
+    return finite_double(text, out_of_range);
 }
 
 }  // namespace rebound::dsl::yaml

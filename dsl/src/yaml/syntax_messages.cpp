@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "rebound/dsl/text_toolkit/quoting.hpp"
 #include "yaml/text_helpers.hpp"
 
 namespace rebound::dsl::yaml {

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <string>
 
+#include "rebound/dsl/text_toolkit/source_positions.hpp"
 #include "rebound/policy_field.hpp"
 #include "rule_support.hpp"
 #include "rules.hpp"

@@ -69,7 +69,4 @@ bool has_errors(const Diagnostics& diagnostics) noexcept;
 // source line and a caret under the column, and the suggestion on its own line.
 std::string format_diagnostic(const Diagnostic& d, std::string_view source = {});
 
-// Line `line` (1-based) of `source`, without its line break; empty when there is no such line.
-std::string_view source_line(std::string_view source, std::uint32_t line);
-
 }  // namespace rebound::dsl

@@ -1,6 +1,11 @@
-#include "rebound/dsl/terminal_text.hpp"
+#include "rebound/dsl/text_toolkit/source_echo.hpp"
 
-#include "rebound/dsl/diagnostic.hpp"
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "rebound/dsl/text_toolkit/source_positions.hpp"
 #include "rebound/output_text.hpp"
 
 namespace rebound::dsl {

@@ -1,7 +1,7 @@
-// Source lines of policy files echoed under diagnostics, made safe to print on a terminal with
-// rebound::printable (rebound/output_text.hpp, the toolkit every output uses): a policy file must
-// not be able to move the cursor, recolour, retitle the window or reorder what a reader sees
-// (docs/cli.md, Output safe to print).
+// Source lines of policy files echoed under diagnostics and lint findings, made safe to print on a
+// terminal with rebound::printable (rebound/output_text.hpp, the toolkit every output uses): a
+// policy file must not be able to move the cursor, recolour, retitle the window or reorder what a
+// reader sees (docs/cli.md, Output safe to print).
 #pragma once
 
 #include <string>
