@@ -98,21 +98,13 @@
 #include <variant>
 
 #include "rebound/asio/error_code.hpp"
+#include "rebound/asio/result.hpp"
 #include "rebound/asio/run_canceller.hpp"
 #include "rebound/asio/virtual_time.hpp"
 #include "rebound/retry_executor.hpp"
 #include "rebound/retry_run.hpp"
 
 namespace rebound::asio {
-
-// What a run completes with: the blocking executor's RunResult and, after a success, the value
-// of the successful attempt.
-template <typename T>
-struct Result : RunResult {
-    std::optional<T> value{};
-};
-template <>
-struct Result<void> : RunResult {};
 
 // Describes a thrown std::system_error by its code (error_code.hpp), after the caller's
 // classifier, which is asked first; a code describe() does not know is left to the
@@ -679,8 +671,6 @@ template <typename T, typename Work, typename State, typename Canceller,
 }  // namespace detail
 
 class RetryExecutor;
-template <typename T>
-struct HedgedResult;
 namespace detail {
 // A run under a policy with `hedge`, and its forms for the entries that take the policy by
 // reference (hedged_driver.hpp, included at the end).
@@ -1011,4 +1001,4 @@ template <typename Work>
 
 }  // namespace rebound::asio
 
-#include "rebound/asio/hedged_driver.hpp"  // IWYU pragma: export
+#include "rebound/asio/internal/hedged_driver.hpp"  // IWYU pragma: export

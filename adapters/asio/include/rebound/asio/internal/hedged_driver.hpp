@@ -1,5 +1,6 @@
 // The hedged run of the asynchronous executor (docs/hedging.md): what RetryExecutor::run
-// does with a policy that has `hedge`. Internal: included by retry_executor.hpp, at its end.
+// does with a policy that has `hedge`. Internal, not part of the API (docs/public-api.md):
+// included by retry_executor.hpp, at its end.
 //
 // The run's state is one object shared by the driver and every attempt (HedgedState): the
 // options, the work, the engine's HedgedRun and one cancellation signal and stop source per
@@ -38,19 +39,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "rebound/asio/result.hpp"
 #include "rebound/asio/virtual_time.hpp"
 #include "rebound/hedged_run.hpp"
-
-namespace rebound::asio {
-
-// What RetryExecutor::run_hedged() completes with: the run's Result and what a hedged run adds
-// (hedge_report.hpp: hedges, winner, abandoned, suppressed by reason).
-template <typename T>
-struct HedgedResult : Result<T> {
-    HedgeReport hedge{};
-};
-
-}  // namespace rebound::asio
 
 namespace rebound::asio::detail {
 
