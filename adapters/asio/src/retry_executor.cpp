@@ -46,32 +46,13 @@ const RunOptions& no_run_options() noexcept {
     return options;
 }
 
-void PolicyRunState::defer_with_info() noexcept {
-    first_.emplace(RetryRun::first_attempt(*policy_, std::string_view{}, no_run_options()));
-}
-
-RunStep PolicyRunState::begin_and_start(RunCanceller* canceller) {
-    begin();
-    return canceller != nullptr && !canceller->begin() ? run_.cancel() : run_.start_attempt();
-}
-
-void PolicyRunState::end_run() noexcept {
-    run_.~RetryRun();
-}
-
-void PolicyRunState::take_run_result(RunResult& result) noexcept {
-    result = run_.take_result();
-}
-
-void PolicyRunState::begin() noexcept {
-    first_.~optional();
-    HandlerResolution resolution;
-    resolution.policy = policy();
-    resolution.via = ResolvedVia::Code;
-    ::new (&run_)
-        RetryRun(engine_->begin(std::move(resolution), std::string_view{}, no_run_options()));
-    begun_ = true;
-}
+// The steps a run under a policy by reference that succeeds at once does not take
+// (run_state.hpp).
+template void RunState<PolicyOrigin>::defer_with_info() noexcept;
+template RunStep RunState<PolicyOrigin>::begin_and_start(RunCanceller* canceller);
+template void RunState<PolicyOrigin>::end_run() noexcept;
+template void RunState<PolicyOrigin>::take_run_result(RunResult& result) noexcept;
+template void RunState<PolicyOrigin>::begin() noexcept;
 
 bool handling_cancellation() noexcept {
     try {

@@ -1,4 +1,4 @@
-#include "rebound/asio/run_canceller.hpp"
+#include "rebound/asio/internal/run_canceller.hpp"
 
 #include <asio/cancellation_type.hpp>
 #include <asio/dispatch.hpp>

@@ -57,7 +57,7 @@
 // an Asio operation; work that ignores cancellation keeps the run waiting for it), whatever the
 // attempt returned. An attempt that ends with operation_aborted on its own also ends the run as
 // cancelled. A stop token or an attempt_timeout puts the run on a strand of its executor, with a
-// RunCanceller (run_canceller.hpp) that emits the cancellation there.
+// RunCanceller (internal/run_canceller.hpp) that emits the cancellation there.
 //
 // attempt_timeout: an attempt still running when the policy's attempt_timeout passes receives
 // terminal cancellation and fails with statement_timeout for the decision, whatever it returned.
@@ -98,11 +98,14 @@
 #include <variant>
 
 #include "rebound/asio/error_code.hpp"
+#include "rebound/asio/internal/hedged_driver.hpp"
+#include "rebound/asio/internal/run_canceller.hpp"
+#include "rebound/asio/internal/run_loop.hpp"
+#include "rebound/asio/internal/run_state.hpp"
+#include "rebound/asio/internal/work.hpp"
 #include "rebound/asio/result.hpp"
-#include "rebound/asio/run_canceller.hpp"
 #include "rebound/asio/virtual_time.hpp"
 #include "rebound/retry_executor.hpp"
-#include "rebound/retry_run.hpp"
 
 namespace rebound::asio {
 
@@ -119,583 +122,6 @@ class ErrorCodeClassifier final : public FailureClassifier {
   private:
     const FailureClassifier* next_;
 };
-
-namespace detail {
-
-using AttemptToken = ::asio::use_awaitable_t<::asio::any_io_executor>;
-
-// Starts one attempt of `work` in whichever form it takes (see the top of this header); `info`
-// is read only by the forms that take it (kUsesAttemptInfo). The initiating-function forms are
-// tried first: telling them apart must not instantiate a generic lambda's body with the wrong
-// arguments.
-template <typename Work>
-auto start_work(Work& work, const AttemptInfo* info) {
-    if constexpr (std::is_invocable_v<Work&, const AttemptInfo&, AttemptToken>) {
-        return work(*info, AttemptToken{});
-    } else if constexpr (std::is_invocable_v<Work&, AttemptToken>) {
-        return work(AttemptToken{});
-    } else if constexpr (std::is_invocable_v<Work&, const AttemptInfo&>) {
-        return work(*info);
-    } else {
-        static_assert(std::is_invocable_v<Work&>,
-                      "work must be invocable with const AttemptInfo& or with nothing (returning "
-                      "asio::awaitable<T>), or with a completion token (an initiating function)");
-        return work();
-    }
-}
-
-// Whether start_work() passes `work` the AttemptInfo: a run of work that takes none builds none
-// for a deferred first attempt. Asks in start_work()'s order, and no further than it does (a
-// generic initiating function must not be instantiated with an AttemptInfo for its token).
-template <typename Work>
-constexpr bool takes_attempt_info() {
-    if constexpr (std::is_invocable_v<Work&, const AttemptInfo&, AttemptToken>) {
-        return true;
-    } else if constexpr (std::is_invocable_v<Work&, AttemptToken>) {
-        return false;
-    } else {
-        return std::is_invocable_v<Work&, const AttemptInfo&>;
-    }
-}
-template <typename Work>
-constexpr bool kUsesAttemptInfo = takes_attempt_info<Work>();
-
-template <typename Awaitable>
-struct AwaitableValue {
-    static_assert(sizeof(Awaitable) == 0,
-                  "work must return asio::awaitable<T> (on asio::any_io_executor), or start an "
-                  "asynchronous operation with the completion token it is given");
-};
-template <typename T>
-struct AwaitableValue<::asio::awaitable<T, ::asio::any_io_executor>> {
-    using type = T;
-};
-
-template <typename Work>
-using WorkValue = typename AwaitableValue<decltype(start_work(
-    std::declval<std::decay_t<Work>&>(), std::declval<const AttemptInfo*>()))>::type;
-
-// The value of the attempt in progress (std::monostate for void).
-template <typename T>
-using AttemptValue = std::optional<std::conditional_t<std::is_void_v<T>, std::monostate, T>>;
-
-using AttemptEnd = RunCanceller::AttemptEnd;
-
-// A run's options and its RetryRun, which refers to them. Until the run begins it holds only
-// what RetryExecutor::begin() takes, so that the moves from the initiating function into the
-// coroutine frame are cheap; the run is then built in place in the frame, where it stays (a
-// RetryRun is large and its move is not cheap). One union for both, so that the frame holds
-// neither the resolution nor the handler name beside the run. A union rather than a
-// std::variant: the variant's visits in the moves and destructors and its checked accesses cost
-// about 40 instructions per run (3.5%; callgrind, a run that succeeds at once).
-//
-// The fast path: when RetryRun::may_defer() allows it (and there is no canceller), the first
-// attempt runs before the run is begun, and a run that succeeds at once never builds one.
-class RunState {
-  public:
-    // Moves from `resolution` and `options` (references, so that they move once).
-    RunState(const rebound::RetryExecutor& engine, HandlerResolution&& resolution,
-             std::string_view handler, RunOptions&& options) noexcept
-        : options_(std::move(options)), start_{&engine, std::move(resolution), handler} {}
-    // Only a RunState not yet begun is moved (into the coroutine frame).
-    RunState(RunState&& other) noexcept
-        : options_(std::move(other.options_)), start_(std::move(other.start_)) {}
-    RunState(const RunState&) = delete;
-    RunState& operator=(const RunState&) = delete;
-    RunState& operator=(RunState&&) = delete;
-    ~RunState() {
-        if (begun_) {
-            run_.~RetryRun();
-        } else {
-            start_.~Start();
-        }
-    }
-
-    // The run's first step (once, in the coroutine frame): Attempt with the run deferred when
-    // it may be (no canceller), else the run's start_attempt() (may throw what on_failure
-    // throws) or, when the canceller already stopped it, its cancel(). A deferred first attempt
-    // has an AttemptInfo (attempt()) only when `with_info`.
-    RunStep start(RunCanceller* canceller, bool with_info) {
-        const Policy& policy = *start_.resolution.policy_or_builtin();
-        if (canceller == nullptr && RetryRun::may_defer(*start_.engine, policy, options_)) {
-            if (with_info) {
-                start_.first.emplace(RetryRun::first_attempt(policy, start_.handler, options_));
-            }
-            return RunStep::Attempt;
-        }
-        begin();
-        return canceller != nullptr && !canceller->begin() ? run_.cancel() : run_.start_attempt();
-    }
-    // The attempt to run (after a step Attempt; for a deferred first attempt, one started
-    // `with_info`).
-    const AttemptInfo& attempt() const noexcept { return begun_ ? run_.attempt() : *start_.first; }
-    // The run, after a step that is not that of a deferred first attempt.
-    RetryRun& run() noexcept { return run_; }
-    // The run, for the outcome of the attempt that just ended: a deferred first attempt
-    // begins it and starts its first attempt now (RetryRun::may_defer()).
-    RetryRun& attempted_run() noexcept {
-        if (!begun_) {
-            begin();
-            [[maybe_unused]] const RunStep step = run_.start_attempt();  // Attempt, no throw
-        }
-        return run_;
-    }
-    // The attempt that just ended succeeded: Done.
-    RunStep succeeded() noexcept { return begun_ ? run_.succeeded() : RunStep::Done; }
-    // The result once the run is Done, moved into `result` (default-constructed):
-    // RetryRun::first_success() after a deferred first attempt.
-    bool result_succeeded() const noexcept { return !begun_ || run_.result().succeeded(); }
-    void take_result(RunResult& result) noexcept {
-        if (begun_) {
-            result = run_.take_result();
-        } else {
-            RetryRun::first_success(std::move(start_.resolution), result);
-        }
-    }
-
-    const RunOptions& options() const noexcept { return options_; }
-    // Whether the run's policy hedges: it is then given up for a hedged run (hedged_driver.hpp),
-    // which takes its resolution and options (before it starts).
-    bool hedges() const noexcept { return hedges(start_.resolution); }
-    static bool hedges(const HandlerResolution& resolution) noexcept {
-        return resolution.policy_or_builtin()->spec().hedge.has_value();
-    }
-    HandlerResolution take_resolution() noexcept { return std::move(start_.resolution); }
-    std::string_view handler() const noexcept { return start_.handler; }
-    RunOptions take_options() noexcept { return std::move(options_); }
-    // The policy the run will use (before it starts).
-    std::shared_ptr<const Policy> policy() const noexcept {
-        return start_.resolution.policy_or_builtin();
-    }
-    // Whether the run needs a RunCanceller: it has a stop token, or its policy an
-    // attempt_timeout (before it starts).
-    bool needs_canceller() const noexcept { return needs_canceller(start_.resolution, options_); }
-    static bool needs_canceller(const HandlerResolution& resolution,
-                                const RunOptions& options) noexcept {
-        return options.stop.stop_possible() ||
-               resolution.policy_or_builtin()->spec().attempt_timeout.has_value();
-    }
-
-  private:
-    struct Start {
-        const rebound::RetryExecutor* engine;
-        HandlerResolution resolution;
-        std::string_view handler;
-        std::optional<AttemptInfo> first{};  // the deferred first attempt
-    };
-
-    // Builds the run: RetryExecutor::begin()'s result initialises the union's RetryRun in place.
-    void begin() noexcept {
-        Start start = std::move(start_);
-        start_.~Start();
-        ::new (&run_)
-            RetryRun(start.engine->begin(std::move(start.resolution), start.handler, options_));
-        begun_ = true;
-    }
-
-    RunOptions options_;
-    union {
-        Start start_;
-        RetryRun run_;
-    };
-    bool begun_ = false;
-};
-
-// The options of a run that takes none (RetryExecutor::run(const Policy&, ...)), which its
-// RetryRun refers to: default ones, alive as long as default_executor().
-const RunOptions& no_run_options() noexcept;
-
-// The state of a run under a policy the caller keeps alive (RetryExecutor::run(const Policy&,
-// ...)): RunState's steps, without RunOptions, handler name or resolution to move into the
-// coroutine frame and destroy, and without a reference count on the policy. The run's
-// RunResult::policy points to that policy without owning it (an aliasing std::shared_ptr with no
-// owner).
-class PolicyRunState {
-  public:
-    PolicyRunState(const rebound::RetryExecutor& engine, const Policy& policy) noexcept
-        : engine_(&engine), policy_(&policy) {}
-    // Only a PolicyRunState not yet begun is moved (into the coroutine frame).
-    PolicyRunState(PolicyRunState&& other) noexcept
-        : engine_(other.engine_), policy_(other.policy_) {}
-    PolicyRunState(const PolicyRunState&) = delete;
-    PolicyRunState& operator=(const PolicyRunState&) = delete;
-    PolicyRunState& operator=(PolicyRunState&&) = delete;
-    // Inline, with the end of a begun run out of line, for the run that succeeds at once.
-    [[gnu::always_inline]] ~PolicyRunState() {
-        if (begun_) {
-            end_run();
-        } else {
-            first_.~optional();
-        }
-    }
-
-    // As RunState::start(): the deferred first attempt inline (always: GCC otherwise leaves it
-    // out of the run's coroutine, which a run that succeeds at once pays for), the rest out of
-    // line.
-    [[gnu::always_inline]] RunStep start(RunCanceller* canceller, bool with_info) {
-        // No stop token: the run's options are no_run_options().
-        if (canceller == nullptr && RetryRun::may_defer(*engine_, *policy_)) {
-            if (with_info) {
-                defer_with_info();
-            }
-            return RunStep::Attempt;
-        }
-        return begin_and_start(canceller);
-    }
-    const AttemptInfo& attempt() const noexcept { return begun_ ? run_.attempt() : *first_; }
-    RetryRun& run() noexcept { return run_; }
-    RetryRun& attempted_run() noexcept {
-        if (!begun_) {
-            begin();
-            [[maybe_unused]] const RunStep step = run_.start_attempt();  // Attempt, no throw
-        }
-        return run_;
-    }
-    RunStep succeeded() noexcept { return begun_ ? run_.succeeded() : RunStep::Done; }
-    bool result_succeeded() const noexcept { return !begun_ || run_.result().succeeded(); }
-    // Inline, with a begun run's result out of line, for the run that succeeds at once.
-    [[gnu::always_inline]] void take_result(RunResult& result) noexcept {
-        if (begun_) {
-            take_run_result(result);
-        } else {
-            RetryRun::first_success(policy(), ResolvedVia::Code, result);
-        }
-    }
-    // For a run that succeeded and gives only its value (run_value()): what take_result() does
-    // beyond the result, recording the success of a deferred first attempt with the budget.
-    void finish_success() const noexcept {
-        if (!begun_) {
-            policy_->record_success();
-        }
-    }
-
-    const RunOptions& options() const noexcept { return no_run_options(); }
-    // The policy, not owned.
-    std::shared_ptr<const Policy> policy() const noexcept {
-        return std::shared_ptr<const Policy>(std::shared_ptr<const Policy>(), policy_);
-    }
-    bool needs_canceller() const noexcept { return needs_canceller(*policy_); }
-    // Whether `policy` hedges: the run is then a hedged run (hedged_driver.hpp).
-    static bool hedges(const Policy& policy) noexcept { return policy.spec().hedge.has_value(); }
-    static bool needs_canceller(const Policy& policy) noexcept {
-        return policy.spec().attempt_timeout.has_value();
-    }
-
-  private:
-    void defer_with_info() noexcept;
-    void end_run() noexcept;
-    void take_run_result(RunResult& result) noexcept;
-    RunStep begin_and_start(RunCanceller* canceller);
-    // Builds the run in place, as RunState::begin() does.
-    void begin() noexcept;
-
-    const rebound::RetryExecutor* engine_;
-    const Policy* policy_;
-    union {
-        std::optional<AttemptInfo> first_{};  // the deferred first attempt
-        RetryRun run_;
-    };
-    bool begun_ = false;
-};
-
-// Whether the exception in flight is a cancellation (operation_aborted). Call inside a catch.
-bool handling_cancellation() noexcept;
-
-// Whether a completion's exception is a cancellation.
-bool is_cancellation(const std::exception_ptr& exception) noexcept;
-
-// The failure of an attempt cut short by attempt_timeout.
-Failure attempt_timeout_failure(const RetryRun& run) noexcept;
-
-// The step after an attempt that threw; call inside the catch block. An attempt the canceller
-// interrupted ends by that, whatever it threw. May throw what on_failure throws.
-RunStep after_thrown(RetryRun& run, AttemptEnd end);
-
-// The step after an attempt the canceller interrupted (end != Completed). May throw what
-// on_failure throws.
-RunStep after_interrupted(RetryRun& run, AttemptEnd end);
-
-// The step after an attempt that returned `value`. May throw what on_failure throws. Always
-// inline: for the run that succeeds at once it is two tests.
-template <typename T, typename State>
-[[gnu::always_inline]] inline RunStep after_returned(State& state, AttemptEnd end,
-                                                     AttemptValue<T>& value) {
-    if (end != AttemptEnd::Completed) {
-        value.reset();  // a late result of an attempt cut short
-        return after_interrupted(state.run(), end);
-    }
-    if constexpr (std::is_same_v<T, std::optional<Error>>) {
-        if (*value) {
-            RetryRun& run = state.attempted_run();
-            Failure failure = run.classify_returned(std::move(**value));
-            value.reset();
-            return run.failed(std::move(failure));
-        }
-    }
-    return state.succeeded();
-}
-
-// Fills the result of a run that is Done into `result` (a default-constructed Result<T>). Always
-// inline, as the step of the run that succeeds at once.
-template <typename T, typename State>
-[[gnu::always_inline]] inline void fill_result(State& state, AttemptValue<T>& value,
-                                               Result<T>& result) noexcept {
-    if constexpr (!std::is_void_v<T>) {
-        // The value itself, not the std::optional: copying the optional as a whole reads it in
-        // one load wider than the two stores that just wrote it (the value and its flag), which
-        // the CPU cannot forward and stalls on (perf put a tenth of bench/async_bench.cpp's
-        // executor_run on that load; the run's measured time hardly moved without it).
-        if (state.result_succeeded() && value.has_value()) {
-            result.value.emplace(std::move(*value));
-        }
-    }
-    state.take_result(result);
-}
-
-// The run's result, built where the coroutine's promise keeps it: `co_return RunOutcome<T>{...}`
-// converts in place rather than through a Result<T> temporary in the coroutine frame.
-template <typename T, typename State>
-struct RunOutcome {
-    State* state;
-    AttemptValue<T>* value;
-
-    // Filled in place (no RunResult temporary to move and destroy).
-    operator Result<T>() const {  // NOLINT(google-explicit-constructor): the co_return above
-        Result<T> result;
-        fill_result(*state, *value, result);
-        return result;
-    }
-};
-
-// Where a run's result goes: `into` is ReturnsResult when the run's coroutine returns it (an
-// empty type, which takes no room of its own in the coroutine frame), the caller's Result<T>*,
-// which the run fills in place and then returns nothing, or ReturnsValue when the coroutine
-// returns the successful attempt's value and throws otherwise (RetryExecutor::run_value()).
-struct ReturnsResult {};
-struct ReturnsValue {};
-template <typename T, typename Into>
-using RunValue =
-    std::conditional_t<std::is_same_v<Into, ReturnsResult>, Result<T>,
-                       std::conditional_t<std::is_same_v<Into, ReturnsValue>, T, void>>;
-template <typename T, typename State>
-RunOutcome<T, State> finish_run(State& state, AttemptValue<T>& value, ReturnsResult) noexcept {
-    return {&state, &value};
-}
-template <typename T, typename State>
-void finish_run(State& state, AttemptValue<T>& value, Result<T>* into) noexcept {
-    fill_result(state, value, *into);
-}
-
-// Throws what run_value() throws for a run that did not succeed (`result` its result).
-[[noreturn]] void throw_run_failure(const RunResult& result);
-
-template <typename T, typename State>
-T finish_run(State& state, AttemptValue<T>& value, ReturnsValue) {
-    if (!state.result_succeeded()) {
-        RunResult result;
-        state.take_result(result);
-        throw_run_failure(result);
-    }
-    state.finish_success();
-    if constexpr (!std::is_void_v<T>) {
-        return std::move(*value);
-    }
-}
-
-// The value of a run filled in place into `result`, or what run_value() throws.
-template <typename T>
-T value_or_throw(Result<T>&& result) {
-    if (!result.succeeded()) {
-        throw_run_failure(result);
-    }
-    if constexpr (!std::is_void_v<T>) {
-        return std::move(*result.value);
-    }
-}
-// The result a completion carries: the one returned, or the caller's.
-inline RunResult* completed_result(ReturnsResult, RunResult& returned) noexcept {
-    return &returned;
-}
-inline RunResult* completed_result(RunResult* into) noexcept {
-    return into;
-}
-
-// The timer of a run's waits, owned, made on its first wait (make_timer()). A run that never
-// waits only tests it for null when it ends: the timer's destruction is out of line.
-class RunTimer {
-  public:
-    RunTimer() noexcept = default;
-    RunTimer(const RunTimer&) = delete;
-    RunTimer& operator=(const RunTimer&) = delete;
-    RunTimer(RunTimer&&) = delete;
-    RunTimer& operator=(RunTimer&&) = delete;
-    ~RunTimer() {
-        if (timer_ != nullptr) {
-            destroy(timer_);
-        }
-    }
-    ::asio::steady_timer* get() const noexcept { return timer_; }
-
-  private:
-    friend ::asio::awaitable<void> make_timer(RunTimer& timer);
-    static void destroy(::asio::steady_timer* timer) noexcept;
-
-    ::asio::steady_timer* timer_ = nullptr;
-};
-
-// Makes `timer` on the coroutine's executor: on a run's first wait, in a short coroutine of its
-// own, so that the run's frame does not keep the executor it is made from.
-::asio::awaitable<void> make_timer(RunTimer& timer);
-
-// Whether the coroutine's cancellation state is cancelled: after a wait that was not cancelled,
-// for a cancellation during a wait in virtual time, which a post does not see. A short coroutine
-// of its own, so that the run's frame does not keep the state.
-::asio::awaitable<bool> cancellation_requested();
-
-// Starts a wait of `delay` on `timer`, or in virtual time (a post) when `virtual_time` is set.
-// Not a coroutine: the run awaits the timer itself, so that a waiting run holds its timer and the
-// wait's operation but no frame of a coroutine of its own. The awaitable throws operation_aborted
-// when the wait is cancelled (or when the coroutine's cancellation state was cancelled before it
-// began).
-::asio::awaitable<void> start_wait(Duration delay, VirtualTime* virtual_time,
-                                   ::asio::steady_timer* timer);
-
-// Ends the canceller's part when the run's coroutine ends, however it ends (on its strand);
-// nothing for a run that has none (std::nullptr_t).
-template <typename Canceller>
-class FinishCanceller {
-  public:
-    explicit FinishCanceller(RunCanceller* canceller) noexcept : canceller_(canceller) {}
-    FinishCanceller(const FinishCanceller&) = delete;
-    FinishCanceller& operator=(const FinishCanceller&) = delete;
-    FinishCanceller(FinishCanceller&&) = delete;
-    FinishCanceller& operator=(FinishCanceller&&) = delete;
-    ~FinishCanceller() {
-        if (canceller_ != nullptr) {
-            canceller_->finish();
-        }
-    }
-
-  private:
-    RunCanceller* canceller_;
-};
-template <>
-class FinishCanceller<std::nullptr_t> {
-  public:
-    explicit FinishCanceller(std::nullptr_t) noexcept {}
-};
-
-// GCC 12 inlines Asio's frame allocation (std::aligned_alloc, behind the frame's class-specific
-// operator new) into some instantiations and then takes the frame's class-specific operator
-// delete, which frees it correctly through the same recycling allocator, for a mismatched
-// deallocation (-Wmismatched-new-delete; seen for the run of rebound::curl::AsyncHttpClient::call).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
-// One run as one coroutine: the loop of RetryRun's steps. `canceller` is a RunCanceller* when
-// the run needs one, and then the coroutine runs on its strand with its slot bound; a run
-// without one passes nullptr, whose type leaves the canceller's steps out of the coroutine. Kept
-// small: Asio recycles a coroutine frame of at most 1020 bytes (else it is allocated and freed
-// per run), and a waiting run holds this frame.
-template <typename T, typename Work, typename State, typename Canceller,
-          typename Into = ReturnsResult>
-::asio::awaitable<RunValue<T, Into>> run_loop(VirtualTime* virtual_time, State state, Work work,
-                                              Canceller canceller, Into into = {}) {
-    constexpr bool kCancellable = !std::is_null_pointer_v<Canceller>;
-    const FinishCanceller<Canceller> finish(canceller);
-    AttemptValue<T> value;
-    RunTimer timer;  // made on the first wait
-    RunStep step = state.start(canceller, kUsesAttemptInfo<Work>);
-    while (step != RunStep::Done) {
-        if (step == RunStep::Wait) {
-            bool cancelled = false;
-            try {
-                if (virtual_time == nullptr && timer.get() == nullptr) {
-                    co_await make_timer(timer);
-                }
-                co_await start_wait(state.run().delay(), virtual_time, timer.get());
-            } catch (const std::system_error&) {
-                cancelled = true;  // a wait's only error is its cancellation
-            }
-            if constexpr (kCancellable) {
-                cancelled = canceller->stopped();
-            } else if (!cancelled) {
-                cancelled = co_await cancellation_requested();
-            }
-            step = cancelled ? state.run().cancel() : state.run().waited();
-            continue;
-        }
-        if constexpr (kCancellable) {
-            canceller->arm(state.attempt().attempt_timeout);
-        }
-        // Completed unless the canceller interrupted the attempt. A run without one passes the
-        // constant on, which the compiler folds: `end`, like every local that lives across the
-        // co_await, is a field of the frame, which it would otherwise load and test.
-        AttemptEnd end = AttemptEnd::Completed;
-        bool threw = false;
-        try {
-            const AttemptInfo* const info = kUsesAttemptInfo<Work> ? &state.attempt() : nullptr;
-            if constexpr (std::is_void_v<T>) {
-                co_await start_work(work, info);
-                value.emplace();
-            } else {
-                value.emplace(co_await start_work(work, info));
-            }
-        } catch (...) {
-            threw = true;
-            if constexpr (kCancellable) {
-                end = canceller->disarm();
-            }
-            step = after_thrown(state.attempted_run(), kCancellable ? end : AttemptEnd::Completed);
-        }
-        if (!threw) {
-            if constexpr (kCancellable) {
-                end = canceller->disarm();
-            }
-            step = after_returned<T>(state, kCancellable ? end : AttemptEnd::Completed, value);
-        }
-        if (kCancellable && end == AttemptEnd::TimedOut) {
-            // The timeout cancelled this coroutine's state; the next attempt starts afresh.
-            co_await ::asio::this_coro::reset_cancellation_state();
-        }
-    }
-    co_return finish_run<T>(state, value, into);
-}
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-
-}  // namespace detail
-
-class RetryExecutor;
-namespace detail {
-// A run under a policy with `hedge`, and its forms for the entries that take the policy by
-// reference (hedged_driver.hpp, included at the end).
-template <typename T, typename Work, typename R>
-::asio::awaitable<R> run_hedged(const rebound::RetryExecutor& engine, VirtualTime* virtual_time,
-                                HandlerResolution resolution, std::string_view handler,
-                                RunOptions options, Work work);
-inline HandlerResolution code_resolution(const Policy& policy) noexcept;
-template <typename T>
-::asio::awaitable<void> fill_hedged(Result<T>& into, ::asio::awaitable<Result<T>> run);
-template <typename T>
-::asio::awaitable<T> value_of_hedged(::asio::awaitable<Result<T>> run);
-template <typename T, typename R, typename Work, typename Handler>
-void spawn_hedged(const rebound::RetryExecutor& engine, VirtualTime* virtual_time, Handler handler,
-                  HandlerResolution resolution, std::string_view name, RunOptions options,
-                  Work work);
-template <typename T, typename Work, typename Handler>
-void spawn_hedged_into(const rebound::RetryExecutor& engine, VirtualTime* virtual_time,
-                       Handler handler, const Policy& policy, Work work, Result<T>* into);
-// RetryExecutor::run_value() of a run that needs a canceller (defined below RetryExecutor).
-template <typename T, typename Work>
-::asio::awaitable<T> value_of_spawned_run(const RetryExecutor& executor, const Policy& policy,
-                                          Work work);
-}  // namespace detail
-
 class RetryExecutor {
   public:
     // As for rebound::RetryExecutor; the sleeper is not used (waits are timers, or
@@ -742,21 +168,20 @@ class RetryExecutor {
         using T = detail::WorkValue<Work>;
         using StoredWork = std::decay_t<Work>;
         if constexpr (std::is_same_v<std::decay_t<CompletionToken>, detail::AttemptToken>) {
-            if (detail::PolicyRunState::hedges(policy)) {
+            if (detail::hedges(policy)) {
                 return detail::run_hedged<T, StoredWork, Result<T>>(
                     engine_, virtual_time_, detail::code_resolution(policy), {}, {},
                     StoredWork(std::forward<Work>(work)));
             }
-            if (!detail::PolicyRunState::needs_canceller(policy)) {
-                return detail::run_loop<T, StoredWork>(
-                    virtual_time_, detail::PolicyRunState(engine_, policy),
-                    StoredWork(std::forward<Work>(work)), nullptr);
+            if (!detail::needs_canceller(policy)) {
+                return detail::run_loop<T, StoredWork>(virtual_time_, PolicyState(engine_, policy),
+                                                       StoredWork(std::forward<Work>(work)),
+                                                       nullptr);
             }
         }
         return ::asio::async_initiate<CompletionToken, void(std::exception_ptr, Result<T>)>(
-            [this, &policy](auto completion, detail::PolicyRunState moved_state,
-                            StoredWork moved_work) {
-                if (detail::PolicyRunState::hedges(policy)) {
+            [this, &policy](auto completion, PolicyState moved_state, StoredWork moved_work) {
+                if (detail::hedges(policy)) {
                     detail::spawn_hedged<T, Result<T>>(
                         engine_, virtual_time_, std::move(completion),
                         detail::code_resolution(policy), {}, {}, std::move(moved_work));
@@ -764,7 +189,7 @@ class RetryExecutor {
                 }
                 spawn<T>(std::move(completion), std::move(moved_state), std::move(moved_work));
             },
-            token, detail::PolicyRunState(engine_, policy), StoredWork(std::forward<Work>(work)));
+            token, PolicyState(engine_, policy), StoredWork(std::forward<Work>(work)));
     }
 
     // The same, filling the run's result in place into `result`, which must be a
@@ -779,22 +204,22 @@ class RetryExecutor {
                       "result must be a Result of the work's value");
         using StoredWork = std::decay_t<Work>;
         if constexpr (std::is_same_v<std::decay_t<CompletionToken>, detail::AttemptToken>) {
-            if (detail::PolicyRunState::hedges(policy)) {
+            if (detail::hedges(policy)) {
                 return detail::fill_hedged<T>(
                     result, detail::run_hedged<T, StoredWork, Result<T>>(
                                 engine_, virtual_time_, detail::code_resolution(policy), {}, {},
                                 StoredWork(std::forward<Work>(work))));
             }
-            if (!detail::PolicyRunState::needs_canceller(policy)) {
-                return detail::run_loop<T, StoredWork>(
-                    virtual_time_, detail::PolicyRunState(engine_, policy),
-                    StoredWork(std::forward<Work>(work)), nullptr, &result);
+            if (!detail::needs_canceller(policy)) {
+                return detail::run_loop<T, StoredWork>(virtual_time_, PolicyState(engine_, policy),
+                                                       StoredWork(std::forward<Work>(work)),
+                                                       nullptr, &result);
             }
         }
         return ::asio::async_initiate<CompletionToken, void(std::exception_ptr)>(
-            [this, &result, &policy](auto completion, detail::PolicyRunState moved_state,
+            [this, &result, &policy](auto completion, PolicyState moved_state,
                                      StoredWork moved_work) {
-                if (detail::PolicyRunState::hedges(policy)) {
+                if (detail::hedges(policy)) {
                     detail::spawn_hedged_into<T>(engine_, virtual_time_, std::move(completion),
                                                  policy, std::move(moved_work), &result);
                     return;
@@ -802,7 +227,7 @@ class RetryExecutor {
                 spawn<T>(std::move(completion), std::move(moved_state), std::move(moved_work),
                          &result);
             },
-            token, detail::PolicyRunState(engine_, policy), StoredWork(std::forward<Work>(work)));
+            token, PolicyState(engine_, policy), StoredWork(std::forward<Work>(work)));
     }
 
     // Runs `work` under `policy`, which the caller keeps alive until the run completes, and gives
@@ -821,18 +246,18 @@ class RetryExecutor {
     ::asio::awaitable<detail::WorkValue<Work>> run_value(const Policy& policy, Work&& work) const {
         using T = detail::WorkValue<Work>;
         using StoredWork = std::decay_t<Work>;
-        if (detail::PolicyRunState::hedges(policy)) {
+        if (detail::hedges(policy)) {
             return detail::value_of_hedged<T>(detail::run_hedged<T, StoredWork, Result<T>>(
                 engine_, virtual_time_, detail::code_resolution(policy), {}, {},
                 StoredWork(std::forward<Work>(work))));
         }
-        if (!detail::PolicyRunState::needs_canceller(policy)) {
-            return detail::run_loop<T, StoredWork>(
-                virtual_time_, detail::PolicyRunState(engine_, policy),
-                StoredWork(std::forward<Work>(work)), nullptr, detail::ReturnsValue{});
+        if (!detail::needs_canceller(policy)) {
+            return detail::run_loop<T, StoredWork>(virtual_time_, PolicyState(engine_, policy),
+                                                   StoredWork(std::forward<Work>(work)), nullptr,
+                                                   detail::ReturnsValue{});
         }
         // A canceller's strand: the run in place through run()'s spawn, then its value.
-        return detail::value_of_spawned_run<T>(*this, policy, StoredWork(std::forward<Work>(work)));
+        return value_of_spawned_run<T>(policy, StoredWork(std::forward<Work>(work)));
     }
 
     // Runs `work` under an already resolved policy.
@@ -875,6 +300,9 @@ class RetryExecutor {
     const rebound::RetryExecutor& blocking() const noexcept { return engine_; }
 
   private:
+    using ResolvedState = detail::RunState<detail::ResolvedOrigin>;
+    using PolicyState = detail::RunState<detail::PolicyOrigin>;
+
     // Starts a run. The run's state is built where it is passed on (the coroutine's parameter,
     // or the initiation's argument), so that it is moved once into the coroutine frame.
     template <typename Work, typename CompletionToken>
@@ -883,21 +311,21 @@ class RetryExecutor {
         using T = detail::WorkValue<Work>;
         using StoredWork = std::decay_t<Work>;
         if constexpr (std::is_same_v<std::decay_t<CompletionToken>, detail::AttemptToken>) {
-            if (detail::RunState::hedges(resolution)) {
+            if (detail::hedges(*resolution.policy_or_builtin())) {
                 return detail::run_hedged<T, StoredWork, Result<T>>(
                     engine_, virtual_time_, std::move(resolution), handler, std::move(options),
                     StoredWork(std::forward<Work>(work)));
             }
             // The caller's coroutine awaits the run's: nothing to post, spawn or forward.
-            if (!detail::RunState::needs_canceller(resolution, options)) {
+            if (!detail::needs_canceller(*resolution.policy_or_builtin(), options)) {
                 return detail::run_loop<T, StoredWork>(
                     virtual_time_,
-                    detail::RunState(engine_, std::move(resolution), handler, std::move(options)),
+                    ResolvedState(engine_, std::move(resolution), handler, std::move(options)),
                     StoredWork(std::forward<Work>(work)), nullptr);
             }
         }
         return ::asio::async_initiate<CompletionToken, void(std::exception_ptr, Result<T>)>(
-            [this](auto completion, detail::RunState moved_state, StoredWork moved_work) {
+            [this](auto completion, ResolvedState moved_state, StoredWork moved_work) {
                 if (moved_state.hedges()) {
                     detail::spawn_hedged<T, Result<T>>(
                         engine_, virtual_time_, std::move(completion),
@@ -907,7 +335,7 @@ class RetryExecutor {
                 }
                 spawn<T>(std::move(completion), std::move(moved_state), std::move(moved_work));
             },
-            token, detail::RunState(engine_, std::move(resolution), handler, std::move(options)),
+            token, ResolvedState(engine_, std::move(resolution), handler, std::move(options)),
             StoredWork(std::forward<Work>(work)));
     }
 
@@ -959,21 +387,19 @@ class RetryExecutor {
                           })));
     }
 
+    // run_value() of a run that needs a canceller: the run in place through run()'s spawn, then
+    // its value.
+    template <typename T, typename Work>
+    ::asio::awaitable<T> value_of_spawned_run(const Policy& policy, Work work) const {
+        Result<T> result;
+        co_await run(policy, std::move(work), result, ::asio::use_awaitable);
+        co_return detail::value_or_throw(std::move(result));
+    }
+
     ErrorCodeClassifier classifier_;
     rebound::RetryExecutor engine_;
     VirtualTime* virtual_time_;
 };
-
-namespace detail {
-template <typename T, typename Work>
-::asio::awaitable<T> value_of_spawned_run(const RetryExecutor& executor, const Policy& policy,
-                                          Work work) {
-    Result<T> result;
-    co_await executor.run(policy, std::move(work), result, ::asio::use_awaitable);
-    co_return value_or_throw(std::move(result));
-}
-}  // namespace detail
-
 // The process-wide asynchronous executor with default options (immutable).
 const RetryExecutor& default_executor();
 
@@ -1000,5 +426,3 @@ template <typename Work>
 }
 
 }  // namespace rebound::asio
-
-#include "rebound/asio/internal/hedged_driver.hpp"  // IWYU pragma: export

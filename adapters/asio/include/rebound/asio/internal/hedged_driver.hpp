@@ -1,6 +1,5 @@
 // The hedged run of the asynchronous executor (docs/hedging.md): what RetryExecutor::run
-// does with a policy that has `hedge`. Internal, not part of the API (docs/public-api.md):
-// included by retry_executor.hpp, at its end.
+// does with a policy that has `hedge`. Internal, not part of the API (docs/public-api.md).
 //
 // The run's state is one object shared by the driver and every attempt (HedgedState): the
 // options, the work, the engine's HedgedRun and one cancellation signal and stop source per
@@ -13,6 +12,9 @@
 // shared state until it ends, so that a loser that ignores cancellation finds everything it
 // refers to alive; its outcome is then ignored, touching nothing but its own slot.
 #pragma once
+
+// A standard header before Asio's (see retry_executor.hpp).
+#include <cstdlib>
 
 #include <array>
 #include <asio/any_io_executor.hpp>
@@ -39,9 +41,12 @@
 #include <type_traits>
 #include <utility>
 
+#include "rebound/asio/internal/run_steps.hpp"
+#include "rebound/asio/internal/work.hpp"
 #include "rebound/asio/result.hpp"
 #include "rebound/asio/virtual_time.hpp"
 #include "rebound/hedged_run.hpp"
+#include "rebound/retry_executor.hpp"
 
 namespace rebound::asio::detail {
 

@@ -14,6 +14,7 @@
 //
 // Shared (std::shared_ptr) by the run's completion and the handlers it leaves pending. Every
 // member function except the constructor, watch() and release() must run on the strand.
+// Internal, not part of the API (docs/public-api.md).
 #pragma once
 
 // A standard header before Asio's: Asio chooses how it allocates coroutine frames
