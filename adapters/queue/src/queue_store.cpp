@@ -1,12 +1,12 @@
 #include "rebound/queue/queue_store.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <random>
 #include <stdexcept>
 
 #include "rebound/queue/queue_schema.hpp"
+#include "store_common.hpp"
 #include "vendor_sql.hpp"
 
 namespace rebound::queue {
@@ -17,67 +17,10 @@ using odbc::Connection;
 using odbc::SqlNull;
 using odbc::SqlRow;
 using odbc::SqlValue;
-
-const std::string messages_table(kMessagesTable);
-const std::string paused_table(kPausedTable);
-
-// The columns parse_message reads, in order.
-constexpr std::string_view kColumns =
-    "id, handler, msg_key, payload, command_id, attempt, state, due_at, created_at,"
-    " first_attempt_at, claimed_at, lease_until, last_delay_us, last_error_category,"
-    " last_error_sqlstate, last_error_native, last_error_http, last_error_message, route,"
-    " dead_reason";
-
-std::int64_t to_int64(const std::optional<std::string>& text) {
-    std::int64_t value = 0;
-    if (text) {
-        std::from_chars(text->data(), text->data() + text->size(), value);
-    }
-    return value;
-}
-
-std::optional<std::int64_t> to_optional_int64(const std::optional<std::string>& text) {
-    if (!text) {
-        return std::nullopt;
-    }
-    return to_int64(text);
-}
-
-Message parse_message(const SqlRow& row) {
-    Message m;
-    m.id = to_int64(row.at(0));
-    m.handler = row.at(1).value_or("");
-    m.key = row.at(2);
-    m.payload = row.at(3).value_or("");
-    m.command_id = row.at(4).value_or("");
-    m.attempt = static_cast<int>(to_int64(row.at(5)));
-    m.state = parse_message_state(row.at(6).value_or("")).value_or(MessageState::Ready);
-    m.due_at = to_int64(row.at(7));
-    m.created_at = to_int64(row.at(8));
-    m.first_attempt_at = to_optional_int64(row.at(9));
-    m.claimed_at = to_optional_int64(row.at(10));
-    m.lease_until = to_optional_int64(row.at(11));
-    m.last_delay_us = to_int64(row.at(12));
-    m.last_error.category = row.at(13).value_or("");
-    m.last_error.sqlstate = row.at(14).value_or("");
-    m.last_error.native_code = to_optional_int64(row.at(15));
-    m.last_error.http_status = static_cast<int>(to_int64(row.at(16)));
-    m.last_error.message = row.at(17).value_or("");
-    m.route = row.at(18).value_or("");
-    m.dead_reason = row.at(19).value_or("");
-    return m;
-}
+using namespace store;  // the shared rows and transaction (store_common.hpp)
 
 SqlValue text_or_null(std::string_view text) {
     return text.empty() ? SqlValue(SqlNull{}) : SqlValue(std::string(text));
-}
-
-std::string id_list(std::span<const std::int64_t> ids) {
-    std::string list;
-    for (std::int64_t id : ids) {
-        list += (list.empty() ? "" : ", ") + std::to_string(id);
-    }
-    return list;
 }
 
 std::string placeholders(std::size_t count) {
@@ -130,50 +73,6 @@ constexpr std::string_view kHeldById = " WHERE id = ? AND lease_owner = ? AND st
 std::vector<SqlValue> held_by_id(std::int64_t id, std::string_view lease_owner) {
     return {id, std::string(lease_owner), std::string("leased")};
 }
-
-// SQLite: a statement that takes the write lock at once. A transaction that reads first and
-// writes later can deadlock with another writer (both hold SHARED, both want more), which SQLite
-// reports as "database is locked" without waiting; taking the write lock first waits instead.
-constexpr std::string_view kSqliteBeginWrite =
-    "UPDATE rebound_queue_schema SET version = version WHERE 1 = 0";
-
-// A transaction of its own for an operator command: commits at the end, rolls back on an
-// exception, and leaves autocommit as it was.
-class OwnTransaction {
-  public:
-    OwnTransaction(Connection& connection, Vendor vendor)
-        : connection_(connection), autocommit_(connection.autocommit()) {
-        connection_.set_autocommit(false);
-        if (vendor == Vendor::Sqlite) {
-            connection_.execute(kSqliteBeginWrite);
-        }
-    }
-    OwnTransaction(const OwnTransaction&) = delete;
-    OwnTransaction& operator=(const OwnTransaction&) = delete;
-    ~OwnTransaction() {
-        if (!committed_) {
-            try {
-                connection_.rollback();
-            } catch (...) {
-                // The session may be gone; the server rolls back with it.
-            }
-        }
-        try {
-            connection_.set_autocommit(autocommit_);
-        } catch (...) {
-            // Reported by the next statement on this connection.
-        }
-    }
-    void commit() {
-        connection_.commit();
-        committed_ = true;
-    }
-
-  private:
-    Connection& connection_;
-    bool autocommit_;
-    bool committed_ = false;
-};
 
 }  // namespace
 
@@ -475,208 +374,6 @@ std::vector<ExpiredLease> QueueStore::expired_leases(Connection& connection, int
                                        .last_delay_us = to_int64(row.at(5))});
     }
     return expired;
-}
-
-namespace {
-
-// The ids among `ids` that are dead, locked; the others rejected with why.
-OperatorResult split_dead(Connection& connection, std::span<const std::int64_t> ids,
-                          bool lock_rows) {
-    OperatorResult result;
-    std::map<std::int64_t, std::string> states;
-    if (!ids.empty()) {
-        for (const SqlRow& row :
-             connection.query("SELECT id, state FROM " + messages_table + " WHERE id IN (" +
-                              id_list(ids) + ")" + (lock_rows ? " FOR UPDATE" : ""))) {
-            states[to_int64(row.at(0))] = row.at(1).value_or("");
-        }
-    }
-    for (std::int64_t id : ids) {
-        const auto found = states.find(id);
-        if (found == states.end()) {
-            result.rejected.push_back({id, "no such message"});
-        } else if (found->second != "dead") {
-            result.rejected.push_back({id, "it is " + found->second + ", not dead"});
-        } else if (std::find(result.applied.begin(), result.applied.end(), id) ==
-                   result.applied.end()) {
-            result.applied.push_back(id);
-        }
-    }
-    return result;
-}
-
-std::string requeue_sql(const std::string& now, bool reset_attempts) {
-    return "UPDATE " + messages_table + " SET state = 'ready', due_at = " + now +
-           ", dead_reason = NULL, finished_at = NULL" +
-           (reset_attempts ? ", attempt = 0, first_attempt_at = NULL, last_delay_us = 0" : "") +
-           " WHERE state = 'dead' AND id IN (";
-}
-
-}  // namespace
-
-OperatorResult QueueStore::requeue(Connection& connection, std::span<const std::int64_t> ids,
-                                   bool reset_attempts) const {
-    OwnTransaction transaction(connection, vendor_);
-    OperatorResult result = split_dead(connection, ids, skip_locked_);
-    if (!result.applied.empty()) {
-        connection.execute(requeue_sql(now_sql(), reset_attempts) + id_list(result.applied) + ")");
-    }
-    transaction.commit();
-    return result;
-}
-
-std::vector<std::int64_t> QueueStore::requeue_handler(Connection& connection,
-                                                      std::string_view handler,
-                                                      bool reset_attempts) const {
-    OwnTransaction transaction(connection, vendor_);
-    std::vector<std::int64_t> ids;
-    for (const SqlRow& row :
-         connection.query("SELECT id FROM " + messages_table +
-                              " WHERE state = 'dead' AND handler = ? ORDER BY id" +
-                              (skip_locked_ ? " FOR UPDATE" : ""),
-                          {std::string(handler)})) {
-        ids.push_back(to_int64(row.at(0)));
-    }
-    if (!ids.empty()) {
-        connection.execute(requeue_sql(now_sql(), reset_attempts) + id_list(ids) + ")");
-    }
-    transaction.commit();
-    return ids;
-}
-
-OperatorResult QueueStore::discard(Connection& connection,
-                                   std::span<const std::int64_t> ids) const {
-    OwnTransaction transaction(connection, vendor_);
-    OperatorResult result = split_dead(connection, ids, skip_locked_);
-    if (!result.applied.empty()) {
-        connection.execute("DELETE FROM " + messages_table + " WHERE state = 'dead' AND id IN (" +
-                           id_list(result.applied) + ")");
-    }
-    transaction.commit();
-    return result;
-}
-
-bool QueueStore::pause(Connection& connection, std::string_view handler) const {
-    OwnTransaction transaction(connection, vendor_);
-    if (connection.query_value("SELECT handler FROM " + paused_table + " WHERE handler = ?",
-                               {std::string(handler)})) {
-        return false;
-    }
-    try {
-        connection.execute(
-            "INSERT INTO " + paused_table + " (handler, paused_at) VALUES (?, " + now_sql() + ")",
-            {std::string(handler)});
-        transaction.commit();
-    } catch (const odbc::DatabaseError& error) {
-        if (error.category() == ErrorCategory::ConstraintViolation) {
-            return false;  // paused by someone else meanwhile
-        }
-        throw;
-    }
-    return true;
-}
-
-bool QueueStore::resume(Connection& connection, std::string_view handler) const {
-    OwnTransaction transaction(connection, vendor_);
-    const bool removed = connection.execute("DELETE FROM " + paused_table + " WHERE handler = ?",
-                                            {std::string(handler)}) > 0;
-    transaction.commit();
-    return removed;
-}
-
-std::vector<std::string> QueueStore::paused_handlers(Connection& connection) const {
-    std::vector<std::string> names;
-    for (const SqlRow& row :
-         connection.query("SELECT handler FROM " + paused_table + " ORDER BY handler")) {
-        names.push_back(row.at(0).value_or(""));
-    }
-    return names;
-}
-
-QueueStatus QueueStore::status(Connection& connection) const {
-    QueueStatus status;
-    status.now = now(connection);
-    std::map<std::string, HandlerCounts> by_handler;
-    for (const SqlRow& row : connection.query(
-             "SELECT handler, state, COUNT(*), SUM(CASE WHEN state = 'ready' AND due_at <= ? THEN"
-             " 1 ELSE 0 END), MIN(CASE WHEN state = 'ready' AND due_at <= ? THEN due_at END) "
-             "FROM " +
-                 messages_table + " GROUP BY handler, state",
-             {status.now, status.now})) {
-        const std::string handler = row.at(0).value_or("");
-        HandlerCounts& counts = by_handler[handler];
-        counts.handler = handler;
-        const std::int64_t count = to_int64(row.at(2));
-        switch (parse_message_state(row.at(1).value_or("")).value_or(MessageState::Ready)) {
-            case MessageState::Ready:
-                counts.ready = count;
-                counts.due = to_int64(row.at(3));
-                if (row.at(4)) {
-                    counts.oldest_due_age_us = status.now - to_int64(row.at(4));
-                }
-                break;
-            case MessageState::Leased:
-                counts.leased = count;
-                break;
-            case MessageState::Done:
-                counts.done = count;
-                break;
-            case MessageState::Dead:
-                counts.dead = count;
-                break;
-        }
-    }
-    for (const std::string& handler : paused_handlers(connection)) {
-        HandlerCounts& counts = by_handler[handler];
-        counts.handler = handler;
-        counts.paused = true;
-    }
-    for (auto& [name, counts] : by_handler) {
-        status.handlers.push_back(std::move(counts));
-    }
-    for (const SqlRow& row :
-         connection.query("SELECT handler, msg_key, MIN(id) FROM " + messages_table +
-                          " WHERE state = 'dead' AND msg_key IS NOT NULL GROUP BY handler, msg_key"
-                          " ORDER BY handler, msg_key")) {
-        BlockedKey blocked{.handler = row.at(0).value_or(""),
-                           .key = row.at(1).value_or(""),
-                           .dead_id = to_int64(row.at(2))};
-        blocked.waiting =
-            to_int64(connection.query_value("SELECT COUNT(*) FROM " + messages_table +
-                                                " WHERE msg_key = ? AND id > ? AND state <> 'done'",
-                                            {blocked.key, blocked.dead_id}));
-        status.blocked_keys.push_back(std::move(blocked));
-    }
-    if (!connection.autocommit()) {
-        connection.commit();
-    }
-    return status;
-}
-
-std::vector<Message> QueueStore::dead(Connection& connection, std::string_view handler,
-                                      int limit) const {
-    std::vector<SqlValue> parameters;
-    std::string sql =
-        "SELECT " + std::string(kColumns) + " FROM " + messages_table + " WHERE state = 'dead'";
-    if (!handler.empty()) {
-        sql += " AND handler = ?";
-        parameters.emplace_back(std::string(handler));
-    }
-    sql += " ORDER BY id LIMIT " + std::to_string(std::max(limit, 1));
-    std::vector<Message> messages;
-    for (const SqlRow& row : connection.query(sql, parameters)) {
-        messages.push_back(parse_message(row));
-    }
-    return messages;
-}
-
-std::optional<Message> QueueStore::find(Connection& connection, std::int64_t id) const {
-    const auto rows = connection.query(
-        "SELECT " + std::string(kColumns) + " FROM " + messages_table + " WHERE id = ?", {id});
-    if (rows.empty()) {
-        return std::nullopt;
-    }
-    return parse_message(rows.front());
 }
 
 }  // namespace rebound::queue
