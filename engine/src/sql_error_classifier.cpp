@@ -61,6 +61,111 @@ constexpr SqlStateMapping kOdbc2Mappings[] = {
     {"S1093", "07009"},
 };
 
+// A rule's `matched` text: native:postgresql:1205, native_range:mysql:1-9,
+// sqlstate:generic:40001, sqlstate_class:generic:40.
+std::string rule_text(const SqlErrorRule& rule) {
+    const std::string vendor_name(to_string(rule.vendor));
+    switch (rule.key) {
+        case SqlRuleKey::NativeCode:
+            return "native:" + vendor_name + ":" + std::to_string(rule.native_code);
+        case SqlRuleKey::NativeRange:
+            return "native_range:" + vendor_name + ":" + std::to_string(rule.native_code) + "-" +
+                   std::to_string(rule.native_last);
+        case SqlRuleKey::SqlState:
+            return "sqlstate:" + vendor_name + ":" + std::string(rule.sqlstate);
+        case SqlRuleKey::SqlStateClass:
+            return "sqlstate_class:" + vendor_name + ":" + std::string(rule.sqlstate);
+    }
+    return {};
+}
+
+// What a rule is looked up by: its code or encoded SQLSTATE (`first`), the last code of a native
+// range (else `first`), and the range's width (last - first; 0 for the other kinds).
+struct RuleKey {
+    std::int64_t first = 0;
+    std::int64_t last = 0;
+    std::uint64_t width = 0;
+};
+
+// The key of `rule` (whose text is `text`); throws std::invalid_argument for a range that ends
+// below its first code or a malformed SQLSTATE.
+RuleKey rule_key(const SqlErrorRule& rule, const std::string& text) {
+    if (rule.key == SqlRuleKey::NativeCode) {
+        return {rule.native_code, rule.native_code, 0};
+    }
+    if (rule.key == SqlRuleKey::NativeRange) {
+        if (rule.native_last < rule.native_code) {
+            throw std::invalid_argument("vendor map rule " + text + " ends below its first code");
+        }
+        // Modular subtraction: exact for any last >= first, even across the int64 range.
+        return {rule.native_code, rule.native_last,
+                static_cast<std::uint64_t>(rule.native_last) -
+                    static_cast<std::uint64_t>(rule.native_code)};
+    }
+    const std::size_t length =
+        rule.key == SqlRuleKey::SqlState ? kSqlStateLength : kSqlStateClassLength;
+    const auto encoded = encode(rule.sqlstate);
+    if (rule.sqlstate.size() != length || !encoded) {
+        throw std::invalid_argument("vendor map rule with a malformed SQLSTATE '" +
+                                    std::string(rule.sqlstate) + "'");
+    }
+    return {*encoded, *encoded, 0};
+}
+
+// Counts one more native range of `vendor`; throws past SqlErrorClassifier::kMaxNativeRanges.
+void count_range(Vendor vendor, std::size_t& count) {
+    if (++count > SqlErrorClassifier::kMaxNativeRanges) {
+        throw std::invalid_argument(
+            "vendor map of " + std::string(to_string(vendor)) + " has more than " +
+            std::to_string(SqlErrorClassifier::kMaxNativeRanges) + " native ranges");
+    }
+}
+
+// The rule's category in each phase, `none` where it gives none; false when it gives none at all.
+bool fill_categories(const SqlErrorRule& rule,
+                     std::array<std::uint8_t, kMapPhaseCount>& category_by_phase,
+                     std::uint8_t none) noexcept {
+    bool applies = false;
+    for (std::size_t phase = 0; phase < kMapPhaseCount; ++phase) {
+        const auto& category = rule.category_by_phase[phase];
+        category_by_phase[phase] = category ? static_cast<std::uint8_t>(*category) : none;
+        applies = applies || category.has_value();
+    }
+    return applies;
+}
+
+// How specific a match of `rule` is (SqlClassification::specificity).
+std::uint8_t specificity(const SqlErrorRule& rule) noexcept {
+    const bool generic = rule.vendor == Vendor::Generic;
+    switch (rule.key) {
+        case SqlRuleKey::NativeCode:
+            return kVendorNativeSpecificity;
+        case SqlRuleKey::SqlState:
+            return generic ? kGenericSqlStateSpecificity : kVendorSqlStateSpecificity;
+        case SqlRuleKey::SqlStateClass:
+            return generic ? kGenericClassSpecificity : kVendorClassSpecificity;
+        case SqlRuleKey::NativeRange:
+            return kVendorNativeRangeSpecificity;
+    }
+    return 0;
+}
+
+// Two neighbouring rules of one vendor and key kind, sorted by width then first code: throws when
+// they are the same rule, or equally wide native ranges that overlap (only neighbours can).
+void check_distinct(const RuleKey& a, const std::string& a_text, const RuleKey& b,
+                    const std::string& b_text) {
+    if (a.width != b.width) {
+        return;
+    }
+    if (a.first == b.first) {
+        throw std::invalid_argument("vendor map rule " + b_text + " is given twice");
+    }
+    if (b.first <= a.last) {
+        throw std::invalid_argument("vendor map rules " + a_text + " and " + b_text +
+                                    " overlap and are equally wide");
+    }
+}
+
 }  // namespace
 
 NormalizedSqlState normalize_sqlstate(std::string_view sqlstate) noexcept {
@@ -92,8 +197,7 @@ SqlErrorClassifier::SqlErrorClassifier(std::span<const SqlErrorRule> rules) {
     struct Pending {
         std::size_t vendor;
         std::size_t kind;
-        std::uint64_t width;  // NativeRange: last - first; other kinds: 0
-        std::int64_t key;
+        RuleKey key;
         Entry entry;
         std::string text;
     };
@@ -106,91 +210,33 @@ SqlErrorClassifier::SqlErrorClassifier(std::span<const SqlErrorRule> rules) {
         if (vendor >= kVendorTable.size() || kind >= kKeyKindCount) {
             throw std::invalid_argument("vendor map rule with an invalid vendor or key kind");
         }
-        const std::string vendor_name(to_string(rule.vendor));
-        std::int64_t key = rule.native_code;
-        std::int64_t last = rule.native_code;
-        std::uint64_t width = 0;
-        std::string text;
-        if (rule.key == SqlRuleKey::NativeCode) {
-            text = "native:" + vendor_name + ":" + std::to_string(rule.native_code);
-        } else if (rule.key == SqlRuleKey::NativeRange) {
-            text = "native_range:" + vendor_name + ":" + std::to_string(rule.native_code) + "-" +
-                   std::to_string(rule.native_last);
-            if (rule.native_last < rule.native_code) {
-                throw std::invalid_argument("vendor map rule " + text +
-                                            " ends below its first code");
-            }
-            if (++range_counts[vendor] > kMaxNativeRanges) {
-                throw std::invalid_argument("vendor map of " + vendor_name + " has more than " +
-                                            std::to_string(kMaxNativeRanges) + " native ranges");
-            }
-            last = rule.native_last;
-            // Modular subtraction: exact for any last >= first, even across the int64 range.
-            width = static_cast<std::uint64_t>(last) - static_cast<std::uint64_t>(key);
-        } else {
-            const std::size_t length =
-                rule.key == SqlRuleKey::SqlState ? kSqlStateLength : kSqlStateClassLength;
-            const auto encoded = encode(rule.sqlstate);
-            if (rule.sqlstate.size() != length || !encoded) {
-                throw std::invalid_argument("vendor map rule with a malformed SQLSTATE '" +
-                                            std::string(rule.sqlstate) + "'");
-            }
-            key = *encoded;
-            text = std::string(rule.key == SqlRuleKey::SqlState ? "sqlstate:" : "sqlstate_class:") +
-                   vendor_name + ":" + std::string(rule.sqlstate);
+        std::string text = rule_text(rule);
+        const RuleKey key = rule_key(rule, text);
+        if (rule.key == SqlRuleKey::NativeRange) {
+            count_range(rule.vendor, range_counts[vendor]);
         }
         Entry entry;
-        entry.key = key;
-        entry.last = last;
-        bool applies = false;
-        for (std::size_t phase = 0; phase < kMapPhaseCount; ++phase) {
-            const auto& category = rule.category_by_phase[phase];
-            entry.category_by_phase[phase] =
-                category ? static_cast<std::uint8_t>(*category) : kNoCategory;
-            applies = applies || category.has_value();
-        }
-        if (!applies) {
+        entry.key = key.first;
+        entry.last = key.last;
+        if (!fill_categories(rule, entry.category_by_phase, kNoCategory)) {
             throw std::invalid_argument("vendor map rule " + text + " applies in no phase");
         }
-        const bool generic = rule.vendor == Vendor::Generic;
-        switch (rule.key) {
-            case SqlRuleKey::NativeCode:
-                entry.specificity = kVendorNativeSpecificity;
-                break;
-            case SqlRuleKey::SqlState:
-                entry.specificity =
-                    generic ? kGenericSqlStateSpecificity : kVendorSqlStateSpecificity;
-                break;
-            case SqlRuleKey::SqlStateClass:
-                entry.specificity = generic ? kGenericClassSpecificity : kVendorClassSpecificity;
-                break;
-            case SqlRuleKey::NativeRange:
-                entry.specificity = kVendorNativeRangeSpecificity;
-                break;
-        }
-        pending.push_back({vendor, kind, width, key, entry, std::move(text)});
+        entry.specificity = specificity(rule);
+        pending.push_back({vendor, kind, key, entry, std::move(text)});
     }
     // Ranges narrowest first, so that the first range holding a code is the most specific.
     std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
-        return std::tie(a.vendor, a.kind, a.width, a.key) <
-               std::tie(b.vendor, b.kind, b.width, b.key);
+        return std::tie(a.vendor, a.kind, a.key.width, a.key.first) <
+               std::tie(b.vendor, b.kind, b.key.width, b.key.first);
     });
     for (std::size_t i = 1; i < pending.size(); ++i) {
         const Pending& a = pending[i - 1];
         const Pending& b = pending[i];
-        if (a.vendor != b.vendor || a.kind != b.kind || a.width != b.width) {
-            continue;
-        }
-        if (a.key == b.key) {
-            throw std::invalid_argument("vendor map rule " + b.text + " is given twice");
-        }
-        // Same width, sorted by first code: only neighbours can overlap.
-        if (b.kind == static_cast<std::size_t>(SqlRuleKey::NativeRange) &&
-            b.entry.key <= a.entry.last) {
-            throw std::invalid_argument("vendor map rules " + a.text + " and " + b.text +
-                                        " overlap and are equally wide");
+        if (a.vendor == b.vendor && a.kind == b.kind) {
+            check_distinct(a.key, a.text, b.key, b.text);
         }
     }
+    // The tables: the texts back to back, the entries grouped by vendor and key kind.
     std::size_t text_size = 0;
     for (const Pending& p : pending) {
         text_size += p.text.size();
