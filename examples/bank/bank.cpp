@@ -50,7 +50,7 @@ namespace bank {
 using rebound::odbc::Connection;
 
 constexpr std::int64_t kInitialBalance = 1000;
-const rebound::odbc::CommandDeduplication kCommands("bank_commands");
+const rebound::odbc::CommandDeduplication command_table("bank_commands");
 
 struct TransferRequest {
     std::string command_id;
@@ -66,7 +66,7 @@ struct Transfer {
     static constexpr bool rebound_idempotent = true;  // through the command-id table
 
     std::string operator()(Connection& connection, const TransferRequest& request) const {
-        return kCommands.run_once(connection, request.command_id, [&] {
+        return command_table.run_once(connection, request.command_id, [&] {
             const auto move = [&](std::int64_t account, std::int64_t delta) {
                 connection.execute("UPDATE bank_accounts SET balance = balance + ? WHERE id = ?",
                                    {delta, account});
@@ -174,14 +174,14 @@ class Service {
     // resolution); returns the runner's result.
     template <class Handler, class... Arguments>
     auto run(Connection& connection, const Arguments&... arguments) const {
-        constexpr std::string_view name = Handler::rebound_handler_name;
+        constexpr std::string_view kName = Handler::rebound_handler_name;
         rebound::odbc::TransactionOptions options;
-        options.handler = std::string(name);
+        options.handler = std::string(kName);
         // PostgreSQL at REPEATABLE READ: a concurrent update is a serialization failure (40001).
         if (connection.vendor() == rebound::Vendor::PostgreSql) {
             options.isolation = rebound::odbc::IsolationLevel::RepeatableRead;
         }
-        return runner_.run(connection, handlers_.resolve(name, policies_.get()), options,
+        return runner_.run(connection, handlers_.resolve(kName, policies_.get()), options,
                            [&](Connection& c, const rebound::odbc::TransactionAttempt&) {
                                return Handler{}(c, arguments...);
                            });
@@ -226,14 +226,14 @@ std::vector<TransferRequest> plan(int worker, const Options& options) {
 
 void create_schema(Connection& connection, int accounts) {
     connection.execute("DROP TABLE IF EXISTS bank_accounts");
-    connection.execute("DROP TABLE IF EXISTS " + kCommands.table());
+    connection.execute("DROP TABLE IF EXISTS " + command_table.table());
     connection.execute(
         "CREATE TABLE bank_accounts (id INTEGER PRIMARY KEY, balance BIGINT NOT NULL)");
     for (std::int64_t id = 1; id <= accounts; ++id) {
         connection.execute("INSERT INTO bank_accounts (id, balance) VALUES (?, ?)",
                            {id, kInitialBalance});
     }
-    kCommands.create_table(connection);
+    command_table.create_table(connection);
 }
 
 // True when the balances are exactly the initial ones plus the recorded transfers: a transfer
@@ -241,7 +241,7 @@ void create_schema(Connection& connection, int accounts) {
 bool balances_match_records(Connection& connection, int accounts) {
     std::vector<std::int64_t> expected(static_cast<std::size_t>(accounts) + 1, kInitialBalance);
     for (const rebound::odbc::SqlRow& row :
-         connection.query("SELECT result FROM " + kCommands.table())) {
+         connection.query("SELECT result FROM " + command_table.table())) {
         std::istringstream fields(row.at(0).value_or(""));
         std::int64_t from = 0;
         std::int64_t to = 0;
@@ -371,8 +371,8 @@ int run(const Options& options) {
 
     const auto audit = service.run<Audit>(setup);
     const std::int64_t total_after = audit.value.value_or(-1);
-    const std::int64_t recorded =
-        std::stoll(setup.query_value("SELECT COUNT(*) FROM " + kCommands.table()).value_or("-1"));
+    const std::int64_t recorded = std::stoll(
+        setup.query_value("SELECT COUNT(*) FROM " + command_table.table()).value_or("-1"));
     const bool consistent = balances_match_records(setup, options.accounts);
     // The attempts the runner told the metrics of are the attempts of the transfers' reports.
     const bool counted = metrics.attempts(Transfer::rebound_handler_name) ==
