@@ -20,7 +20,7 @@ inline constexpr Duration kMaxPolicyDuration = std::chrono::hours(24 * 30);
 inline constexpr Duration kDurationInfinity = Duration::max();
 
 // a + b, clamped to [0, kDurationInfinity]. Both operands must be >= 0. The add's own overflow
-// flag (a GCC and Clang builtin) decides: two instructions on the decision's deadline step.
+// flag (a GCC and Clang builtin) decides.
 constexpr Duration saturating_add(Duration a, Duration b) noexcept {
     std::int64_t sum = 0;
     if (__builtin_add_overflow(a.count(), b.count(), &sum)) {

@@ -100,7 +100,7 @@ class Policy {
 
     // Both rule lists, compiled (decide() steps 1 and 4).
     const RuleIndex& rules() const noexcept { return rules_; }
-    // Whether step 3 applies: retry_on or retry_if is non-empty.
+    // Whether step 4 applies: retry_on or retry_if is non-empty.
     bool has_include_rules() const noexcept { return has_include_rules_; }
 
     // Wire text (`category:deadlock`) of rule `index` of retry_on / never_retry_on, and of

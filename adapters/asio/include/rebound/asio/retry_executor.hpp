@@ -160,8 +160,8 @@ class RetryExecutor {
     // moves and destroys no resolution or options: the cheapest run (docs/async.md, Cost). The
     // result's `policy` points to `policy` without owning it (an aliasing std::shared_ptr with no
     // owner, use_count() 0): it is valid only while `policy` is; copy the caller's own
-    // std::shared_ptr to keep the policy longer. Always inline: a call of its own would cost such
-    // a run about 10 instructions more (callgrind, bench/async_bench.cpp's case).
+    // std::shared_ptr to keep the policy longer. Always inline, as a call of its own costs such a
+    // run more (docs/async.md, Cost).
     template <typename Work, typename CompletionToken>
     [[gnu::always_inline]] auto run(const Policy& policy, Work&& work,
                                     CompletionToken&& token) const {
