@@ -233,14 +233,10 @@ FormNode backoff_form(const BackoffNode& node) {
     return map;
 }
 
-bool is_jitter_word(JitterType type) noexcept {
-    return type != JitterType::Bounded && type != JitterType::Proportional;
-}
-
 // A word (`full`) when that says everything; otherwise `{ type: ..., amount/factor }`.
 FormNode jitter_form(const JitterNode& node) {
     const std::string type(to_string(node.type.value));
-    if (is_jitter_word(node.type.value) && !node.amount && !node.factor) {
+    if (is_bare_word(node.type.value) && !node.amount && !node.factor) {
         return FormNode::word(type);
     }
     FormNode map = FormNode::map(true);

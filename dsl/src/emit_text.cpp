@@ -61,17 +61,11 @@ std::string backoff_statement(const BackoffNode& node) {
 }
 
 std::string jitter_statement(const JitterNode& node) {
-    switch (node.type.value) {
-        case JitterType::Bounded:
-            return node.amount ? "jitter +-" + duration_text(node.amount->value) : "jitter bounded";
-        case JitterType::Proportional:
-            return node.factor ? "jitter " + emit_detail::percent_text(node.factor->value) + "%"
-                               : "jitter proportional";
-        case JitterType::None:
-        case JitterType::Full:
-        case JitterType::Equal:
-        case JitterType::Decorrelated:
-            break;
+    if (node.type.value == JitterType::Bounded && node.amount) {
+        return "jitter +-" + duration_text(node.amount->value);
+    }
+    if (node.type.value == JitterType::Proportional && node.factor) {
+        return "jitter " + emit_detail::percent_text(node.factor->value) + "%";
     }
     return "jitter " + std::string(to_string(node.type.value));
 }

@@ -36,52 +36,6 @@ bool is_duration_unit(std::string_view word) noexcept {
                        [&](const DurationUnit& unit) { return unit.suffix == word; });
 }
 
-template <typename Enum, std::size_t N>
-std::optional<Enum> find_word(std::string_view word,
-                              const std::pair<std::string_view, Enum> (&table)[N]) {
-    for (const auto& [name, value] : table) {
-        if (name == word) {
-            return value;
-        }
-    }
-    return std::nullopt;
-}
-
-constexpr std::pair<std::string_view, BackoffType> kBackoffTypes[] = {
-    {"fixed", BackoffType::Fixed},
-    {"linear", BackoffType::Linear},
-    {"exponential", BackoffType::Exponential},
-    {"none", BackoffType::None},
-};
-
-constexpr std::pair<std::string_view, JitterType> kJitterWords[] = {
-    {"none", JitterType::None},
-    {"full", JitterType::Full},
-    {"equal", JitterType::Equal},
-    {"decorrelated", JitterType::Decorrelated},
-};
-
-constexpr std::pair<std::string_view, ExhaustedAction> kExhaustedActions[] = {
-    {"fail", ExhaustedAction::Fail},
-    {"dead_letter", ExhaustedAction::DeadLetter},
-};
-
-constexpr std::pair<std::string_view, ServerDelayUse> kServerDelayUses[] = {
-    {"max", ServerDelayUse::Max},
-    {"ignore", ServerDelayUse::Ignore},
-};
-
-constexpr std::pair<std::string_view, OverCapAction> kOverCapActions[] = {
-    {"stop", OverCapAction::Stop},
-    {"cap", OverCapAction::Cap},
-    {"ignore", OverCapAction::Ignore},
-};
-
-constexpr std::pair<std::string_view, HedgeOnFailure> kHedgeOnFailures[] = {
-    {"next", HedgeOnFailure::Next},
-    {"wait", HedgeOnFailure::Wait},
-};
-
 }  // namespace
 
 std::string_view to_string(Syntax s) noexcept {
@@ -185,57 +139,21 @@ std::optional<Duration> parse_duration(std::string_view text, std::string& error
     return Duration{micros};
 }
 
-std::optional<BackoffType> parse_backoff_type(std::string_view word) noexcept {
-    return find_word(word, kBackoffTypes);
+std::optional<JitterType> parse_bare_jitter_word(std::string_view word) noexcept {
+    const std::optional<JitterType> type = parse_word<JitterType>(word);
+    return type && is_bare_word(*type) ? type : std::nullopt;
 }
 
-std::optional<JitterType> parse_jitter_word(std::string_view word) noexcept {
-    return find_word(word, kJitterWords);
-}
-
-std::optional<ExhaustedAction> parse_exhausted_action(std::string_view word) noexcept {
-    return find_word(word, kExhaustedActions);
-}
-
-std::optional<ServerDelayUse> parse_server_delay_use(std::string_view word) noexcept {
-    return find_word(word, kServerDelayUses);
-}
-
-std::optional<OverCapAction> parse_over_cap_action(std::string_view word) noexcept {
-    return find_word(word, kOverCapActions);
-}
-
-std::optional<HedgeOnFailure> parse_hedge_on_failure(std::string_view word) noexcept {
-    return find_word(word, kHedgeOnFailures);
-}
-
-const std::vector<std::string_view>& hedge_on_failure_words() {
-    static const std::vector<std::string_view> words{"next", "wait"};
-    return words;
-}
-
-const std::vector<std::string_view>& server_delay_use_words() {
-    static const std::vector<std::string_view> words{"max", "ignore"};
-    return words;
-}
-
-const std::vector<std::string_view>& over_cap_action_words() {
-    static const std::vector<std::string_view> words{"stop", "cap", "ignore"};
-    return words;
-}
-
-const std::vector<std::string_view>& backoff_type_words() {
-    static const std::vector<std::string_view> words{"fixed", "linear", "exponential", "none"};
-    return words;
-}
-
-const std::vector<std::string_view>& jitter_words() {
-    static const std::vector<std::string_view> words{"none", "full", "equal", "decorrelated"};
-    return words;
-}
-
-const std::vector<std::string_view>& exhausted_action_words() {
-    static const std::vector<std::string_view> words{"fail", "dead_letter"};
+const std::vector<std::string_view>& bare_jitter_words() {
+    static const std::vector<std::string_view> words = [] {
+        std::vector<std::string_view> bare;
+        for (const JitterKindRow& row : kJitterKinds) {
+            if (is_bare_word(row.value)) {
+                bare.push_back(row.word);
+            }
+        }
+        return bare;
+    }();
     return words;
 }
 

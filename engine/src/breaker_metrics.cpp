@@ -1,13 +1,9 @@
 #include "rebound/breaker_metrics.hpp"
 
-#include <array>
-
 #include "rebound/retry_metrics.hpp"
 
 namespace rebound {
 namespace {
-
-constexpr std::array kStates{BreakerState::Closed, BreakerState::Open, BreakerState::HalfOpen};
 
 std::string labels(const std::string& service, const CircuitBreaker& breaker) {
     return "service=\"" + escape_label_value(service) + "\",breaker=\"" +
@@ -35,11 +31,11 @@ std::string render_breaker_metrics(const ResilienceRegistry& registry, Clock::Ti
     append_metric_header(out, "rebound_breaker_transitions_total", "counter",
                          "Circuit breaker changes of state, by the state entered.");
     for (const Row& row : rows) {
-        for (const BreakerState state : kStates) {
-            const auto count = row.snapshot.transitions_to[static_cast<std::size_t>(state)];
+        for (const WordRow<BreakerState>& state : kBreakerStates) {
+            const auto count = row.snapshot.transitions_to[static_cast<std::size_t>(state.value)];
             if (count > 0) {
                 out += "rebound_breaker_transitions_total{" + row.labels + ",to=\"" +
-                       std::string(to_string(state)) + "\"} " + std::to_string(count) + "\n";
+                       std::string(state.word) + "\"} " + std::to_string(count) + "\n";
             }
         }
     }

@@ -39,20 +39,18 @@ constexpr SpecPlace text_member() {
     return place;
 }
 
-// The PolicySpec member (an enumeration whose values are 0, 1, ... in the order of `Words`) of a
-// top-level word field. Precondition of the setter: the value is one of `Words` (the front ends
-// check it against the row's vocabulary before it is set).
-template <auto Member, const auto& Words>
+// The PolicySpec member (an enumeration with a vocabulary, rebound/vocabulary.hpp) of a top-level
+// word field. Precondition of the setter: the value is one of the vocabulary's words (the front
+// ends check it against the row's `words` before it is set).
+template <auto Member>
 constexpr SpecPlace word_member() {
     SpecPlace place{};
-    place.text = SpecText{[](const PolicySpec& spec) -> std::string_view {
-                              return Words[static_cast<std::size_t>(spec.*Member)];
-                          },
-                          [](PolicySpec& spec, std::string_view value) {
-                              const auto* found = std::find(Words.begin(), Words.end(), value);
-                              using Enum = std::remove_reference_t<decltype(spec.*Member)>;
-                              spec.*Member = static_cast<Enum>(found - Words.begin());
-                          }};
+    place.text =
+        SpecText{[](const PolicySpec& spec) -> std::string_view { return to_string(spec.*Member); },
+                 [](PolicySpec& spec, std::string_view value) {
+                     using Enum = std::remove_reference_t<decltype(spec.*Member)>;
+                     spec.*Member = parse_word<Enum>(value).value_or(Enum{});
+                 }};
     return place;
 }
 
@@ -68,9 +66,6 @@ constexpr SpecPlace retries_in_attempts() {
 }
 
 constexpr bool kPositive = true;
-constexpr std::array<std::string_view, 2> kExhaustedActions{"fail", "dead_letter"};
-static_assert(kExhaustedActions[static_cast<std::size_t>(ExhaustedAction::DeadLetter)] ==
-              to_string(ExhaustedAction::DeadLetter));
 
 using enum PolicyField;
 using enum FieldPlace;
@@ -98,7 +93,7 @@ constexpr std::array kFields{
                     "see [Backoff](#backoff)", "exponential, initial 100ms, x2, max 30s",
                     "base delay before each retry"},
     PolicyFieldInfo{BackoffType, Backoff, "type", "", FieldKind::Word, InsideParent, 0, 0,
-                    "fixed, linear, exponential or none", "exponential", "the backoff's shape"},
+                    kWordList<rebound::BackoffType>, "exponential", "the backoff's shape"},
     PolicyFieldInfo{BackoffDelay, Backoff, "delay", "", FieldKind::TimeSpan, InsideParent, 0, 0,
                     "duration", "", "the delay of fixed backoff"},
     PolicyFieldInfo{BackoffInitial, Backoff, "initial", "", FieldKind::TimeSpan, InsideParent, 0, 0,
@@ -125,8 +120,7 @@ constexpr std::array kFields{
     PolicyFieldInfo{Jitter, Jitter, "jitter", "jitter", FieldKind::Group, PolicyBody, 0, 0,
                     "see [Jitter](#jitter)", "`full`", "randomisation of the base delay"},
     PolicyFieldInfo{JitterType, Jitter, "type", "", FieldKind::Word, InsideParent, 0, 0,
-                    "none, full, equal, decorrelated, bounded or proportional", "full",
-                    "the jitter's kind"},
+                    kWordList<rebound::JitterType>, "full", "the jitter's kind"},
     PolicyFieldInfo{JitterAmount, Jitter, "amount", "", FieldKind::TimeSpan, InsideParent, 0, 0,
                     "duration", "", "the bound of bounded jitter"},
     PolicyFieldInfo{JitterFactor,
@@ -175,13 +169,13 @@ constexpr std::array kFields{
         PolicyBody,
         0,
         0,
-        "`fail` or `dead_letter`",
+        kCodeWordList<ExhaustedAction>,
         "`fail`",
         "`dead_letter` hands the work item and last error to the registered dead-letter sink",
         "on_exhausted action",
-        word_member<&PolicySpec::on_exhausted, kExhaustedActions>(),
+        word_member<&PolicySpec::on_exhausted>(),
         {},
-        kExhaustedActions},
+        kWireWords<ExhaustedAction>},
     PolicyFieldInfo{Budget, Budget, "budget", "budget", FieldKind::Group, PolicyBody, 0, 0,
                     "`{ max_tokens: 1..100000, token_ratio: 0.001..1000 }`, both required; "
                     "`token_ratio` has at most 3 decimals",
@@ -216,15 +210,11 @@ constexpr std::array kFields{
                     "use max, cap 5m, over_cap stop, spread 0",
                     "how server delay hints are used (docs/resilience.md)"},
     PolicyFieldInfo{ServerDelayUse, ServerDelay, "use", "", FieldKind::Word, InsideParent, 0, 0,
-                    "max or ignore", "max",
-                    "max: wait the longer of the backoff delay and the hint; ignore: never use "
-                    "hints"},
+                    kWordList<rebound::ServerDelayUse>, "max", kWordHelp<rebound::ServerDelayUse>},
     PolicyFieldInfo{ServerDelayCap, ServerDelay, "cap", "cap", FieldKind::TimeSpan, InsideParent, 0,
                     0, "duration > 0", "5m", "a hint above the cap is handled by over_cap"},
     PolicyFieldInfo{ServerDelayOverCap, ServerDelay, "over_cap", "over cap", FieldKind::Word,
-                    InsideParent, 0, 0, "stop, cap or ignore", "stop",
-                    "stop: stop with server_delay_too_long; cap: wait the cap; ignore: use the "
-                    "backoff delay alone"},
+                    InsideParent, 0, 0, kWordList<OverCapAction>, "stop", kWordHelp<OverCapAction>},
     PolicyFieldInfo{ServerDelaySpread,
                     ServerDelay,
                     "spread",
@@ -288,9 +278,8 @@ constexpr std::array kFields{
     PolicyFieldInfo{HedgeBurst, Hedge, "burst", "burst", FieldKind::Count, InsideParent, 1, 1000,
                     "count 1..1000", "10", "hedge tokens at the start and at most"},
     PolicyFieldInfo{HedgeOnFailure, Hedge, "on_failure", "on failure", FieldKind::Word,
-                    InsideParent, 0, 0, "next or wait", "next",
-                    "next: a failure that is not fatal starts the next hedge at once; wait: only "
-                    "the schedule starts hedges"},
+                    InsideParent, 0, 0, kWordList<rebound::HedgeOnFailure>, "next",
+                    kWordHelp<rebound::HedgeOnFailure>},
     PolicyFieldInfo{HedgeWindow, Hedge, "window", "window", FieldKind::TimeSpan, InsideParent, 0, 0,
                     "1s..1h, learned delays only", "30s",
                     "the latencies a learned delay is taken from"},

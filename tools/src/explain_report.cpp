@@ -223,7 +223,7 @@ Json breaker_json(const CircuitBreaker* breaker) {
         return ratio ? std::move(value) : Json(nullptr);
     };
     return Json{{"name", s.name},
-                {"trip", ratio ? "ratio" : "consecutive"},
+                {"trip", std::string(to_string(s.trip))},
                 {"failure_ratio", when_ratio(s.failure_ratio)},
                 {"minimum_calls", when_ratio(s.minimum_calls)},
                 {"window_ms", when_ratio(milliseconds_json(s.window))},

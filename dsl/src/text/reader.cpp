@@ -742,7 +742,7 @@ void TextReader::read_block_statement(const LineParts& parts) {
             } else {
                 report(DiagnosticCode::UnknownValue, word->position, block_path("on_exhausted"),
                        "unknown on-exhausted action " + quoted_excerpt(word->text),
-                       suggestion_for(word->text, exhausted_action_words()));
+                       suggestion_for(word->text, words_of<ExhaustedAction>()));
             }
             break;
         }
@@ -826,15 +826,15 @@ std::optional<BackoffNode> TextReader::read_backoff(const LineParts& parts) {
     if (type == nullptr) {
         return std::nullopt;
     }
-    const std::optional<BackoffType> parsed = parse_backoff_type(type->text);
+    const std::optional<BackoffType> parsed = parse_word<BackoffType>(type->text);
     if (!parsed) {
-        std::string suggestion = did_you_mean(type->text, backoff_type_words());
+        std::string suggestion = did_you_mean(type->text, words_of<BackoffType>());
         std::string ignored;
         if (suggestion.empty() && parse_duration(type->text, ignored)) {
             suggestion = "for a fixed delay, write 'backoff fixed " + excerpt(type->text) + "'";
         }
         if (suggestion.empty()) {
-            suggestion = "expected one of " + join_words(backoff_type_words());
+            suggestion = "expected one of " + join_words(words_of<BackoffType>());
         }
         report(DiagnosticCode::UnknownValue, type->position, block_path("backoff.type"),
                "unknown backoff type " + quoted_excerpt(type->text), suggestion);
@@ -913,30 +913,31 @@ std::optional<JitterNode> TextReader::read_jitter(const LineParts& parts) {
 
 std::optional<JitterNode> TextReader::read_jitter_word(const LineParts& parts, const Token& word) {
     const std::string field = block_path("jitter");
-    if (const std::optional<JitterType> type = parse_jitter_word(word.text)) {
+    if (const std::optional<JitterType> type = parse_bare_jitter_word(word.text)) {
         JitterNode node;
         node.position = parts.position;
         node.type = Located<JitterType>{*type, word.position};
         return node;
     }
-    if (word.text == "bounded") {
+    const std::optional<JitterType> needs_value = parse_word<JitterType>(word.text);
+    if (needs_value == JitterType::Bounded) {
         report(DiagnosticCode::MissingField, word.position, field + ".amount",
                "'jitter bounded' needs an amount", "write 'jitter +-1s'");
         return std::nullopt;
     }
-    if (word.text == "proportional") {
+    if (needs_value == JitterType::Proportional) {
         report(DiagnosticCode::MissingField, word.position, field + ".factor",
                "'jitter proportional' needs a factor", "write a percentage: 'jitter 20%'");
         return std::nullopt;
     }
-    std::string suggestion = did_you_mean(word.text, jitter_words());
+    std::string suggestion = did_you_mean(word.text, bare_jitter_words());
     std::string ignored;
     if (suggestion.empty() && parse_duration(word.text, ignored)) {
         suggestion = "for a bounded jitter, write 'jitter +-" + excerpt(word.text) + "'";
     } else if (suggestion.empty() && is_decimal_text(word.text)) {
         suggestion = "for a proportional jitter, write 'jitter " + excerpt(word.text) + "%'";
     } else if (suggestion.empty()) {
-        suggestion = "expected one of " + join_words(jitter_words()) +
+        suggestion = "expected one of " + join_words(bare_jitter_words()) +
                      ", a bound such as +-1s or a percentage such as 20%";
     }
     report(DiagnosticCode::UnknownValue, word.position, field,

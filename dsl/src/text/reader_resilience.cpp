@@ -73,12 +73,12 @@ std::optional<ServerDelayNode> TextReader::read_server_delay(const LineParts& pa
     node.position = parts.position;
     bool complete = true;
     if (const Token* use = parts.find(Role::ServerDelayUse)) {
-        if (const std::optional<ServerDelayUse> parsed = parse_server_delay_use(use->text)) {
+        if (const std::optional<ServerDelayUse> parsed = parse_word<ServerDelayUse>(use->text)) {
             node.use = Located<ServerDelayUse>{*parsed, use->position};
         } else {
             report(DiagnosticCode::UnknownValue, use->position, field + ".use",
                    "unknown server delay use " + quoted_excerpt(use->text),
-                   suggestion_for(use->text, server_delay_use_words()));
+                   suggestion_for(use->text, words_of<ServerDelayUse>()));
             complete = false;
         }
     }
@@ -87,12 +87,12 @@ std::optional<ServerDelayNode> TextReader::read_server_delay(const LineParts& pa
         complete = complete && node.cap.has_value();
     }
     if (const Token* action = parts.find(Role::OverCapAction)) {
-        if (const std::optional<OverCapAction> parsed = parse_over_cap_action(action->text)) {
+        if (const std::optional<OverCapAction> parsed = parse_word<OverCapAction>(action->text)) {
             node.over_cap = Located<OverCapAction>{*parsed, action->position};
         } else {
             report(DiagnosticCode::UnknownValue, action->position, field + ".over_cap",
                    "unknown over-cap action " + quoted_excerpt(action->text),
-                   suggestion_for(action->text, over_cap_action_words()));
+                   suggestion_for(action->text, words_of<OverCapAction>()));
             complete = false;
         }
     }
@@ -135,12 +135,12 @@ std::optional<HedgeNode> TextReader::read_hedge(const LineParts& parts) {
         complete = complete && node.burst.has_value();
     }
     if (const Token* action = parts.find(Role::HedgeOnFailure)) {
-        if (const std::optional<HedgeOnFailure> parsed = parse_hedge_on_failure(action->text)) {
+        if (const std::optional<HedgeOnFailure> parsed = parse_word<HedgeOnFailure>(action->text)) {
             node.on_failure = Located<HedgeOnFailure>{*parsed, action->position};
         } else {
             report(DiagnosticCode::UnknownValue, action->position, field + ".on_failure",
                    "unknown hedge on-failure action " + quoted_excerpt(action->text),
-                   suggestion_for(action->text, hedge_on_failure_words()));
+                   suggestion_for(action->text, words_of<HedgeOnFailure>()));
             complete = false;
         }
     }

@@ -681,8 +681,8 @@ std::optional<BackoffNode> YamlReader::read_backoff(const Value& value, const Co
     BackoffNode node;
     node.position = value.position;
     if (value.node.IsScalar()) {
-        const Field<BackoffType> type =
-            read_word<BackoffType>(value, parse_backoff_type, backoff_type_words(), "backoff type");
+        const Field<BackoffType> type = read_word<BackoffType>(
+            value, parse_word<BackoffType>, words_of<BackoffType>(), "backoff type");
         if (!type) {
             return std::nullopt;
         }
@@ -699,8 +699,9 @@ std::optional<BackoffNode> YamlReader::read_backoff(const Value& value, const Co
          entries(value, backoff_context, detail::keys_inside(PolicyField::Backoff), "key")) {
         if (entry.key == "type") {
             type_given = true;
-            if (const Field<BackoffType> type = read_word<BackoffType>(
-                    entry.value, parse_backoff_type, backoff_type_words(), "backoff type")) {
+            if (const Field<BackoffType> type =
+                    read_word<BackoffType>(entry.value, parse_word<BackoffType>,
+                                           words_of<BackoffType>(), "backoff type")) {
                 node.type = *type;
                 type_read = true;
             }
@@ -719,7 +720,7 @@ std::optional<BackoffNode> YamlReader::read_backoff(const Value& value, const Co
     if (!type_given) {
         report(DiagnosticCode::MissingField, value.position, value.path + ".type",
                "the backoff " + context.where + " needs a type",
-               "expected one of " + join_words(backoff_type_words()));
+               "expected one of " + join_words(words_of<BackoffType>()));
     }
     if (!type_read) {
         return std::nullopt;
@@ -762,7 +763,7 @@ std::optional<JitterNode> YamlReader::read_jitter_scalar(const Value& value) {
     const std::string& text = value.node.Scalar();
     JitterNode node;
     node.position = value.position;
-    if (const std::optional<JitterType> word = parse_jitter_word(text)) {
+    if (const std::optional<JitterType> word = parse_bare_jitter_word(text)) {
         node.type = Located<JitterType>{*word, value.position};
         return node;
     }
@@ -785,17 +786,17 @@ std::optional<JitterNode> YamlReader::read_jitter_scalar(const Value& value) {
         node.amount = amount;
         return node;
     }
-    if (text == "bounded" || text == "proportional") {
+    if (const std::optional<JitterType> type = parse_word<JitterType>(text)) {
+        const bool bounded = *type == JitterType::Bounded;
         report(DiagnosticCode::MissingField, value.position, value.path,
-               "jitter " + quoted_excerpt(text) + " needs " +
-                   (text == "bounded" ? "an amount" : "a factor"),
-               text == "bounded" ? "write { type: bounded, amount: 1s } or jitter: 1s"
-                                 : "write { type: proportional, factor: 0.2 }");
+               "jitter " + quoted_excerpt(text) + " needs " + (bounded ? "an amount" : "a factor"),
+               bounded ? "write { type: bounded, amount: 1s } or jitter: 1s"
+                       : "write { type: proportional, factor: 0.2 }");
         return std::nullopt;
     }
-    std::string suggestion = did_you_mean(text, jitter_words());
+    std::string suggestion = did_you_mean(text, bare_jitter_words());
     if (suggestion.empty()) {
-        suggestion = "expected one of " + join_words(jitter_words()) +
+        suggestion = "expected one of " + join_words(bare_jitter_words()) +
                      ", a duration such as 1s, or a mapping such as "
                      "{ type: proportional, factor: 0.2 }";
     }
@@ -810,15 +811,6 @@ std::optional<JitterNode> YamlReader::read_jitter_mapping(const Value& value,
     JitterNode node;
     node.position = value.position;
     const Context jitter_context = context.part("jitter", "the jitter");
-    const auto parse_type = [](std::string_view word) -> std::optional<JitterType> {
-        if (word == "bounded") {
-            return JitterType::Bounded;
-        }
-        if (word == "proportional") {
-            return JitterType::Proportional;
-        }
-        return parse_jitter_word(word);
-    };
     bool type_given = false;
     bool type_read = false;
     for (const Entry& entry :
@@ -826,7 +818,7 @@ std::optional<JitterNode> YamlReader::read_jitter_mapping(const Value& value,
         if (entry.key == "type") {
             type_given = true;
             if (const Field<JitterType> type = read_word<JitterType>(
-                    entry.value, parse_type, kJitterTypeWords, "jitter type")) {
+                    entry.value, parse_word<JitterType>, words_of<JitterType>(), "jitter type")) {
                 node.type = *type;
                 type_read = true;
             }
@@ -839,7 +831,7 @@ std::optional<JitterNode> YamlReader::read_jitter_mapping(const Value& value,
     if (!type_given) {
         report(DiagnosticCode::MissingField, value.position, value.path + ".type",
                "the jitter " + context.where + " needs a type",
-               "expected one of " + join_words(kJitterTypeWords));
+               "expected one of " + join_words(words_of<JitterType>()));
     }
     if (!type_read) {
         return std::nullopt;
@@ -1094,13 +1086,13 @@ std::optional<ServerDelayNode> YamlReader::read_server_delay(const Value& value,
     for (const Entry& entry : entries(value, context.part("server_delay", "server_delay"),
                                       detail::keys_inside(PolicyField::ServerDelay), "key")) {
         if (entry.key == "use") {
-            node.use = read_word<ServerDelayUse>(entry.value, parse_server_delay_use,
-                                                 server_delay_use_words(), "server_delay use");
+            node.use = read_word<ServerDelayUse>(entry.value, parse_word<ServerDelayUse>,
+                                                 words_of<ServerDelayUse>(), "server_delay use");
         } else if (entry.key == "cap") {
             node.cap = read_duration(entry.value);
         } else if (entry.key == "over_cap") {
-            node.over_cap = read_word<OverCapAction>(entry.value, parse_over_cap_action,
-                                                     over_cap_action_words(), "over_cap action");
+            node.over_cap = read_word<OverCapAction>(entry.value, parse_word<OverCapAction>,
+                                                     words_of<OverCapAction>(), "over_cap action");
         } else if (entry.key == "spread") {
             node.spread = read_number(entry.value);
         }
@@ -1134,8 +1126,8 @@ std::optional<HedgeNode> YamlReader::read_hedge(const Value& value, const Contex
         } else if (entry.key == "burst") {
             node.burst = read_integer(entry.value);
         } else if (entry.key == "on_failure") {
-            node.on_failure = read_word<HedgeOnFailure>(entry.value, parse_hedge_on_failure,
-                                                        hedge_on_failure_words(), "on_failure");
+            node.on_failure = read_word<HedgeOnFailure>(entry.value, parse_word<HedgeOnFailure>,
+                                                        words_of<HedgeOnFailure>(), "on_failure");
         } else if (entry.key == "window") {
             node.window = read_duration(entry.value);
         } else if (entry.key == "warmup") {

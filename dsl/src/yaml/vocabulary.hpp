@@ -21,10 +21,6 @@ inline constexpr std::string_view kHandlerKeys[] = {"policy", "idempotent", "cal
                                                     "redeliveries"};
 inline constexpr std::string_view kMatcherKeys[] = {
     "sqlstate", "sqlstate_class", "native", "vendor", "error", "http", "grpc", "message"};
-// Every jitter type a mapping may name (the four words plus the two parameterised types).
-inline constexpr std::string_view kJitterTypeWords[] = {"none",         "full",    "equal",
-                                                        "decorrelated", "bounded", "proportional"};
-
 // Bare integer durations above this many milliseconds are rejected, matching parse_duration's
 // limit of 1e15 microseconds (far above the validator's 30 days, far below overflow).
 inline constexpr std::int64_t kLargestBareMilliseconds = 1'000'000'000'000;

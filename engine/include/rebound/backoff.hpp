@@ -1,9 +1,5 @@
-// Backoff: the base delay before each retry, before jitter (docs/policy-format.md, Backoff).
-//
-//   fixed        delay
-//   linear       min(initial + (k-1) * increment, max)
-//   exponential  min(initial * multiplier^(k-1), max)
-//   none         0
+// Backoff: the base delay before each retry, before jitter (docs/policy-format.md, Backoff);
+// kBackoffTypes below gives each type's formula.
 //
 // k = 1 for the first retry. Every computation saturates: for any k >= 1 the result lies in
 // [0, max] (or is `delay` for fixed), with no overflow, NaN or negative value.
@@ -12,26 +8,27 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "rebound/duration.hpp"
+#include "rebound/vocabulary.hpp"
 
 namespace rebound {
 
 enum class BackoffType : std::uint8_t { None, Fixed, Linear, Exponential };
 
-constexpr std::string_view to_string(BackoffType t) noexcept {
-    switch (t) {
-        case BackoffType::Fixed:
-            return "fixed";
-        case BackoffType::Linear:
-            return "linear";
-        case BackoffType::Exponential:
-            return "exponential";
-        case BackoffType::None:
-            break;
-    }
-    return "none";
+// Each type's word and base delay before retry k, in the order messages list them.
+inline constexpr WordRow<BackoffType> kBackoffTypes[] = {
+    {BackoffType::Fixed, "fixed", "the same delay before every retry"},
+    {BackoffType::Linear, "linear", "min(initial + (k-1) * increment, max)"},
+    {BackoffType::Exponential, "exponential", "min(initial * multiplier^(k-1), max)"},
+    {BackoffType::None, "none", "retry at once (delay 0)"},
+};
+static_assert(is_vocabulary(kBackoffTypes));
+
+constexpr std::span<const WordRow<BackoffType>> vocabulary(BackoffType) noexcept {
+    return kBackoffTypes;
 }
 
 // A plain description; `validate()` in policy_validation.hpp says whether it is acceptable.

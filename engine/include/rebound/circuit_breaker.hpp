@@ -43,6 +43,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -53,24 +54,34 @@
 #include "rebound/error.hpp"
 #include "rebound/error_type_registry.hpp"
 #include "rebound/matcher.hpp"
+#include "rebound/vocabulary.hpp"
 
 namespace rebound {
 
 enum class BreakerState : std::uint8_t { Closed, Open, HalfOpen };
 
-constexpr std::string_view to_string(BreakerState state) noexcept {
-    switch (state) {
-        case BreakerState::Open:
-            return "open";
-        case BreakerState::HalfOpen:
-            return "half_open";
-        case BreakerState::Closed:
-            break;
-    }
-    return "closed";
+inline constexpr WordRow<BreakerState> kBreakerStates[] = {
+    {BreakerState::Closed, "closed", "every call is admitted; outcomes are counted"},
+    {BreakerState::Open, "open", "calls are refused until the open period ends"},
+    {BreakerState::HalfOpen, "half_open", "a few probe calls are admitted to test the dependency"},
+};
+static_assert(is_vocabulary(kBreakerStates));
+
+constexpr std::span<const WordRow<BreakerState>> vocabulary(BreakerState) noexcept {
+    return kBreakerStates;
 }
 
 enum class BreakerTrip : std::uint8_t { Ratio, Consecutive };
+
+inline constexpr WordRow<BreakerTrip> kBreakerTrips[] = {
+    {BreakerTrip::Ratio, "ratio", "open when the failure ratio of the window reaches the limit"},
+    {BreakerTrip::Consecutive, "consecutive", "open after so many failures in a row"},
+};
+static_assert(is_vocabulary(kBreakerTrips));
+
+constexpr std::span<const WordRow<BreakerTrip>> vocabulary(BreakerTrip) noexcept {
+    return kBreakerTrips;
+}
 
 // A breaker as declared under `breakers:` (docs/policy-format.md). Defaults are the documented
 // ones; validate_breaker lists what is out of range.
@@ -136,10 +147,11 @@ struct BreakerSnapshot {
     std::uint64_t failures_in_window = 0;  // ratio rule only
     std::uint64_t consecutive_failures = 0;
     int half_open_permits_in_use = 0;  // probes in flight, of this or an earlier half-open state
-    std::optional<Duration> until_half_open;        // while open (not isolated)
-    Duration open_period{0};                        // the current or next open period
-    std::uint64_t refused = 0;                      // calls refused since creation
-    std::array<std::uint64_t, 3> transitions_to{};  // by BreakerState, since creation
+    std::optional<Duration> until_half_open;  // while open (not isolated)
+    Duration open_period{0};                  // the current or next open period
+    std::uint64_t refused = 0;                // calls refused since creation
+    std::array<std::uint64_t, std::size(kBreakerStates)>
+        transitions_to{};  // by BreakerState, since creation
 };
 
 // One change of state, for logs and alerts.
@@ -260,7 +272,7 @@ class CircuitBreaker {
     std::atomic<std::int64_t> open_until_us_{0};  // since created_, while open
     std::atomic<std::uint64_t> consecutive_{0};
     std::atomic<std::uint64_t> refused_{0};
-    std::array<std::atomic<std::uint64_t>, 3> transitions_to_{};
+    std::array<std::atomic<std::uint64_t>, std::size(kBreakerStates)> transitions_to_{};
     std::array<CallStripe, kExclusiveCallStripes + 1> call_stripes_{};
     // Bit i: stripe i has counted an outcome (sums skip the stripes no thread has used).
     std::atomic<std::uint32_t> stripes_used_{0};

@@ -23,12 +23,14 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "rebound/duration.hpp"
 #include "rebound/error.hpp"
 #include "rebound/policy.hpp"
 #include "rebound/random_source.hpp"
+#include "rebound/vocabulary.hpp"
 
 namespace rebound {
 
@@ -43,26 +45,24 @@ enum class DecisionReason : std::uint8_t {
     ServerDelayTooLong,
 };
 
-constexpr std::string_view to_string(DecisionReason r) noexcept {
-    switch (r) {
-        case DecisionReason::Retry:
-            return "retry";
-        case DecisionReason::NonRetryable:
-            return "non_retryable";
-        case DecisionReason::OutcomeUnknown:
-            return "outcome_unknown";
-        case DecisionReason::Exhausted:
-            return "exhausted";
-        case DecisionReason::Deadline:
-            return "deadline";
-        case DecisionReason::Throttled:
-            return "throttled";
-        case DecisionReason::ServerRefused:
-            return "server_refused";
-        case DecisionReason::ServerDelayTooLong:
-            break;
-    }
-    return "server_delay_too_long";
+// Why a decision retries or stops: the step of the list above that decided.
+inline constexpr WordRow<DecisionReason> kDecisionReasons[] = {
+    {DecisionReason::Retry, "retry", "retry after the delay"},
+    {DecisionReason::NonRetryable, "non_retryable",
+     "never_retry_on matched, or retry_on and retry_if did not"},
+    {DecisionReason::OutcomeUnknown, "outcome_unknown",
+     "the commit's outcome is unknown and the work is not idempotent"},
+    {DecisionReason::Exhausted, "exhausted", "max_attempts reached"},
+    {DecisionReason::Deadline, "deadline", "the wait and the next attempt do not fit the deadline"},
+    {DecisionReason::Throttled, "throttled", "the retry budget refused the retry"},
+    {DecisionReason::ServerRefused, "server_refused", "the server said not to retry"},
+    {DecisionReason::ServerDelayTooLong, "server_delay_too_long",
+     "the server's delay hint is over the cap, and over_cap is stop"},
+};
+static_assert(is_vocabulary(kDecisionReasons));
+
+constexpr std::span<const WordRow<DecisionReason>> vocabulary(DecisionReason) noexcept {
+    return kDecisionReasons;
 }
 
 // What the caller knows about the attempt that just failed.

@@ -13,9 +13,11 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "rebound/duration.hpp"
+#include "rebound/vocabulary.hpp"
 
 namespace rebound {
 
@@ -25,8 +27,14 @@ enum class HedgeOnFailure : std::uint8_t {
     Wait,  // failures start nothing; only the schedule does
 };
 
-constexpr std::string_view to_string(HedgeOnFailure value) noexcept {
-    return value == HedgeOnFailure::Wait ? "wait" : "next";
+inline constexpr WordRow<HedgeOnFailure> kHedgeOnFailures[] = {
+    {HedgeOnFailure::Next, "next", "a failure that is not fatal starts the next hedge at once"},
+    {HedgeOnFailure::Wait, "wait", "only the schedule starts hedges"},
+};
+static_assert(is_vocabulary(kHedgeOnFailures));
+
+constexpr std::span<const WordRow<HedgeOnFailure>> vocabulary(HedgeOnFailure) noexcept {
+    return kHedgeOnFailures;
 }
 
 // A delay learned from the handler's latencies: the `quantile` of the last `window`, clamped.

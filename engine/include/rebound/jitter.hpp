@@ -1,43 +1,50 @@
-// Jitter: randomisation of the base delay (docs/policy-format.md, Jitter).
-//
-//   none          d
-//   full          uniform in [0, d]
-//   equal         uniform in [d/2, d]
-//   decorrelated  uniform in [initial, 3 * previous], previous = initial before the first retry
-//   bounded D     uniform in [max(0, d - D), d + D]
-//   proportional  uniform in [d * (1 - f), d * (1 + f)]
+// Jitter: randomisation of the base delay d (docs/policy-format.md, Jitter). kJitterKinds below
+// lists each kind, what it draws, and what it needs besides its word.
 //
 // The result is then clamped to the backoff's `max` where it has one. All draws come from the
 // given RandomSource, so a fixed seed reproduces the schedule.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "rebound/backoff.hpp"
 #include "rebound/duration.hpp"
 #include "rebound/random_source.hpp"
+#include "rebound/vocabulary.hpp"
 
 namespace rebound {
 
 enum class JitterType : std::uint8_t { None, Full, Equal, Decorrelated, Bounded, Proportional };
 
-constexpr std::string_view to_string(JitterType t) noexcept {
-    switch (t) {
-        case JitterType::Full:
-            return "full";
-        case JitterType::Equal:
-            return "equal";
-        case JitterType::Decorrelated:
-            return "decorrelated";
-        case JitterType::Bounded:
-            return "bounded";
-        case JitterType::Proportional:
-            return "proportional";
-        case JitterType::None:
-            break;
-    }
-    return "none";
+// A jitter kind's word, what it draws, and the value it needs besides its word ("amount",
+// "factor"; empty for a kind written as a bare word).
+struct JitterKindRow : WordRow<JitterType> {
+    std::string_view parameter;
+};
+
+inline constexpr JitterKindRow kJitterKinds[] = {
+    {{JitterType::None, "none", "d"}, ""},
+    {{JitterType::Full, "full", "uniform in [0, d]"}, ""},
+    {{JitterType::Equal, "equal", "uniform in [d/2, d]"}, ""},
+    {{JitterType::Decorrelated, "decorrelated",
+      "uniform in [initial, 3 * previous delay], capped at max"},
+     ""},
+    {{JitterType::Bounded, "bounded", "uniform in [max(0, d - amount), d + amount]"}, "amount"},
+    {{JitterType::Proportional, "proportional", "uniform in [d * (1 - factor), d * (1 + factor)]"},
+     "factor"},
+};
+static_assert(is_vocabulary(kJitterKinds));
+
+constexpr std::span<const JitterKindRow> vocabulary(JitterType) noexcept {
+    return kJitterKinds;
+}
+
+// Whether the kind is written as a bare word (`jitter: full`), needing no amount or factor.
+constexpr bool is_bare_word(JitterType type) noexcept {
+    const JitterKindRow* row = find_row(type);
+    return row == nullptr || row->parameter.empty();
 }
 
 struct Jitter {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,13 +17,21 @@
 #include "rebound/matcher.hpp"
 #include "rebound/retry_budget.hpp"
 #include "rebound/server_delay.hpp"
+#include "rebound/vocabulary.hpp"
 
 namespace rebound {
 
 enum class ExhaustedAction : std::uint8_t { Fail, DeadLetter };
 
-constexpr std::string_view to_string(ExhaustedAction a) noexcept {
-    return a == ExhaustedAction::DeadLetter ? "dead_letter" : "fail";
+inline constexpr WordRow<ExhaustedAction> kExhaustedActions[] = {
+    {ExhaustedAction::Fail, "fail", "the run fails with the last error"},
+    {ExhaustedAction::DeadLetter, "dead_letter",
+     "hand the work item and last error to the registered dead-letter sink"},
+};
+static_assert(is_vocabulary(kExhaustedActions));
+
+constexpr std::span<const WordRow<ExhaustedAction>> vocabulary(ExhaustedAction) noexcept {
+    return kExhaustedActions;
 }
 
 // For asynchronous consumers: a retry whose delay is at most `up_to` goes to `target`.

@@ -14,31 +14,38 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "rebound/duration.hpp"
 #include "rebound/error.hpp"
 #include "rebound/random_source.hpp"
+#include "rebound/vocabulary.hpp"
 
 namespace rebound {
 
 enum class ServerDelayUse : std::uint8_t { Max, Ignore };
 enum class OverCapAction : std::uint8_t { Stop, Cap, Ignore };
 
-constexpr std::string_view to_string(ServerDelayUse use) noexcept {
-    return use == ServerDelayUse::Ignore ? "ignore" : "max";
+inline constexpr WordRow<ServerDelayUse> kServerDelayUses[] = {
+    {ServerDelayUse::Max, "max", "wait the longer of the backoff delay and the hint"},
+    {ServerDelayUse::Ignore, "ignore", "never use hints"},
+};
+static_assert(is_vocabulary(kServerDelayUses));
+
+constexpr std::span<const WordRow<ServerDelayUse>> vocabulary(ServerDelayUse) noexcept {
+    return kServerDelayUses;
 }
 
-constexpr std::string_view to_string(OverCapAction action) noexcept {
-    switch (action) {
-        case OverCapAction::Cap:
-            return "cap";
-        case OverCapAction::Ignore:
-            return "ignore";
-        case OverCapAction::Stop:
-            break;
-    }
-    return "stop";
+inline constexpr WordRow<OverCapAction> kOverCapActions[] = {
+    {OverCapAction::Stop, "stop", "stop with server_delay_too_long"},
+    {OverCapAction::Cap, "cap", "wait the cap"},
+    {OverCapAction::Ignore, "ignore", "use the backoff delay alone"},
+};
+static_assert(is_vocabulary(kOverCapActions));
+
+constexpr std::span<const WordRow<OverCapAction>> vocabulary(OverCapAction) noexcept {
+    return kOverCapActions;
 }
 
 struct ServerDelaySettings {

@@ -10,6 +10,7 @@
 #include "rebound/duration.hpp"
 #include "rebound/jitter.hpp"
 #include "rebound/policy_spec.hpp"
+#include "rebound/vocabulary.hpp"
 
 namespace rebound::dsl {
 
@@ -26,22 +27,21 @@ std::optional<Syntax> syntax_for_path(std::string_view path) noexcept;
 // they are (the validator reports them) unless they overflow, which is an error here.
 std::optional<Duration> parse_duration(std::string_view text, std::string& error);
 
-// Words of the language, with their candidates for "did you mean".
-std::optional<BackoffType> parse_backoff_type(std::string_view word) noexcept;
-std::optional<JitterType> parse_jitter_word(
-    std::string_view word) noexcept;  // none full equal decorrelated
-std::optional<ExhaustedAction> parse_exhausted_action(std::string_view word) noexcept;
-const std::vector<std::string_view>& backoff_type_words();
-const std::vector<std::string_view>& jitter_words();  // the four plain words
-const std::vector<std::string_view>& exhausted_action_words();
-std::optional<ServerDelayUse> parse_server_delay_use(std::string_view word) noexcept;
-std::optional<OverCapAction> parse_over_cap_action(std::string_view word) noexcept;
-const std::vector<std::string_view>& server_delay_use_words();  // max ignore
-const std::vector<std::string_view>& over_cap_action_words();   // stop cap ignore
-std::optional<HedgeOnFailure> parse_hedge_on_failure(std::string_view word) noexcept;
-const std::vector<std::string_view>& hedge_on_failure_words();  // next wait
-const std::vector<std::string_view>& category_names();          // every category
-const std::vector<std::string_view>& category_words();          // every category and `transient`
+// The words of a vocabulary (rebound/vocabulary.hpp: the backoff types, jitter kinds, actions,
+// ...), in its table's order, for messages and "did you mean"; parse_word<Enum> reads one.
+template <Vocabulary Enum>
+const std::vector<std::string_view>& words_of() {
+    static const std::vector<std::string_view> words(kWireWords<Enum>.begin(),
+                                                     kWireWords<Enum>.end());
+    return words;
+}
+
+// The jitter kinds written as a word alone (is_bare_word: none, full, equal, decorrelated).
+std::optional<JitterType> parse_bare_jitter_word(std::string_view word) noexcept;
+const std::vector<std::string_view>& bare_jitter_words();
+
+const std::vector<std::string_view>& category_names();  // every category
+const std::vector<std::string_view>& category_words();  // every category and `transient`
 const std::vector<std::string_view>& vendor_words();
 
 }  // namespace rebound::dsl
