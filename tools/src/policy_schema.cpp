@@ -8,6 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include "rebound/backoff.hpp"
+#include "rebound/hedge.hpp"
+#include "rebound/jitter.hpp"
 #include "rebound/output_text.hpp"
 #include "rebound/policy_field.hpp"
 
@@ -42,7 +45,8 @@ std::string description(const PolicyFieldInfo& info) {
     return text;
 }
 
-// The words of a Word field's range: "`fail` or `dead_letter`", "stop, cap or ignore".
+// The words of a Word field's range: "`fail` or `dead_letter`", "stop, cap or ignore" (the
+// range is the vocabulary's kWordList).
 std::vector<std::string> words_of(std::string_view range) {
     std::string text = plain(range);
     std::vector<std::string> words;
@@ -52,6 +56,101 @@ std::vector<std::string> words_of(std::string_view range) {
         words.push_back(*it);
     }
     return words;
+}
+
+// A vocabulary's rows (rebound/vocabulary.hpp) as the schema uses them.
+struct SchemaWord {
+    std::string_view word;
+    std::string_view help;
+};
+
+template <Vocabulary Enum>
+std::vector<SchemaWord> schema_words(bool (*keep)(Enum) = nullptr) {
+    std::vector<SchemaWord> words;
+    for (const auto& row : vocabulary(Enum{})) {
+        if (keep == nullptr || keep(row.value)) {
+            words.push_back({row.word, row.help});
+        }
+    }
+    return words;
+}
+
+// The vocabularies the parts name by `"words": NAME`; the words of a Group field's variants.
+std::vector<SchemaWord> named_words(std::string_view name) {
+    if (name == "bare jitter kinds") {
+        return schema_words<JitterType>(&is_bare_word);
+    }
+    if (name == "hedge on_failure") {
+        return schema_words<HedgeOnFailure>();
+    }
+    if (name == "backoff") {
+        return schema_words<BackoffType>();
+    }
+    if (name == "jitter") {
+        return schema_words<JitterType>();
+    }
+    throw std::logic_error("policy_schema: no vocabulary named " + std::string(name));
+}
+
+// The description of `words` in one of the styles the parts name by `"describe"`: "help"
+// ("a: help of a; b: help of b."), "sentences" ("a: help of a. b: help of b.") or "list"
+// ("a, b or c.").
+std::string words_description(const std::vector<SchemaWord>& words, std::string_view style) {
+    std::string text;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (style == "list") {
+            text += i == 0 ? "" : i + 1 == words.size() ? " or " : ", ";
+            text += words[i].word;
+        } else {
+            text += i == 0 ? "" : style == "help" ? "; " : ". ";
+            text += std::string(words[i].word) + ": " + std::string(words[i].help);
+        }
+    }
+    return text + ".";
+}
+
+// The parts with each `"words": NAME` replaced by the vocabulary's `"enum"` and each
+// `"describe": STYLE` by its "description", in place, so that the schema keeps the parts' order.
+Json with_words(const Json& part) {
+    if (part.is_array()) {
+        Json items = Json::array();
+        for (const Json& item : part) {
+            items.push_back(with_words(item));
+        }
+        return items;
+    }
+    if (!part.is_object()) {
+        return part;
+    }
+    const std::vector<SchemaWord> words = part.contains("words")
+                                              ? named_words(part["words"].get<std::string>())
+                                              : std::vector<SchemaWord>{};
+    Json object = Json::object();
+    for (const auto& [key, value] : part.items()) {
+        if (key == "words") {
+            Json list = Json::array();
+            for (const SchemaWord& word : words) {
+                list.push_back(word.word);
+            }
+            object["enum"] = std::move(list);
+        } else if (key == "describe") {
+            object["description"] = words_description(words, value.get<std::string>());
+        } else {
+            object[key] = with_words(value);
+        }
+    }
+    return object;
+}
+
+// The help of `word` in the vocabulary of the Group field `field` (backoff, jitter).
+std::string_view help_of(std::string_view field, std::string_view word) {
+    for (const SchemaWord& known : named_words(field)) {
+        if (known.word == word) {
+            return known.help;
+        }
+    }
+    throw std::logic_error("policy_schema: " + std::string(field) + " has no type " +
+                           std::string(word));
 }
 
 Json number(const std::string& text) {
@@ -142,6 +241,11 @@ Json variants(const PolicyFieldInfo& info, const Json& part) {
             continue;
         }
         const std::string word = shape.at("word");
+        // "fixed: the same delay before every retry.", unless the parts word it themselves.
+        const std::string_view help = help_of(info.wire_name, word);
+        const std::string shape_description = shape.contains("description")
+                                                  ? shape["description"].get<std::string>()
+                                                  : word + ": " + std::string(help) + ".";
         std::string type_description = part.at("word_description");
         type_description.replace(type_description.find("{}"), 2, word);
         Json properties{{"type", {{"description", type_description}, {"const", word}}}};
@@ -149,7 +253,7 @@ Json variants(const PolicyFieldInfo& info, const Json& part) {
             properties[name.get<std::string>()] =
                 field_schema(child_named(info.id, name.get<std::string>()), Json::object());
         }
-        shapes.push_back(Json{{"description", shape.at("description")},
+        shapes.push_back(Json{{"description", shape_description},
                               {"type", "object"},
                               {"required", shape.at("required")},
                               {"additionalProperties", false},
@@ -259,7 +363,7 @@ Json container(const Json& skeleton, bool with_policy_only) {
 }  // namespace
 
 std::string policy_schema() {
-    const Json parts = Json::parse(policy_schema_parts());
+    const Json parts = with_words(Json::parse(policy_schema_parts()));
     Json schema = parts.at("document");
     Json definitions = parts.at("definitions");
     for (const PolicyFieldInfo& info : policy_fields()) {

@@ -15,6 +15,13 @@
 #include "text/text_helpers.hpp"
 
 namespace rebound::dsl::text {
+namespace {
+
+// The keywords that start a matcher other than a category (`sqlstate 40001`, `http 503`).
+const std::vector<std::string_view> kMatcherKeywords{"sqlstate", "native", "error",
+                                                     "http",     "grpc",   "message"};
+
+}  // namespace
 
 // The statements of a policy block, spelt as above, from the field table. Two-word statements
 // first, so that a tie goes to them ("retries_on" is as far from "retries" as from "retry_on",
@@ -122,10 +129,7 @@ std::string statement_suggestion(std::string_view word, std::span<const Spelling
 const std::vector<std::string_view>& matcher_words() {
     static const std::vector<std::string_view> words = [] {
         std::vector<std::string_view> all = category_words();
-        for (const std::string_view keyword :
-             {"sqlstate", "native", "error", "http", "grpc", "message"}) {
-            all.push_back(keyword);
-        }
+        all.insert(all.end(), kMatcherKeywords.begin(), kMatcherKeywords.end());
         return all;
     }();
     return words;
@@ -149,8 +153,7 @@ std::string misspelt_matcher_keyword(const LineParts& parts) {
             parse_category(token.text)) {
             continue;
         }
-        std::string suggestion =
-            did_you_mean(token.text, {"sqlstate", "native", "error", "http", "grpc", "message"});
+        std::string suggestion = did_you_mean(token.text, kMatcherKeywords);
         if (!suggestion.empty()) {
             return suggestion;
         }
