@@ -19,7 +19,7 @@ set(_rebound_component_table
   "odbc:engine"
   "queue:odbc,engine"
   "curl:protocols,asio,engine"
-  "grpc:protocols,engine")
+  "grpc:protocols,asio,engine")
 
 set(REBOUND_ALL_COMPONENTS)
 set(REBOUND_INSTALLED_COMPONENTS)

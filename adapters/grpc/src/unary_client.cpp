@@ -3,14 +3,12 @@
 #include <grpcpp/completion_queue.h>
 #include <grpcpp/support/async_unary_call.h>
 
-#include <chrono>
 #include <optional>
-#include <stdexcept>
 #include <stop_token>
 #include <utility>
 
-#include "rebound/attempt_time_limit.hpp"
 #include "rebound/grpc/status_classification.hpp"
+#include "unary_attempt.hpp"
 
 namespace rebound::grpc {
 namespace {
@@ -37,29 +35,11 @@ class OwnedQueue {
     ::grpc::CompletionQueue queue_;
 };
 
-// Cancels a call when the run's stop token is set (from whichever thread sets it).
-struct CancelCall {
-    ::grpc::ClientContext* context;
-    void operator()() const noexcept { context->TryCancel(); }
-};
-
 struct AttemptOutcome {
     ::grpc::Status status;
     ::grpc::ByteBuffer response;
     Classification classification;
 };
-
-// `now` + `limit`, saturating at the clock's end (which gRPC reads as no deadline): the clock
-// counts nanoseconds, and a limit of many years would overflow it.
-std::chrono::system_clock::time_point deadline_after(std::chrono::system_clock::time_point now,
-                                                     Duration limit) noexcept {
-    using Clock = std::chrono::system_clock;
-    const auto room = std::chrono::duration_cast<Duration>(Clock::time_point::max() - now);
-    if (limit >= room) {
-        return Clock::time_point::max();
-    }
-    return now + std::chrono::duration_cast<Clock::duration>(limit);
-}
 
 // One unary call, waited for on `queue` (the only operation on it, so the one event is ours).
 AttemptOutcome perform(::grpc::GenericStub& stub, ::grpc::CompletionQueue& queue,
@@ -67,20 +47,11 @@ AttemptOutcome perform(::grpc::GenericStub& stub, ::grpc::CompletionQueue& queue
                        const AttemptInfo& info, const UnaryClientOptions& options,
                        FunctionRef<void(::grpc::ClientContext&)> prepare) {
     ::grpc::ClientContext context;
-    if (prepare) {
-        prepare(context);
-    }
-    std::optional<Duration> limit = attempt_time_limit(info);
-    if (!limit) {
-        limit = options.default_timeout;  // the policy has neither deadline nor attempt_timeout
-    }
-    if (limit) {
-        context.set_deadline(deadline_after(std::chrono::system_clock::now(), *limit));
-    }
+    detail::prepare_context(context, info, options, prepare);
     // The run's stop token cancels the call in progress; the call then ends with CANCELLED.
-    std::optional<std::stop_callback<CancelCall>> cancel_on_stop;
+    std::optional<std::stop_callback<detail::CancelCall>> cancel_on_stop;
     if (info.stop.stop_possible()) {
-        cancel_on_stop.emplace(info.stop, CancelCall{&context});
+        cancel_on_stop.emplace(info.stop, detail::CancelCall{&context});
     }
     AttemptOutcome outcome;
     const auto reader = stub.PrepareUnaryCall(&context, method, request, &queue);
@@ -103,10 +74,7 @@ UnaryClient::UnaryClient(const RetryExecutor& executor,
                          std::shared_ptr<::grpc::ChannelInterface> channel,
                          UnaryClientOptions options)
     : executor_(&executor), channel_(std::move(channel)), options_(options) {
-    if (options_.default_timeout && *options_.default_timeout <= Duration::zero()) {
-        throw std::invalid_argument(
-            "rebound::grpc: default_timeout must be positive (nullopt for none)");
-    }
+    detail::check_options(options_);
 }
 
 CallResult UnaryClient::call(std::string_view handler, const std::string& method,
@@ -121,16 +89,12 @@ CallResult UnaryClient::call(std::string_view handler, const std::string& method
             AttemptOutcome outcome =
                 perform(stub, queue.get(), method, request, info, options_, prepare);
             result.status = outcome.status;
-            if (!outcome.classification.failed()) {
+            std::optional<Error> error =
+                detail::attempt_error(outcome.status, outcome.classification);
+            if (!error) {
                 result.response.Swap(&outcome.response);  // ByteBuffer has no move assignment
-                return std::nullopt;
             }
-            ErrorDescription description = outcome.classification.error();
-            // grpc::Status::error_message() returns a copy: the view must see one that lives
-            // until Error has copied it.
-            const std::string message = outcome.status.error_message();
-            description.message = message;
-            return Error(description);
+            return error;
         },
         options);
     return result;

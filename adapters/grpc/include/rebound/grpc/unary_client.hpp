@@ -7,7 +7,12 @@
 // policy has neither. A finished call classifies by its status and
 // trailing metadata (status_classification.hpp), so `grpc-retry-pushback-ms` is a delay hint or
 // a refusal. The run's stop token cancels a call in progress (grpc::ClientContext::TryCancel):
-// it then ends with CANCELLED, which is not retried.
+// it then ends with CANCELLED, which is not retried. Every attempt after the first carries the
+// `rebound-previous-rpc-attempts` header (kPreviousAttemptsHeader), so that a server can tell a
+// retry or a hedge.
+//
+// A hedging policy needs the asynchronous client (async_unary_client.hpp): this one's blocking
+// executor refuses it (rebound::HedgingUnsupported).
 //
 // gRPC's own retries (a retryPolicy in the channel's service config) would multiply with these;
 // give channels used here no retryPolicy. Transparent retries of calls that never left the
@@ -28,9 +33,16 @@
 
 #include "rebound/duration.hpp"
 #include "rebound/function_ref.hpp"
+#include "rebound/hedge_report.hpp"
 #include "rebound/retry_executor.hpp"
 
 namespace rebound::grpc {
+
+// The header that tells a server how many attempts of this call came before: absent on the first
+// attempt, "1" on the second, and so on, retry or hedge. gRFC A6 names it
+// `grpc-previous-rpc-attempts`, but gRPC C++ keeps that one for its own retries and does not pass
+// on an application's (a server sees none), so the client sends the same count under its own name.
+inline constexpr std::string_view kPreviousAttemptsHeader = "rebound-previous-rpc-attempts";
 
 struct UnaryClientOptions {
     static constexpr Duration kDefaultTimeout = std::chrono::seconds(60);
@@ -43,8 +55,11 @@ struct UnaryClientOptions {
 
 struct CallResult {
     RunResult run;
-    ::grpc::Status status;        // of the last attempt
+    ::grpc::Status status;        // of the last attempt whose end counted (the winner's)
     ::grpc::ByteBuffer response;  // of the successful attempt; empty otherwise
+    // What a hedged run adds (hedges, winner, abandoned, suppressed): AsyncUnaryClient::call
+    // under a policy with `hedge`; none otherwise.
+    std::optional<HedgeReport> hedge{};
 };
 
 class UnaryClient {
