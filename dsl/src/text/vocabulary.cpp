@@ -18,7 +18,7 @@ namespace rebound::dsl::text {
 namespace {
 
 // The keywords that start a matcher other than a category (`sqlstate 40001`, `http 503`).
-const std::vector<std::string_view> kMatcherKeywords{"sqlstate", "native", "error",
+const std::vector<std::string_view> matcher_keywords{"sqlstate", "native", "error",
                                                      "http",     "grpc",   "message"};
 
 }  // namespace
@@ -129,7 +129,7 @@ std::string statement_suggestion(std::string_view word, std::span<const Spelling
 const std::vector<std::string_view>& matcher_words() {
     static const std::vector<std::string_view> words = [] {
         std::vector<std::string_view> all = category_words();
-        all.insert(all.end(), kMatcherKeywords.begin(), kMatcherKeywords.end());
+        all.insert(all.end(), matcher_keywords.begin(), matcher_keywords.end());
         return all;
     }();
     return words;
@@ -153,7 +153,7 @@ std::string misspelt_matcher_keyword(const LineParts& parts) {
             parse_category(token.text)) {
             continue;
         }
-        std::string suggestion = did_you_mean(token.text, kMatcherKeywords);
+        std::string suggestion = did_you_mean(token.text, matcher_keywords);
         if (!suggestion.empty()) {
             return suggestion;
         }

@@ -150,7 +150,7 @@ struct WordHelpText {
 
 template <typename Writer>
 inline constexpr auto kStaticText = [] {
-    constexpr std::size_t size = [] {
+    constexpr std::size_t size = [] {  // NOLINT(readability-identifier-naming): a local count
         TextSink count;
         Writer{}(count);
         return count.size;
