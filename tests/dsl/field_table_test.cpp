@@ -2,6 +2,8 @@
 // against: paths, key lists and did-you-mean, the JSON Schema and the docs' field table.
 #include <catch2/catch.hpp>
 
+#include "run_command.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -21,12 +23,11 @@ using rebound::PolicyFieldInfo;
 
 namespace {
 
+// The file's text through the shared helper; a missing or empty file fails the test.
 std::string read_file(const std::string& path) {
-    std::ifstream in(path);
-    REQUIRE(in);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    std::string text = rebound::testing::read_file(path);
+    REQUIRE_FALSE(text.empty());
+    return text;
 }
 
 // The keys of a policy mapping (with `extends`) or of `defaults` (without), in table order.

@@ -2,6 +2,8 @@
 // their did-you-mean, the field table, the shipped JSON Schema and the docs.
 #include <catch2/catch.hpp>
 
+#include "run_command.hpp"
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -26,12 +28,11 @@ using rebound::dsl::Syntax;
 
 namespace {
 
+// The file's text through the shared helper; a missing or empty file fails the test.
 std::string read_file(const std::string& path) {
-    std::ifstream in(path);
-    REQUIRE(in);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    std::string text = rebound::testing::read_file(path);
+    REQUIRE_FALSE(text.empty());
+    return text;
 }
 
 template <rebound::Vocabulary Enum>
